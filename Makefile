@@ -1,0 +1,37 @@
+# Two entry points (see README): `make demo` and `make test`. Both create and use .venv/.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint venv train clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# The main job on a bundled default: a seeded Eagle Kingdoms game refereed in the terminal.
+demo: $(STAMP)
+	$(BIN)/companion play eagle-kingdoms --players Ann,Ben,Cy --auto --seed 7
+
+# The whole test suite, headless (what CI runs).
+test: $(STAMP)
+	$(BIN)/python -m ruff check companion tests
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check companion tests
+
+# Reproduce the dice model (needs the `train` extra: CPU torch, pinned).
+train: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev,train]"
+	$(BIN)/python -m companion.vision.train
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

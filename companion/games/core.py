@@ -1,0 +1,303 @@
+"""Engine core shared by the four games, shaped after OpenSpiel's python games.
+
+A *game* is a rules configuration (players, mode, variant); a *state* is one
+position of that game. Physical randomness (dice, the random set-up) is an
+explicit chance step: while ``state.is_chance_node()`` the state says what it
+waits for (``chance_request()``), and the outcome arrives from outside (camera,
+typed, or a seeded RNG in simulations) as an ordinary action that is validated
+like any other.
+
+Actions are small JSON-compatible dicts with a ``"type"`` key, e.g.
+``{"type": "roll", "dice": [3, 5]}`` or ``{"type": "capture", "piece": "crown-l"}``.
+Legality is membership: ``state.apply(a)`` accepts exactly the actions that
+``state.is_legal(a)`` accepts (by default: ``a in state.legal_actions()``), and
+an illegal action raises :class:`IllegalAction` naming the broken rule ID while
+leaving the state unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Action = dict[str, Any]
+
+CHANCE = -1
+"""``current_player`` while the state waits for dice or another physical outcome."""
+TERMINAL = -4
+"""``current_player`` once the game is over."""
+
+
+class GameError(Exception):
+    """Base class of every error a game raises for bad input."""
+
+
+class InvalidAction(GameError):
+    """The input does not describe an action of this game at all (bad notation, unknown face)."""
+
+    def __init__(self, message: str, rule_id: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.rule_id = rule_id
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.rule_id}]" if self.rule_id else self.message
+
+
+class IllegalAction(GameError):
+    """A well-formed action that the rules forbid now; names the rule it breaks."""
+
+    def __init__(self, rule_id: str, message: str, action: Action | None = None):
+        super().__init__(message)
+        self.rule_id = rule_id
+        self.message = message
+        self.action = action
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.rule_id}]"
+
+
+class ConfigError(GameError):
+    """A rules configuration that cannot be played (unknown mode, wrong player count)."""
+
+
+@dataclass(frozen=True)
+class ChanceRequest:
+    """What a chance node waits for, so a camera, a keyboard or an RNG can supply it.
+
+    ``kind`` is a short word (``"dice"``, ``"setup"``, ``"duel"``); ``dice`` lists
+    the physical dice by kind (``"d6"``, ``"d8"``, ``"colour"``) and by role where
+    several dice must be told apart; ``prompt`` is the plain-words request.
+    """
+
+    kind: str
+    dice: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+    prompt: str = ""
+    example: str = ""
+
+
+@dataclass
+class Game(ABC):
+    """A rules configuration; a factory for states (``new_initial_state``).
+
+    Subclasses set ``name`` (the registry name), ``version`` (bumped whenever a
+    journal written by an older version could no longer be replayed), the
+    rule-ID ``rule_prefix`` and the player-count bounds.
+    """
+
+    players: list[str]
+    mode: str | None = None
+    variant: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    version: ClassVar[int] = 1
+    rule_prefix: ClassVar[str] = ""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    default_players: ClassVar[int] = 2
+    modes: ClassVar[tuple[str, ...]] = ()
+    """Names accepted by ``--mode`` (first = default); empty when the game has no modes."""
+    variants: ClassVar[tuple[str, ...]] = ()
+    """Names accepted by ``--variant`` besides the standard rules (``None``)."""
+    max_actions: ClassVar[int] = 10_000
+    """Cap on actions in one simulated game; a game that hits it counts as unfinished."""
+
+    def __post_init__(self) -> None:
+        self.players = [str(p).strip() for p in self.players]
+        if any(not p for p in self.players):
+            raise ConfigError("Player names must not be empty.")
+        if len(set(p.lower() for p in self.players)) != len(self.players):
+            raise ConfigError(f"Player names must differ: {', '.join(self.players)}.")
+        self.validate_config()
+
+    def validate_config(self) -> None:
+        """Raise :class:`ConfigError` for a configuration the rules do not allow."""
+        if self.modes:
+            if self.mode is None:
+                self.mode = self.modes[0]
+            if self.mode not in self.modes:
+                raise ConfigError(f"Unknown mode {self.mode!r} for {self.title or self.name}; choose one of: {', '.join(self.modes)}.")
+        elif self.mode is not None:
+            raise ConfigError(f"{self.title or self.name} has no modes (got {self.mode!r}).")
+        if self.variant is not None and self.variant not in self.variants:
+            known = ", ".join(self.variants) or "none"
+            raise ConfigError(f"Unknown variant {self.variant!r} for {self.title or self.name}; known variants: {known}.")
+        n = len(self.players)
+        if not self.min_players <= n <= self.max_players:
+            raise ConfigError(
+                f"{self.title or self.name} is for {self.min_players}-{self.max_players} players, got {n}."
+            )
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    def config(self) -> dict[str, Any]:
+        """The JSON form of this configuration (journal header, state files)."""
+        return {
+            "players": list(self.players),
+            "mode": self.mode,
+            "variant": self.variant,
+            "options": dict(self.options),
+        }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Game:
+        try:
+            return cls(
+                players=list(config["players"]),
+                mode=config.get("mode"),
+                variant=config.get("variant"),
+                options=dict(config.get("options") or {}),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ConfigError(f"Malformed game configuration: {exc}") from exc
+
+    @abstractmethod
+    def new_initial_state(self) -> State:
+        """The state before the first action (often a chance node for the set-up)."""
+
+
+class State(ABC):
+    """One position of a game. Only ``Game.new_initial_state`` and ``from_json`` build one."""
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    # --- who moves -----------------------------------------------------------------
+    @property
+    @abstractmethod
+    def current_player(self) -> int:
+        """Index of the player to act, ``CHANCE`` or ``TERMINAL``."""
+
+    def is_chance_node(self) -> bool:
+        return self.current_player == CHANCE
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @property
+    def turn_number(self) -> int:
+        """Player turns begun so far (simulation statistics)."""
+        return 0
+
+    # --- actions ---------------------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Legal actions now; at a chance node, the possible outcomes when enumerable."""
+
+    def is_legal(self, action: Action) -> bool:
+        return action in self.legal_actions()
+
+    def explain_illegal(self, action: Action) -> GameError:
+        """Why ``action`` is not legal now: an error naming the rule ID. Games override."""
+        prefix = self.game.rule_prefix or "RULE"
+        return IllegalAction(f"{prefix}-ACTION", f"That is not a legal action now: {self.action_to_string(action)}.", action)
+
+    def apply(self, action: Action) -> None:
+        """Validate and apply; an illegal action raises and leaves the state unchanged."""
+        if not isinstance(action, Mapping) or "type" not in action:
+            raise InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
+        action = dict(action)
+        if not self.is_legal(action):
+            raise self.explain_illegal(action)
+        self._apply(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply an action known to be legal (drawn from ``legal_actions``); for simulations."""
+        self._apply(action)
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Mutate the state; ``action`` has been validated."""
+
+    @abstractmethod
+    def action_to_string(self, action: Action) -> str:
+        """A short human description, e.g. 'Roll: 3+5' or 'Ann captures the King on crown-l'."""
+
+    # --- chance --------------------------------------------------------------------------
+    def chance_request(self) -> ChanceRequest | None:
+        """What the chance node waits for; ``None`` when it is not a chance node."""
+        return None
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """(outcome, probability) pairs at a chance node, when they can be enumerated."""
+        outcomes = self.legal_actions()
+        return [(a, 1.0 / len(outcomes)) for a in outcomes]
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw a chance outcome with its physical probability (seeded simulations)."""
+        outcomes = self.chance_outcomes()
+        actions = [a for a, _ in outcomes]
+        weights = [p for _, p in outcomes]
+        return rng.choices(actions, weights=weights, k=1)[0]
+
+    # --- results -------------------------------------------------------------------------
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Current points of each player (final once terminal)."""
+
+    @abstractmethod
+    def winners(self) -> list[int]:
+        """Indices of the winners (several on a tie or an alliance); empty while playing."""
+
+    def check_invariants(self) -> list[str]:
+        """Every broken invariant, in plain words (``simulate --check``)."""
+        return []
+
+    # --- persistence ---------------------------------------------------------------------
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-compatible dict from which ``from_json`` rebuilds an equal state."""
+
+    @classmethod
+    @abstractmethod
+    def from_json(cls, game: Game, data: Mapping[str, Any]) -> State: ...
+
+    def clone(self) -> State:
+        twin = copy.copy(self)
+        twin.__dict__.update({k: copy.deepcopy(v) for k, v in self.__dict__.items() if k != "game"})
+        return twin
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and type(self) is type(other) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def player_name(self, player: int) -> str:
+        if player == CHANCE:
+            return "Chance"
+        if player == TERMINAL:
+            return "Nobody"
+        return self.game.players[player]
+
+
+def parse_int_list(text: str, count: int | None = None, low: int = 1, high: int = 6, what: str = "die") -> list[int]:
+    """Parse typed dice such as ``"3 5"``, ``"3,5"`` or ``"35"`` into ints in [low, high]."""
+    cleaned = text.replace(",", " ").replace("+", " ").replace(":", " ").split()
+    if len(cleaned) == 1 and count and count > 1 and len(cleaned[0]) == count and cleaned[0].isdigit() and high < 10:
+        cleaned = list(cleaned[0])
+    try:
+        values = [int(v) for v in cleaned]
+    except ValueError:
+        raise InvalidAction(f"Type the {what} values as numbers, e.g. '3 5'; got {text!r}.") from None
+    if count is not None and len(values) != count:
+        raise InvalidAction(f"Expected {count} {what} value(s), got {len(values)} in {text!r}.")
+    bad = [v for v in values if not low <= v <= high]
+    if bad:
+        raise InvalidAction(f"A {what} shows {low}-{high}; {bad[0]} is not a face.")
+    return values
+
+
+def sorted_actions(actions: Sequence[Action]) -> list[Action]:
+    """Actions in a stable order (by their JSON text) for numbered menus."""
+    import json
+
+    return sorted(actions, key=lambda a: json.dumps(a, sort_keys=True))
