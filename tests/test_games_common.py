@@ -1,0 +1,83 @@
+"""Checks every registered game must pass, in the manner of OpenSpiel's games_sim_test."""
+
+import copy
+import importlib.util
+import json
+import random
+
+import pytest
+
+from companion.games.core import CHANCE, TERMINAL, GameError
+from companion.games.registry import GAMES, load_game
+
+PRESENT = [name for name, module in GAMES.items() if importlib.util.find_spec(module) is not None]
+
+
+def _random_game(name, seed, max_actions=3000):
+    module = load_game(name)
+    game_class = module.game_class
+    game = game_class(players=[f"P{i + 1}" for i in range(game_class.default_players)])
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    trail = [state.clone()]
+    for _ in range(max_actions):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            action = state.sample_chance(rng)
+        elif module.simulation_policy:
+            action = module.simulation_policy(state, rng)
+        else:
+            action = rng.choice(state.legal_actions())
+        state.apply(action)
+        trail.append(state.clone())
+    return game, state, trail
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_random_games_keep_core_contract(name):
+    for seed in range(3):
+        game, final, trail = _random_game(name, seed)
+        state_class = type(final)
+        for state in trail[:: max(1, len(trail) // 40)] + [final]:
+            data = state.to_json()
+            text = json.dumps(data)  # JSON types only
+            restored = state_class.from_json(game, json.loads(text))
+            assert restored.to_json() == data
+            assert restored.current_player == state.current_player
+            if state.is_terminal():
+                assert state.current_player == TERMINAL
+                assert state.winners() or state.scores() is not None
+            else:
+                assert state.legal_actions(), "a non-terminal state must offer at least one action"
+                if state.current_player == CHANCE:
+                    assert state.chance_request() is not None
+                    outcomes = state.chance_outcomes()
+                    assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_clone_is_independent(name):
+    _, final, trail = _random_game(name, 11, max_actions=60)
+    state = trail[min(len(trail) - 1, 30)]
+    if state.is_terminal():
+        pytest.skip("game ended early")
+    before = copy.deepcopy(state.to_json())
+    twin = state.clone()
+    twin.apply(twin.sample_chance(random.Random(1)) if twin.is_chance_node() else twin.legal_actions()[0])
+    assert state.to_json() == before
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_refused_action_leaves_state_unchanged(name):
+    _, _, trail = _random_game(name, 5, max_actions=80)
+    junk = [{"type": "no-such-action"}, {"type": "roll", "dice": [0, 9]}, {"type": "capture", "piece": "nowhere"}]
+    for state in trail[:: max(1, len(trail) // 10)]:
+        if state.is_terminal():
+            continue
+        before = copy.deepcopy(state.to_json())
+        for action in junk:
+            with pytest.raises(GameError) as info:
+                state.apply(action)
+            assert str(info.value), "a refusal must say why"
+            assert state.to_json() == before
