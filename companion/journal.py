@@ -43,6 +43,10 @@ class JournalContents:
     header: dict[str, Any]
     records: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+    good_bytes: int = 0
+    """Length of the readable prefix (header and every good record, newlines included)."""
+    damaged_tail: bytes = b""
+    """A truncated or corrupt last line, kept aside before the journal is appended to."""
 
     def actions(self) -> list[Action]:
         """The effective action list after applying undo records."""
@@ -90,15 +94,14 @@ class Journal:
             raise JournalError(f"No journal at {path}.") from None
         except OSError as exc:
             raise JournalError(f"Cannot read journal {path}: {exc.strerror or exc}.") from None
-        text = raw.decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
+        lines = raw.split(b"\n")
+        if lines and lines[-1] == b"":
             lines.pop()
         if not lines:
             raise JournalError(f"{path} is empty: it is not a companion journal.")
         try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
+            header = json.loads(lines[0].decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
             raise JournalError(f"{path} is not a companion journal (its first line is not a header).") from None
         if not isinstance(header, dict) or header.get("format") != JOURNAL_FORMAT:
             raise JournalError(f"{path} is not a companion journal.")
@@ -108,41 +111,52 @@ class Journal:
             )
         records: list[dict[str, Any]] = []
         warnings: list[str] = []
+        good_bytes = len(lines[0]) + 1
         for number, line in enumerate(lines[1:], start=2):
             last = number == len(lines)
             try:
-                record = json.loads(line)
+                record = json.loads(line.decode("utf-8"))
                 if not isinstance(record, dict) or not ("action" in record or "undo" in record):
                     raise ValueError("not an action record")
                 if "action" in record and not (isinstance(record["action"], dict) and "type" in record["action"]):
                     raise ValueError("malformed action")
-            except (json.JSONDecodeError, ValueError) as exc:
+            except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
                 if last:
                     warnings.append(
                         f"Line {number} of {path.name} is truncated or corrupt ({exc}); it was skipped "
                         "- the last action before the interruption was not saved."
                     )
-                    break
+                    return JournalContents(header, records, warnings, good_bytes, bytes(line))
                 raise JournalError(
                     f"Line {number} of {path} is corrupt ({exc}); later lines depend on it, so the journal "
                     "cannot be replayed. The file was left untouched."
                 ) from None
             records.append(record)
-        return JournalContents(header, records, warnings)
+            good_bytes += len(line) + 1
+        return JournalContents(header, records, warnings, good_bytes)
 
     @classmethod
     def open_for_append(cls, path: str | os.PathLike, contents: JournalContents) -> Journal:
+        """Continue a journal that ``read`` accepted.
+
+        A damaged last line is moved to ``<name>.damaged`` (never deleted) and cut from the
+        journal, so the next record starts on a clean line and later resumes read it all.
+        """
         path = Path(path)
-        handle = open(path, "a+", encoding="utf-8")
-        # After a crash mid-write the file may end without a newline: start a fresh line
-        # (the broken fragment stays in the file, as evidence, and is skipped on reading).
-        handle.seek(0, os.SEEK_END)
-        if handle.tell() > 0:
-            with open(path, "rb") as probe:
-                probe.seek(-1, os.SEEK_END)
-                if probe.read(1) != b"\n":
-                    handle.write("\n")
-                    handle.flush()
+        if contents.damaged_tail:
+            with open(path.with_name(path.name + ".damaged"), "ab") as aside:
+                aside.write(contents.damaged_tail + b"\n")
+                aside.flush()
+                os.fsync(aside.fileno())
+        size = path.stat().st_size
+        if size > contents.good_bytes:
+            with open(path, "r+b") as handle:
+                handle.truncate(contents.good_bytes)
+                handle.flush()
+                os.fsync(handle.fileno())
+        handle = open(path, "a", encoding="utf-8")
+        if size < contents.good_bytes:  # the last good record lacks its newline
+            handle.write("\n")
         next_seq = max((int(r.get("seq", 0)) for r in contents.records), default=0) + 1
         return cls(path, handle, next_seq)
 

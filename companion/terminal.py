@@ -22,8 +22,8 @@ class TerminalReferee:
         self,
         module: GameModule,
         session: Session,
-        stdin: TextIO = sys.stdin,
-        stdout: TextIO = sys.stdout,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
         auto: bool = False,
         seed: int | None = None,
         delay: float = 0.0,
@@ -32,8 +32,8 @@ class TerminalReferee:
         self.module = module
         self.session = session
         self.view = module.text_view()
-        self.stdin = stdin
-        self.stdout = stdout
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
         self.auto = auto
         self.rng = random.Random(seed)
         self.delay = delay

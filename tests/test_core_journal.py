@@ -1,0 +1,200 @@
+"""Engine core, journal and session, tested on the toy race (tests/toy_game.py)."""
+
+import json
+import os
+
+import pytest
+import toy_game
+
+from companion.games import registry
+from companion.games.core import CHANCE, ConfigError, IllegalAction, InvalidAction
+from companion.journal import JournalContents, JournalError, Session
+
+
+@pytest.fixture(autouse=True)
+def toy_registered(monkeypatch):
+    monkeypatch.setitem(registry.GAMES, "toy-race", "toy_game")
+
+
+def new_session(tmp_path, name="game.jsonl"):
+    return Session.start(toy_game.ToyGame(players=["Ann", "Ben"]), tmp_path / name)
+
+
+def play(session, *actions):
+    for action in actions:
+        session.apply(action)
+
+
+ROLL4 = {"type": "roll", "dice": [4]}
+ADVANCE = {"type": "advance"}
+BANK = {"type": "bank"}
+
+
+def test_illegal_action_names_rule_and_changes_nothing(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4)
+    before = session.state.to_json()
+    journal_before = (tmp_path / "game.jsonl").read_text()
+    with pytest.raises(IllegalAction) as info:
+        session.apply({"type": "roll", "dice": [3]})
+    assert info.value.rule_id == "TOY-ROLL"
+    assert "already rolled" in str(info.value)
+    assert session.state.to_json() == before
+    assert (tmp_path / "game.jsonl").read_text() == journal_before
+
+
+def test_malformed_action_is_invalid_not_a_crash(tmp_path):
+    session = new_session(tmp_path)
+    for junk in ["advance", None, {"dice": [1]}]:
+        with pytest.raises(InvalidAction):
+            session.apply(junk)
+    with pytest.raises(InvalidAction):
+        session.apply({"type": "roll", "dice": [7]})
+    assert session.state.current_player == CHANCE
+
+
+def test_action_is_on_disk_before_it_is_acknowledged(tmp_path, monkeypatch):
+    session = new_session(tmp_path)
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError):
+        session.apply(ROLL4)
+    # the write failed, so the action was never acknowledged and the state did not move
+    assert session.state.current_player == CHANCE
+    assert session.history == []
+
+
+def test_resume_after_kill_replays_every_acknowledged_action(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4, ADVANCE, {"type": "roll", "dice": [6]}, BANK)
+    expected = session.state.to_json()
+    # no close(): the process is "killed"; every line was fsync'ed
+    resumed = Session.resume(tmp_path / "game.jsonl")
+    assert resumed.state.to_json() == expected
+    assert resumed.state.positions == [4, 1]
+    play(resumed, {"type": "roll", "dice": [2]})
+    again = Session.resume(tmp_path / "game.jsonl")
+    assert again.state.roll == 2
+
+
+def test_undo_is_journaled_and_survives_resume(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4, ADVANCE, {"type": "roll", "dice": [5]})
+    assert session.undo(2) == 2
+    assert session.state.positions == [0, 0] and session.state.roll == 4
+    assert session.undo(0) == 0
+    resumed = Session.resume(tmp_path / "game.jsonl")
+    assert resumed.state.to_json() == session.state.to_json()
+    records = [json.loads(line) for line in (tmp_path / "game.jsonl").read_text().splitlines()]
+    assert records[-1]["undo"] == 2
+
+
+def test_truncated_last_line_is_reported_and_skipped(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4, ADVANCE)
+    path = tmp_path / "game.jsonl"
+    with open(path, "a") as handle:
+        handle.write('{"seq": 3, "player": -1, "action": {"type": "ro')  # killed mid-write
+    resumed = Session.resume(path)
+    assert resumed.state.positions == [4, 0]
+    assert any("truncated or corrupt" in w for w in resumed.warnings)
+    play(resumed, {"type": "roll", "dice": [1]})  # appends on a fresh line
+    assert Session.resume(path).state.roll == 1
+    # the fragment is kept aside, not lost
+    assert '"type": "ro' in (tmp_path / "game.jsonl.damaged").read_text()
+
+
+def test_last_record_without_newline_is_kept(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4)
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    resumed = Session.resume(path)
+    assert resumed.state.roll == 4 and not resumed.warnings
+    play(resumed, ADVANCE)
+    assert Session.resume(path).state.positions == [4, 0]
+
+
+def test_corrupt_middle_line_is_refused_and_file_untouched(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4, ADVANCE)
+    path = tmp_path / "game.jsonl"
+    lines = path.read_text().splitlines()
+    lines[1] = "garbage"
+    path.write_text("\n".join(lines) + "\n")
+    before = path.read_bytes()
+    with pytest.raises(JournalError, match="Line 2"):
+        Session.resume(path)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ({"format": "companion-journal", "version": 99, "game": "toy-race"}, "format 99"),
+        ({"format": "something-else"}, "not a companion journal"),
+        ({"format": "companion-journal", "version": 1, "game": "chess"}, "Unknown game"),
+        (
+            {"format": "companion-journal", "version": 1, "game": "toy-race", "rules_version": 0, "config": {}},
+            "rules version 0",
+        ),
+    ],
+)
+def test_incompatible_journals_are_refused(tmp_path, header, message):
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps(header) + "\n")
+    with pytest.raises(JournalError, match=message):
+        Session.resume(path)
+
+
+def test_journal_of_another_game_is_refused(tmp_path):
+    new_session(tmp_path)
+    with pytest.raises(JournalError, match="not of 'eagle-kingdoms'"):
+        Session.resume(tmp_path / "game.jsonl", expected_game="eagle-kingdoms")
+
+
+def test_missing_empty_or_binary_journal(tmp_path):
+    with pytest.raises(JournalError, match="No journal"):
+        Session.resume(tmp_path / "absent.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(JournalError, match="empty"):
+        Session.resume(tmp_path / "empty.jsonl")
+    (tmp_path / "bin.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(JournalError):
+        Session.resume(tmp_path / "bin.jsonl")
+
+
+def test_replayed_action_that_is_illegal_is_reported(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4)
+    path = tmp_path / "game.jsonl"
+    with open(path, "a") as handle:
+        handle.write(json.dumps({"seq": 2, "player": 0, "action": {"type": "roll", "dice": [2]}}) + "\n")
+        handle.write(json.dumps({"seq": 3, "player": 0, "action": ADVANCE}) + "\n")
+    with pytest.raises(JournalError, match="action 2 cannot be replayed"):
+        Session.resume(path)
+
+
+def test_existing_journal_is_never_overwritten(tmp_path):
+    new_session(tmp_path)
+    with pytest.raises(JournalError, match="already exists"):
+        new_session(tmp_path)
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError, match="1-3 players"):
+        toy_game.ToyGame(players=["a", "b", "c", "d"])
+    with pytest.raises(ConfigError, match="differ"):
+        toy_game.ToyGame(players=["Ann", "ann"])
+    with pytest.raises(ConfigError, match="no modes"):
+        toy_game.ToyGame(players=["Ann"], mode="fast")
+    with pytest.raises(ConfigError, match="Unknown game"):
+        registry.load_game("chess")
+
+
+def test_journal_undo_never_underflows():
+    effective = JournalContents({}, [{"action": ROLL4}, {"undo": 5}, {"action": ROLL4}]).actions()
+    assert effective == [ROLL4]
