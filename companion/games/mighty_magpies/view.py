@@ -1,0 +1,163 @@
+"""Terminal view of Mighty Magpies: nests with their tiles and magpies, typed rolls and set-ups, coach."""
+
+from __future__ import annotations
+
+import re
+
+from companion.games.core import Action, InvalidAction, State
+from companion.games.mighty_magpies.board import BOARD, MAGPIE_FACE, TILE_KINDS, TILE_LETTERS
+from companion.games.mighty_magpies.coach import chance_of_points, rank_turns
+from companion.games.mighty_magpies.rules import (
+    FACE_INDEX,
+    FACES,
+    TILE_NEST_IDS,
+    MagpiesState,
+    nest_string,
+    ring_points,
+)
+from companion.games.text import TextView
+
+B = BOARD
+
+
+def parse_faces(text: str) -> list[str]:
+    """Two typed faces ('red magpie', 'r m', 'yellow,blue') in canonical order; InvalidAction otherwise."""
+    words = [w for w in re.split(r"[\s,+/&]+", text.strip().lower()) if w and w != "and"]
+    if len(words) != 2:
+        raise InvalidAction(f"Type the two faces shown, e.g. 'red magpie'; got {text.strip()!r}.", "MM-PLAY-2")
+    faces = []
+    for word in words:
+        matches = [f for f in FACES if f == word] or [f for f in FACES if f.startswith(word)]
+        if len(matches) != 1:
+            raise InvalidAction(
+                f"The colour dice have no face {word!r}; the faces are {', '.join(FACES)}.", "MM-CONTENTS-3"
+            )
+        faces.append(matches[0])
+    faces.sort(key=FACE_INDEX.__getitem__)
+    return faces
+
+
+def parse_setup(text: str) -> dict[str, str]:
+    """Typed nest contents: 'A bbbs B bbbg ...' (any order, ':' allowed) or the seven groups in nest order."""
+    words = [w for w in re.split(r"[\s,;:=]+", text.strip()) if w]
+    ids = {n.lower(): n for n in TILE_NEST_IDS}
+    nests: dict[str, str] = {}
+    if len(words) == len(TILE_NEST_IDS) and all(w.lower() not in ids for w in words):
+        pairs = list(zip(TILE_NEST_IDS, words, strict=True))
+    elif len(words) % 2 == 0:
+        pairs = []
+        for name, tiles in zip(words[::2], words[1::2], strict=True):
+            if name.lower() not in ids:
+                raise InvalidAction(
+                    f"No nest {name!r} takes tiles; type e.g. 'A bbbs B bbbg ...' for nests {', '.join(TILE_NEST_IDS)}.",
+                    "MM-SETUP-1",
+                )
+            pairs.append((ids[name.lower()], tiles))
+    else:
+        raise InvalidAction(
+            "Type each nest and its tiles, e.g. 'A bbbs B bbbg ...' (b berry, s silver ring, g gold ring).",
+            "MM-SETUP-1",
+        )
+    for nest_id, tiles in pairs:
+        letters = tiles.lower()
+        bad = sorted(set(letters) - set(TILE_LETTERS))
+        if bad:
+            raise InvalidAction(
+                f"Nest {nest_id}: {bad[0]!r} is not a tile letter (b berry, s silver ring, g gold ring).", "MM-SETUP-1"
+            )
+        if nest_id in nests:
+            raise InvalidAction(f"Nest {nest_id} is typed twice.", "MM-SETUP-1")
+        nests[nest_id] = nest_string([letters.count(letter) for letter in TILE_LETTERS])
+    return nests
+
+
+class MagpiesTextView(TextView):
+    def render(self, state: State) -> str:
+        assert isinstance(state, MagpiesState)
+        lines = ["Mighty Magpies" + (" (young variant: every tile 1 point)" if state.game.variant == "young" else "")]
+        lines.append("Nests (b berry, s silver ring, g gold ring, . taken; routes: id colour -> nest):")
+        for nest, nest_id in enumerate(B.nest_ids):
+            cap = B.capacity[nest]
+            tiles = nest_string(state.nest_tiles(nest))
+            shown = " ".join(tiles + "." * (cap - len(tiles))) if cap else "(start)"
+            birds = [state.player_name(p) for p in range(state.game.num_players) if state.position(p) == nest]
+            routes = []
+            for colour, hops in enumerate(B.exits[nest]):
+                for route, other in hops:
+                    routes.append(f"{B.route_ids[route]} {B.colours[colour]}->{B.nest_ids[other]}")
+            lines.append(f"  {nest_id} {shown:<9} magpies: {', '.join(birds) or '-':<14} routes: {', '.join(routes)}")
+        lines.append("Players:")
+        width = max(len(p) for p in state.game.players)
+        for p, name in enumerate(state.game.players):
+            berries, silver, gold = state.holdings(p)
+            lines.append(
+                f"  {name:<{width}}  in nest {B.nest_ids[state.position(p)]}  berries {berries}  silver {silver}  "
+                f"gold {gold}  = {state.scores()[p]:g} points"
+            )
+        if state.is_terminal():
+            lines.append("All tiles are taken: the game is over.")
+        elif state.phase == "setup":
+            lines.append("Set-up: fill the nests.")
+        elif state.phase == "roll":
+            lines.append(f"{state.player_name(state.player)} to roll ({state.tiles_left()} tiles left in the nests).")
+        else:
+            lines.append(f"{state.player_name(state.player)} rolled {' + '.join(state.dice or ())}.")
+        return "\n".join(lines)
+
+    def parse_chance(self, state: State, text: str) -> Action:
+        assert isinstance(state, MagpiesState)
+        if state.phase == "setup":
+            return {"type": "setup", "nests": parse_setup(text)}
+        if state.phase == "roll":
+            return {"type": "roll", "faces": parse_faces(text)}
+        raise InvalidAction("No roll is expected now: choose a move by its number.", "MM-PLAY-2")
+
+    def coach(self, state: State) -> list[str]:
+        assert isinstance(state, MagpiesState)
+        if state.phase == "roll":
+            chance = chance_of_points(state)
+            return [f"{state.player_name(state.player)} has a {chance:.0%} chance to roll a scoring turn."]
+        if state.phase != "move":
+            return []
+        ranked = rank_turns(state)
+        gain, loss, best = ranked[0]
+        if gain == 0:
+            return ["No choice brings points this turn."]
+        extra = f", opponents -{loss}" if loss else ""
+        equal = sum(1 for g, lo, _ in ranked if (g, lo) == (gain, loss))
+        tail = f" ({equal} choices are as good)" if equal > 1 else ""
+        unit = "point" if gain == 1 else "points"
+        return [f"Best now: {state.action_to_string(best)} (+{gain} {unit}{extra}){tail}."]
+
+    def final_table(self, state: State) -> str:
+        assert isinstance(state, MagpiesState)
+        young = state.game.variant == "young"
+        width = max(len(p) for p in state.game.players)
+        lines = [f"  {'Player':<{width}}  berries  silver  gold  rings  points"]
+        for p, name in enumerate(state.game.players):
+            berries, silver, gold = state.holdings(p)
+            if young:
+                sets = "each tile 1"
+            else:
+                sets = f"silver {ring_points(silver)} + gold {ring_points(gold)}"
+            lines.append(
+                f"  {name:<{width}}  {berries:>7}  {silver:>6}  {gold:>4}  {silver + gold:>5}  "
+                f"{state.scores()[p]:>6g}   (ring sets: {sets})"
+            )
+        winners = state.winners()
+        names = ", ".join(state.game.players[w] for w in winners) or "nobody yet"
+        top = max(state.scores())
+        tied = [p for p in range(state.game.num_players) if state.scores()[p] == top]
+        reason = ""
+        if len(tied) > 1:
+            rings = {p: state.rank_key(p)[1] for p in tied}
+            if len({rings[p] for p in tied}) > 1 and len(winners) == 1:
+                reason = " (tie on points broken by more rings)"
+            elif len(winners) == 1:
+                reason = " (tie on points and rings broken by more gold rings)"
+            else:
+                reason = " (tied on points, rings and gold rings: a shared win)"
+        return "\n".join(lines) + f"\nWinner: {names}{reason}"
+
+
+__all__ = ["MagpiesTextView", "parse_faces", "parse_setup", "MAGPIE_FACE", "TILE_KINDS"]
