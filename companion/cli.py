@@ -37,7 +37,7 @@ def make_game(args: argparse.Namespace) -> tuple:
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=f"one of: {', '.join(GAMES)}")
-    parser.add_argument("--players", help="comma-separated names (e.g. Ann,Ben,Cy) or a number of players")
+    parser.add_argument("--players", help="comma-separated names in seating order, the starting player (the youngest) first, e.g. Ann,Ben,Cy; or a number of players")
     parser.add_argument("--mode", help="game mode (Falconry: duel, fast-duel, allied, truel, quarrel, joint)")
     parser.add_argument("--variant", help="rules variant (e.g. party, advanced, young)")
 

@@ -122,12 +122,15 @@ class TerminalReferee:
         self.say(f"{state.player_name(state.current_player)}, choose:")
         for number, action in enumerate(actions, start=1):
             self.say(f"  {number:>2}. {self.view.describe_choice(state, action)}")
-        reply = self.ask("Your choice: ")
+        only = len(actions) == 1
+        reply = self.ask("Press Enter to confirm: " if only else "Your choice: ")
         if reply is None:
             return None
         command = self.command(reply)
         if command is not None:
             return command
+        if only and reply == "":
+            return actions[0]
         if not reply.isdigit() or not 1 <= int(reply) <= len(actions):
             self.say(f"Refused: type a number from 1 to {len(actions)} (or 'help'); got {reply!r}.")
             return "again"

@@ -85,3 +85,11 @@ def test_simulate_counts_invariant_violations(monkeypatch, capsys):
     captured = capsys.readouterr()
     assert json.loads(captured.out.strip().splitlines()[-1])["invariant_violations"] > 0
     assert "broken on purpose" in captured.err
+
+
+def test_a_single_choice_is_confirmed_with_enter(monkeypatch):
+    monkeypatch.setattr(toy_game.ToyState, "legal_actions", lambda self: [{"type": "bank"}] if self.roll else [{"type": "roll", "dice": [v]} for v in range(1, 7)])
+    ref, session, out = referee("2\n\n")
+    run_terminal(ref)
+    assert "Press Enter to confirm" in out.getvalue()
+    assert session.state.positions == [1, 0]
