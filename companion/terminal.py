@@ -69,13 +69,13 @@ class TerminalReferee:
                 self.say("Game over.")
                 self.say(self.view.final_table(state))
                 return 0
-            if last_drawn is not len(self.session.history):
+            if last_drawn != len(self.session.history):
                 self.say()
                 self.say(self.view.render(state))
                 last_drawn = len(self.session.history)
-            if self.coach:
-                for line in self.view.coach(state):
-                    self.say(f"  Coach: {line}")
+                if self.coach:  # once per position: some coaches enumerate many plans
+                    for line in self.view.coach(state):
+                        self.say(f"  Coach: {line}")
             action = self.next_action(state)
             if action is None:
                 if self.session.journal:
@@ -131,10 +131,16 @@ class TerminalReferee:
             return command
         if only and reply == "":
             return actions[0]
-        if not reply.isdigit() or not 1 <= int(reply) <= len(actions):
-            self.say(f"Refused: type a number from 1 to {len(actions)} (or 'help'); got {reply!r}.")
+        if reply.isdigit():
+            if not 1 <= int(reply) <= len(actions):
+                self.say(f"Refused: type a number from 1 to {len(actions)} (or 'help'); got {reply!r}.")
+                return "again"
+            return actions[int(reply) - 1]
+        try:  # a move typed in the game's own notation
+            return self.view.parse_action(state, reply)
+        except GameError as exc:
+            self.say(f"Refused: {exc}")
             return "again"
-        return actions[int(reply) - 1]
 
     def command(self, reply: str):
         words = reply.lower().split()

@@ -33,7 +33,7 @@ def test_bad_input_is_explained_and_play_goes_on(tmp_path):
     text = out.getvalue()
     assert "Refused: A die shows 1-6; 9 is not a face." in text
     assert "Refused: Type the die values as numbers" in text
-    assert "Refused: type a number from 1 to 2" in text
+    assert "Refused: type a number from 1 to 2" in text and "Refused: Type the number of a choice" in text
     assert session.state.positions == [4, 0]
     assert code == 3  # input ended mid-game: cannot go on
     assert "continue it with --resume" in text

@@ -279,15 +279,19 @@ class State(ABC):
         return self.game.players[player]
 
 
-def parse_int_list(text: str, count: int | None = None, low: int = 1, high: int = 6, what: str = "die") -> list[int]:
+def parse_int_list(
+    text: str, count: int | None = None, low: int = 1, high: int = 6, what: str = "die", example: str | None = None
+) -> list[int]:
     """Parse typed dice such as ``"3 5"``, ``"3,5"`` or ``"35"`` into ints in [low, high]."""
+    if example is None:
+        example = " ".join(str(min(high, low + 2 * i + 2)) for i in range(count or 2))
     cleaned = text.replace(",", " ").replace("+", " ").replace(":", " ").split()
     if len(cleaned) == 1 and count and count > 1 and len(cleaned[0]) == count and cleaned[0].isdigit() and high < 10:
         cleaned = list(cleaned[0])
     try:
         values = [int(v) for v in cleaned]
     except ValueError:
-        raise InvalidAction(f"Type the {what} values as numbers, e.g. '3 5'; got {text!r}.") from None
+        raise InvalidAction(f"Type the {what} values as numbers, e.g. '{example}'; got {text!r}.") from None
     if count is not None and len(values) != count:
         raise InvalidAction(f"Expected {count} {what} value(s), got {len(values)} in {text!r}.")
     bad = [v for v in values if not low <= v <= high]

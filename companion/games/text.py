@@ -28,6 +28,10 @@ class TextView:
         """
         raise InvalidAction("This game cannot read typed outcomes here; type 'roll' to let the computer roll.")
 
+    def parse_action(self, state: State, text: str) -> Action:
+        """A decision typed in the game's notation instead of a menu number (optional)."""
+        raise InvalidAction(f"Type the number of a choice (or 'help'); got {text!r}.")
+
     def coach(self, state: State) -> list[str]:
         """Advice lines shown with the prompt (chances, threats, best choice)."""
         return []
