@@ -11,7 +11,8 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	bash scripts/install-system-libs.sh
+	$(BIN)/python -m pip install --quiet -e ".[dev,app]"
 	touch $(STAMP)
 
 venv: $(STAMP)
