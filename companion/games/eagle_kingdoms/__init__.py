@@ -1,0 +1,9 @@
+"""Eagle Kingdoms (Gamewright, 1994): the rules engine, its terminal view and a simulation policy."""
+
+from companion.games.eagle_kingdoms.rules import EagleKingdoms, EagleState, simulation_policy
+from companion.games.eagle_kingdoms.text import EagleTextView
+
+GAME = EagleKingdoms
+TEXT_VIEW = EagleTextView
+
+__all__ = ["GAME", "TEXT_VIEW", "EagleKingdoms", "EagleState", "EagleTextView", "simulation_policy"]

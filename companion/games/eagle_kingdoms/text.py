@@ -1,0 +1,284 @@
+"""Eagle Kingdoms in the terminal: the board as text, typed rolls, coaching, the final table."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+
+from companion.games.core import Action, InvalidAction, State, parse_int_list
+from companion.games.eagle_kingdoms.rules import (
+    BY_VALUE_DESC,
+    CAPTURE,
+    CHALLENGE_NEEDS,
+    DUEL,
+    ENCHANTED,
+    ENCHANTED_FACES,
+    ENCHANTED_SIDES,
+    KIND_INDEX,
+    KIND_NAMES,
+    KIND_PLURALS,
+    KINGDOM_BONUS,
+    PIECE_DICE,
+    PIECE_IDS,
+    ROLL,
+    SECOND,
+    SETUP,
+    SETUP_ORDER,
+    SHIELD,
+    START,
+    TRADE_NEEDS,
+    VALUES,
+    EagleState,
+    capture_chance,
+    kind_label,
+    kingdoms_of,
+    score_of,
+)
+
+
+def holding_text(counts: list[int]) -> str:
+    """'2 Kings, Queen, Jester' (highest first); 'nothing' when empty."""
+    parts = []
+    for k in BY_VALUE_DESC:
+        n = counts[k]
+        if n == 1:
+            parts.append(KIND_NAMES[k])
+        elif n > 1:
+            parts.append(f"{n} {KIND_PLURALS[k]}")
+    return ", ".join(parts) or "nothing"
+
+
+def chance_text(p: Fraction, dice: int = 2) -> str:
+    outcomes = 6**dice
+    hits = p * outcomes
+    return f"{int(hits)}/{outcomes} ({float(p):.1%})" if hits.denominator == 1 else f"{float(p):.1%}"
+
+
+class EagleTextView:
+    """The terminal referee's view of an Eagle Kingdoms state (``TEXT_VIEW``)."""
+
+    # --- drawing -------------------------------------------------------------------------------
+    def render(self, state: State) -> str:
+        assert isinstance(state, EagleState)
+        lines = [f"Eagle Kingdoms{' (Party Favor game)' if state.party else ''} - {self._whose(state)}"]
+        if state.phase == SETUP:
+            lines.append(f"Set-up: {state.setup_step} of {len(SETUP_ORDER)} pieces placed.")
+            lines.append(self.scores_line(state))
+            return "\n".join(lines)
+        if state.dice:
+            lines.append(f"Last roll: {'+'.join(str(d) for d in state.dice)}")
+        if state.face:
+            lines.append(f"Enchanted Die: {state.face} - {ENCHANTED_FACES[state.face]['text']}")
+        available = state.available_pieces()
+        if available:
+            lines.append("Available pieces (dice, piece, character):")
+            for p in sorted(available, key=lambda q: (PIECE_DICE[q], PIECE_IDS[q])):
+                a, b = PIECE_DICE[p]  # type: ignore[misc]
+                lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {kind_label(state.kind_on[p])}")
+        locked = state.present.bit_count() - 1 - len(available)
+        shield = f"{state.shield_count()} character(s)" + (f" ({holding_text(state.shield)})" if any(state.shield) else "")
+        if state.final_step():
+            lines.append(f"Final step: only the centre shield remains, with {shield}; to win it: {state.shield_needs()}.")
+        else:
+            lines.append(f"Locked pieces: {locked}. Centre shield: {shield}.")
+        for i, hand in enumerate(state.hands):
+            extra = "" if state.party else f"; kingdoms {kingdoms_of(hand)}"
+            lines.append(f"  {state.player_name(i)}: {holding_text(hand)}{extra}")
+        lines.append(self.scores_line(state))
+        return "\n".join(lines)
+
+    def scores_line(self, state: State) -> str:
+        parts = [f"{name} {score:g}" for name, score in zip(state.game.players, state.scores(), strict=True)]
+        return ("Favours: " if getattr(state, "party", False) else "Scores: ") + ", ".join(parts)
+
+    def _whose(self, state: EagleState) -> str:
+        if state.phase == SETUP:
+            return "set-up"
+        if state.is_terminal():
+            return "game over"
+        name = state.player_name(state.player)
+        roll = {1: "first roll", 2: "second roll"}.get(state.roll_no, "")
+        return f"turn {state.turn}: {name} to play" + (f" ({roll})" if state.phase in (ROLL, CAPTURE) and not state.party else "")
+
+    # --- typed chance outcomes -------------------------------------------------------------------------
+    def parse_chance(self, state: State, text: str) -> Action:
+        assert isinstance(state, EagleState)
+        text = text.strip()
+        phase = state.phase
+        if phase == SETUP:
+            if text.lower() in {"", "random", "r"}:
+                return state.sample_chance(random.Random())
+            if text.startswith("{"):
+                if state.setup_step:
+                    raise InvalidAction("The set-up has begun piece by piece: type the kind for the next piece, or 'random'.")
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InvalidAction(f"That placement is not valid JSON ({exc.msg} at column {exc.colno}).") from None
+                if not isinstance(data, dict):
+                    raise InvalidAction("A placement is a JSON object {piece id: character kind}.")
+                placement = data.get("placement", data) if data.get("type", "setup") == "setup" else data
+                return {"type": "setup", "placement": placement}
+            if state.setup_step and text.lower() in KIND_INDEX:
+                return {"type": "place", "piece": PIECE_IDS[SETUP_ORDER[state.setup_step]], "kind": text.lower()}
+            raise InvalidAction("Type 'random' (or press Enter) for a random set-up, or paste a JSON placement {piece: kind}.")
+        if phase == ROLL:
+            n = state.dice_count()
+            dice = parse_int_list(text, count=n, low=1, high=6, what="die")
+            return {"type": "roll", "dice": sorted(dice)}
+        if phase == ENCHANTED:
+            (face,) = parse_int_list(text, count=1, low=1, high=ENCHANTED_SIDES, what="Enchanted Die")
+            return {"type": "enchanted", "face": face}
+        if phase == DUEL:
+            dice = parse_int_list(text, count=2, low=1, high=6, what="die")
+            return {"type": "duel", "dice": dice}
+        raise InvalidAction("No dice are expected now: choose one of the numbered options.")
+
+    # --- coaching ------------------------------------------------------------------------------------
+    def coach(self, state: State) -> list[str]:
+        assert isinstance(state, EagleState)
+        phase = state.phase
+        lines: list[str] = []
+        name = state.player_name(state.player)
+        hand = state.hands[state.player] if state.hands else []
+        if phase == ROLL:
+            n = state.dice_count()
+            p = capture_chance(state)
+            lines.append(f"Chance that this roll captures something: {chance_text(p, n)}.")
+            if state.final_step():
+                lines.append(f"Final step: {state.shield_count()} character(s) on the shield; you need {state.shield_needs()}.")
+            if not state.party and any(hand):
+                top = next(k for k in BY_VALUE_DESC if hand[k])
+                lines.append(f"Double sixes (1/36) would cost {name} the {kind_label(top)}.")
+            if not state.party and state.roll_no == 1:
+                lines.append("If it misses, you may roll the dice again or roll the Enchanted Die.")
+        elif phase == SECOND:
+            again = state.clone()
+            again.apply_unchecked({"type": "roll-again"})
+            lines.append(f"Rolling again captures with {chance_text(capture_chance(again))}.")
+            lines.append("The Enchanted Die for you: " + "; ".join(self._faces(state)) + ".")
+        elif phase == ENCHANTED:
+            lines.append("Each face 1 in 8: " + "; ".join(self._faces(state)) + ".")
+        elif phase == DUEL:
+            lines.append(f"Ties go to the challenger: {name} wins with 21/36 (58.3%).")
+        elif phase == START:
+            targets = [(VALUES[k], k, p) for p, k in state.jester_targets()]
+            best = max(targets)
+            where = "the centre shield" if best[2] == SHIELD else PIECE_IDS[best[2]]
+            lines.append(f"Your Jester (0) can replace any character on the board or the shield; the best is the {kind_label(best[1])} on {where}.")
+            lines.append("Trading the Jester ends your turn without rolling.")
+        elif phase == CAPTURE and state.roll_no == 1 and not state.party:
+            lines.append("Passing ends your turn: a second roll is only for a player unable to capture (ruling).")
+        return lines
+
+    def _faces(self, state: EagleState) -> list[str]:
+        hand = state.hands[state.player]
+        holds = any(hand)
+        others = any(sum(h) for i, h in enumerate(state.hands) if i != state.player)
+        parts = []
+        for face in range(1, ENCHANTED_SIDES + 1):
+            effect = ENCHANTED_FACES[face]["effect"]
+            active = {
+                "give": holds,
+                "forfeit": holds,
+                "trade": others and any(hand[k] for k in TRADE_NEEDS),
+                "challenge": others and any(hand[k] for k in CHALLENGE_NEEDS),
+                "take": not state.final_step(),
+                "blank": False,
+            }[effect]
+            parts.append(f"{face} {effect}" + ("" if active else " (no effect)"))
+        return parts
+
+    def describe_choice(self, state: State, action: Action) -> str:
+        assert isinstance(state, EagleState)
+        text = state.action_to_string(action)
+        effect = self.effect(state, action)
+        return f"{text} - {effect}" if effect else text
+
+    def effect(self, state: EagleState, action: Action) -> str:
+        """What a choice changes, in words ('+10 points, completes a kingdom; unlocks head-left')."""
+        kind = action.get("type")
+        if kind == "roll-again":
+            after = state.clone()
+            after.apply_unchecked(action)
+            return f"captures with {chance_text(capture_chance(after))}"
+        if kind == "roll-enchanted":
+            return "; ".join(f for f in self._faces(state) if "no effect" not in f) or "nothing can happen"
+        if kind == "roll-dice":
+            after = state.clone()
+            after.apply_unchecked(action)
+            return f"captures with {chance_text(capture_chance(after), after.dice_count())}"
+        if kind == "pass":
+            if state.phase == CAPTURE and state.roll_no == 1 and not state.party:
+                return "ends your turn (no second roll)"
+            return "ends your turn"
+        if kind == "challenge":
+            target, k = action["with"], KIND_INDEX[action["kind"]]
+            won = list(state.hands[state.player])
+            won[k] += 1
+            lost = list(state.hands[target])
+            lost[k] -= 1
+            scores = state.scores()
+            gain = score_of(won, state.party) - scores[state.player]
+            loss = score_of(lost, state.party) - scores[target]
+            return (
+                f"win chance 21/36 (58.3%): {gain:+g} points for you, {loss:+g} for {state.player_name(target)}; "
+                "a lost challenge costs nothing"
+            )
+        after = state.clone()
+        after.apply_unchecked(action)
+        return self._diff(state, after)
+
+    def _diff(self, before: EagleState, after: EagleState) -> str:
+        parts = []
+        me = before.player
+        old, new = before.scores(), after.scores()
+        for i in [me] + [j for j in range(len(old)) if j != me]:
+            delta = new[i] - old[i]
+            if delta:
+                who = "you" if i == me else before.player_name(i)
+                parts.append(f"{delta:+g} points for {who}")
+        if not before.party:
+            k_old, k_new = kingdoms_of(before.hands[me]), kingdoms_of(after.hands[me])
+            if k_new > k_old:
+                parts.append("completes a kingdom")
+            elif k_new < k_old:
+                parts.append("breaks a kingdom")
+        if after.shield_count() != before.shield_count() and not after.is_terminal():
+            parts.append(f"shield {before.shield_count()} -> {after.shield_count()}")
+        opened = [PIECE_IDS[p] for p in after.available_pieces() if not before.is_available(p)]
+        text = ", ".join(parts) or "no change in points"
+        if opened:
+            text += "; unlocks " + ", ".join(opened)
+        if after.final_step() and not before.final_step():
+            text += "; only the centre shield remains"
+        return text
+
+    # --- the end ----------------------------------------------------------------------------------
+    def final_table(self, state: State) -> str:
+        assert isinstance(state, EagleState)
+        names = state.game.players
+        width = max(len(n) for n in names + ["Player"])
+        lines = []
+        if state.party:
+            lines.append(f"{'Player':<{width}}  Favours")
+            for i, name in enumerate(names):
+                lines.append(f"{name:<{width}}  {sum(state.hands[i]):>7}")
+            winners = ", ".join(names[i] for i in state.winners()) or "nobody"
+            lines.append(f"Bird King (captured the centre shield): {winners}")
+            return "\n".join(lines)
+        lines.append(f"{'Player':<{width}}  {'Face':>4}  {'Kingdoms':>8}  {'Bonus':>5}  {'Total':>5}  Characters")
+        for i, name in enumerate(names):
+            hand = state.hands[i]
+            face = sum(c * VALUES[k] for k, c in enumerate(hand))
+            kingdoms = kingdoms_of(hand)
+            bonus = kingdoms * KINGDOM_BONUS
+            lines.append(f"{name:<{width}}  {face:>4}  {kingdoms:>8}  {bonus:>5}  {face + bonus:>5}  {holding_text(hand)}")
+        winners = state.winners()
+        if len(winners) > 1:
+            lines.append("Shared win: " + ", ".join(names[i] for i in winners))
+        else:
+            lines.append("Winner: " + (", ".join(names[i] for i in winners) or "nobody"))
+        return "\n".join(lines)
+
