@@ -76,9 +76,12 @@ class EagleTextView:
             for p in sorted(available, key=lambda q: (PIECE_DICE[q], PIECE_IDS[q])):
                 a, b = PIECE_DICE[p]  # type: ignore[misc]
                 lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {kind_label(state.kind_on[p])}")
-        locked = state.present.bit_count() - 1 - len(available)
+        # the shield counts as present but is neither available (until last) nor a locked eagle piece
+        locked = max(0, state.present.bit_count() - 1 - len(available))
         shield = f"{state.shield_count()} character(s)" + (f" ({holding_text(state.shield)})" if any(state.shield) else "")
-        if state.final_step():
+        if state.is_terminal():
+            lines.append("The eagle is taken apart: every character has been captured.")
+        elif state.final_step():
             lines.append(f"Final step: only the centre shield remains, with {shield}; to win it: {state.shield_needs()}.")
         else:
             lines.append(f"Locked pieces: {locked}. Centre shield: {shield}.")
