@@ -28,10 +28,26 @@ def _players(text: str | None, game_class: type[Game]) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
+def _options(pairs: list[str] | None) -> dict:
+    """``--option key=value`` pairs; values are read as JSON when they can be (true, 3, "x")."""
+    options = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option takes key=value, got {pair!r}.")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
 def make_game(args: argparse.Namespace) -> tuple:
     module = load_game(args.game)
     game_class = module.game_class
-    game = game_class(players=_players(args.players, game_class), mode=args.mode, variant=args.variant)
+    game = game_class(
+        players=_players(args.players, game_class), mode=args.mode, variant=args.variant, options=_options(args.option)
+    )
     return module, game
 
 
@@ -40,6 +56,9 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", help="comma-separated names in seating order, the starting player (the youngest) first, e.g. Ann,Ben,Cy; or a number of players")
     parser.add_argument("--mode", help="game mode (Falconry: duel, fast-duel, allied, truel, quarrel, joint)")
     parser.add_argument("--variant", help="rules variant (e.g. party, advanced, young)")
+    parser.add_argument(
+        "--option", action="append", metavar="KEY=VALUE", help="a rules option, e.g. diagonals=false (repeatable)"
+    )
 
 
 def cmd_play(args: argparse.Namespace) -> int:

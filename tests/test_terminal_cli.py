@@ -93,3 +93,11 @@ def test_a_single_choice_is_confirmed_with_enter(monkeypatch):
     run_terminal(ref)
     assert "Press Enter to confirm" in out.getvalue()
     assert session.state.positions == [1, 0]
+
+
+def test_cli_options_reach_the_game(capsys):
+    args = cli.build_parser().parse_args(["simulate", "toy-race", "--option", "goal=12", "--option", "label=x"])
+    _, game = cli.make_game(args)
+    assert game.options == {"goal": 12, "label": "x"}
+    assert cli.main(["simulate", "toy-race", "--option", "oops"]) == 2
+    assert "key=value" in capsys.readouterr().err
