@@ -1,0 +1,150 @@
+"""Falconry as text: the table as a grid with coordinates, menu texts, typed moves and threat warnings.
+
+Each cell shows three characters: the noble's letter (H, E, G, P), the kind of the top card
+(M marker, B bird, F falconer) and the stack depth, e.g. ``GF2`` = Gyrfalcon's falconer on one
+other card. ``.`` marks an open cell where a card may be placed. Colour (ANSI) is added only on a
+terminal and never carries information the letters do not.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from companion.games.core import Action, InvalidAction, State
+from companion.games.falconry.rules import KIND_INDEX, KIND_LETTER, KINDS, FalconryState, fmt
+from companion.games.falconry.threats import threats
+from companion.games.text import TextView
+
+
+def _cells_text(cells) -> str:
+    return " + ".join(fmt(c) for c in sorted(cells, key=lambda c: (c[1], c[0])))
+
+
+class FalconryView(TextView):
+    def __init__(self, colour: bool | None = None):
+        if colour is None:
+            colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        self.colour = colour
+
+    def _paint(self, state: FalconryState, seat: int, text: str) -> str:
+        if not self.colour:
+            return text
+        return f"\x1b[{state.game.colours[seat]['ansi']}m{text}\x1b[0m"
+
+    def render(self, state: State) -> str:
+        assert isinstance(state, FalconryState)
+        game = state.game
+        xs = [x for x, _ in state.stacks] or [0]
+        ys = [y for _, y in state.stacks] or [0]
+        x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+        lines = [f"Falconry - {game.mode_title}   (x grows to the right, y grows downwards)"]
+        lines.append("      " + "".join(f"{x:>4}" for x in range(x0, x1 + 1)))
+        for y in range(y0, y1 + 1):
+            row = [f"{y:>5} "]
+            for x in range(x0, x1 + 1):
+                stack = state.stacks.get((x, y))
+                if stack:
+                    top = stack[-1]
+                    text = f"{game.colours[top >> 2]['letter']}{KIND_LETTER[top & 3]}{len(stack)}"
+                    row.append(" " + self._paint(state, top >> 2, text))
+                elif (x, y) in state.nbr:
+                    row.append("   .")
+                else:
+                    row.append("    ")
+            lines.append("".join(row).rstrip())
+        covered = [
+            (cell, stack)
+            for cell, stack in sorted(state.stacks.items(), key=lambda i: (i[0][1], i[0][0]))
+            if len(stack) > 1
+        ]
+        if covered:
+            lines.append("Stacks: " + "; ".join(f"{fmt(cell)} {state._stack_text(stack)}" for cell, stack in covered))
+        lines.append(
+            "Legend: M marker, B bird, F falconer; the digit is the number of cards in the stack; . = open cell."
+        )
+        for seat in range(game.num_players):
+            m, b, f = state.hands[seat]
+            team = [s for s in game.teammates(seat) if s != seat]
+            ally = f", allied with {', '.join(game.players[s] for s in team)}" if team else ""
+            marker = "*" if not state.over and seat == state.current_player else " "
+            lines.append(
+                f" {marker}{game.colours[seat]['letter']} = {game.noble(seat)}: in hand {m} markers, {b} bird, {f} falconer; "
+                f"path {game.path[seat]}, {game.actions[seat]} action(s) a turn{ally}"
+            )
+        if state.over:
+            winners = ", ".join(game.noble(s) for s in state.winners())
+            paths = state.completed_paths()
+            shown = "; ".join(_cells_text(p) for s, p in paths.items() if s in state.winners())
+            lines.append(f"Winner: {winners} - path {shown}")
+        else:
+            seat = state.current_player
+            total = game.actions[seat]
+            step = f" (action {total - state.actions_left + 1} of {total})" if total > 1 else ""
+            lines.append(f"Turn {state.turn_number}: {game.noble(seat)} to act{step}.")
+        return "\n".join(lines)
+
+    def describe_choice(self, state: State, action: Action) -> str:
+        assert isinstance(state, FalconryState)
+        game = state.game
+        seat = state.current_player
+        move = state._parse(action)
+        if move[0] == "pass":
+            return "Pass (no card can be placed or moved)"
+        target = state.stacks.get(move[2])
+        if move[0] == "place":
+            kind = move[1]
+            text = f"Place {KINDS[kind]} at {fmt(move[2])}"
+        else:
+            stack = state.stacks[move[1]]
+            kind = stack[-1] & 3
+            text = f"Move {KINDS[kind]} {fmt(move[1])}->{fmt(move[2])}"
+        notes = []
+        if target:
+            top = target[-1]
+            whose = "your own" if top >> 2 == seat else f"{game.colours[top >> 2]['name']}'s"
+            verb = "claims" if top & 3 == 0 else "ambushes"
+            notes.append(f"{verb} {whose} {KINDS[top & 3]}")
+        if move[0] == "move" and len(state.stacks[move[1]]) > 1:
+            below = state.stacks[move[1]][-2]
+            whose = "your" if below >> 2 == seat else f"{game.colours[below >> 2]['name']}'s"
+            notes.append(f"uncovers {whose} {KINDS[below & 3]}")
+        if state._winners_after(seat, move):
+            notes.append("WINS")
+        return text + (", " + ", ".join(notes) if notes else "")
+
+    def parse_action(self, state: State, text: str) -> Action:
+        """Typed moves: ``place marker 2 0``, ``move 0 0 1 1``, ``pass`` (for a future core prompt)."""
+        words = text.replace(",", " ").replace("(", " ").replace(")", " ").replace("->", " ").lower().split()
+        try:
+            if words and words[0] == "pass" and len(words) == 1:
+                return {"type": "pass"}
+            if len(words) == 4 and words[0] == "place" and words[1] in KIND_INDEX:
+                return {"type": "place", "kind": words[1], "to": [int(words[2]), int(words[3])]}
+            if len(words) == 5 and words[0] == "move":
+                return {"type": "move", "from": [int(words[1]), int(words[2])], "to": [int(words[3]), int(words[4])]}
+        except ValueError:
+            pass
+        raise InvalidAction(f"Type e.g. 'place marker 2 0', 'move 0 0 1 1' or 'pass'; got {text!r}.")
+
+    def coach(self, state: State) -> list[str]:
+        assert isinstance(state, FalconryState)
+        game = state.game
+        lines = []
+        for seat, finishes in threats(state):
+            shown = finishes[:6]
+            more = f" (and {len(finishes) - len(shown)} more ways)" if len(finishes) > len(shown) else ""
+            if all(len(g) == 1 for g in finishes):
+                where = "at " + " or ".join(_cells_text(g) for g in shown)
+            else:
+                where = "by taking " + ", or ".join(_cells_text(g) for g in shown)
+            if seat == state.current_player:
+                lines.append(f"{game.noble(seat)} can win this turn {where}{more}.")
+            else:
+                lines.append(f"{game.noble(seat)} wins next turn {where}{more} unless blocked.")
+        return lines
+
+    def final_table(self, state: State) -> str:
+        assert isinstance(state, FalconryState)
+        winners = ", ".join(state.game.noble(s) for s in state.winners()) or "nobody"
+        return f"Winner: {winners} after {state.turn_number} turns ({state.actions_done} actions)."

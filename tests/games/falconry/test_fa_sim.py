@@ -1,0 +1,42 @@
+"""Seeded simulations: every game finishes, no invariant breaks, the policy only plays legal actions."""
+
+import random
+
+import pytest
+from fa_support import PLAYERS, make_game
+
+from companion.games.falconry import simulation_policy
+from companion.games.registry import load_game
+from companion.simulate import simulate
+
+
+@pytest.mark.rules("FA-CARDS", "FA-WIN-1")
+@pytest.mark.parametrize("mode", list(PLAYERS))
+def test_checked_simulations_finish_without_violations(mode):
+    module = load_game("falconry")
+    config = make_game(mode).config()
+    report = simulate(module, lambda: module.game_class.from_config(config), games=25, seed=7, check=True)
+    assert report.finished == report.games == 25
+    assert report.invariant_violations == 0, report.first_violations
+
+
+def test_policy_plays_only_legal_actions_and_takes_wins():
+    rng = random.Random(5)
+    for mode in ["duel", "fast-duel", "allied"]:
+        state = make_game(mode).new_initial_state()
+        while not state.is_terminal():
+            wins = state.winning_actions()
+            action = simulation_policy(state, rng)
+            assert state.is_legal(action)
+            if wins:
+                assert action in wins
+            state.apply(action)
+        assert state.check_invariants() == []
+
+
+def test_unfinished_games_count_as_unfinished(monkeypatch):
+    module = load_game("falconry")
+    assert module.game_class.max_actions >= 1000
+    monkeypatch.setattr(module.game_class, "max_actions", 3)
+    report = simulate(module, lambda: make_game("duel"), games=2, seed=1)
+    assert report.games == 2 and report.finished == 0
