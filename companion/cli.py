@@ -19,9 +19,9 @@ BENCHES = {
 }
 
 
-def _players(text: str | None, game_class: type[Game]) -> list[str]:
+def _players(text: str | None, game_class: type[Game], mode: str | None = None) -> list[str]:
     if text is None:
-        return [f"P{i + 1}" for i in range(game_class.default_players)]
+        return [f"P{i + 1}" for i in range(game_class.default_player_count(mode))]
     text = text.strip()
     if text.isdigit():
         return [f"P{i + 1}" for i in range(int(text))]
@@ -46,7 +46,7 @@ def make_game(args: argparse.Namespace) -> tuple:
     module = load_game(args.game)
     game_class = module.game_class
     game = game_class(
-        players=_players(args.players, game_class), mode=args.mode, variant=args.variant, options=_options(args.option)
+        players=_players(args.players, game_class, args.mode), mode=args.mode, variant=args.variant, options=_options(args.option)
     )
     return module, game
 

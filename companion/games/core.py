@@ -135,6 +135,11 @@ class Game(ABC):
                 f"{self.title or self.name} is for {self.min_players}-{self.max_players} players, got {n}."
             )
 
+    @classmethod
+    def default_player_count(cls, mode: str | None = None) -> int:
+        """How many players to seat when none are named (modes may fix the count)."""
+        return cls.default_players
+
     @property
     def num_players(self) -> int:
         return len(self.players)

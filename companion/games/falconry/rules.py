@@ -62,6 +62,11 @@ class FalconryGame(Game):
     variants = ()
     max_actions = 3000
 
+    @classmethod
+    def default_player_count(cls, mode: str | None = None) -> int:
+        spec = DATA["modes"].get(mode or cls.modes[0])
+        return spec["players"] if spec else cls.default_players
+
     def validate_config(self) -> None:
         super().validate_config()
         spec = DATA["modes"][self.mode]
