@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint venv train clean
+.PHONY: demo demo-terminal test lint venv train clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,17 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 venv: $(STAMP)
 
-# The main job on a bundled default: a seeded Eagle Kingdoms game refereed in the terminal.
+# The main job on a bundled default: the app refereeing the bundled Eagle Kingdoms recording;
+# without a display, the same seeded game refereed in the terminal.
 demo: $(STAMP)
+	@if [ -n "$${DISPLAY}$${WAYLAND_DISPLAY}" ]; then \
+		$(BIN)/companion app --source demo --autoplay 0.8; \
+	else \
+		echo "No display found: refereeing the seeded demo game in the terminal instead."; \
+		$(MAKE) --no-print-directory demo-terminal; \
+	fi
+
+demo-terminal: $(STAMP)
 	$(BIN)/companion play eagle-kingdoms --players Ann,Ben,Cy --auto --seed 7
 
 # The whole test suite, headless (what CI runs).

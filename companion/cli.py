@@ -11,7 +11,7 @@ from companion.games.core import ConfigError, Game, GameError
 from companion.games.registry import GAMES, load_game
 
 # Subcommands that live beside their code; each module has register(subparsers).
-EXTRA_COMMANDS = ["companion.vision.cli"]
+EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli"]
 # ``companion bench NAME``: name -> "module:function(argv) -> exit code".
 BENCHES = {
     "dice": "companion.vision.bench_dice:main",

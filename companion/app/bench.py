@@ -1,0 +1,60 @@
+"""``python -m companion.app.bench``: cold start to the home screen, and preview fps while recognition runs.
+
+Headless (SDL offscreen). Recognition load: the real dice reader (ONNX) on every frame it can take, the
+demo's frames as input; ``--demo-recognizer`` uses the scripted one instead. Prints one JSON line.
+Not a timed test: numbers depend on the machine (targets: cold start <= 3 s, preview >= 20 fps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+T0 = time.perf_counter()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--demo-recognizer", action="store_true")
+    args = parser.parse_args(argv)
+    from companion.app.cli import prepare_environment
+
+    prepare_environment(headless=True)
+    from kivy.config import Config
+
+    Config.set("kivy", "log_level", "error")
+    from kivy.base import EventLoop
+
+    from companion.app.main import CompanionApp
+    from companion.app.worker import DiceRecognizer, RecognitionWorker
+
+    app = CompanionApp(source="demo", data_dir=None)
+    app._run_prepare()
+    EventLoop.idle()
+    cold = time.perf_counter() - T0
+    app.start_demo()
+    if not args.demo_recognizer:  # the real reader's cost on the worker thread
+        app.worker.stop()
+        real = DiceRecognizer()
+
+        def recognize(image, meta):
+            result = real(image, meta)
+            return {"status": result.get("status") or result.get("error", "")}
+
+        app.worker = RecognitionWorker(recognize, app._deliver).start()
+    frames0, t = app.preview_frames, time.perf_counter()
+    while time.perf_counter() - t < args.seconds:
+        EventLoop.idle()
+    elapsed = time.perf_counter() - t
+    fps = (app.preview_frames - frames0) / elapsed
+    result = {"cold_start_s": round(cold, 2), "preview_fps": round(fps, 1), "recognitions": app.worker.processed,
+              "recognition_ms": round(app.worker.last_ms, 1), "seconds": round(elapsed, 1)}
+    app.stop()
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

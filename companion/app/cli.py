@@ -1,0 +1,68 @@
+"""``companion app``: the table app (Kivy). Registered by companion.cli (EXTRA_COMMANDS).
+
+Nothing here imports Kivy at import time, so ``companion --help`` works without it; the
+environment Kivy reads at import (headless, no argv parsing, no log file) is set first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+
+def prepare_environment(headless: bool = False, kivy_home: str | None = None) -> None:
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    if headless:
+        os.environ["SDL_VIDEODRIVER"] = "offscreen"
+        os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
+    if kivy_home or headless:
+        os.environ.setdefault("KIVY_HOME", kivy_home or tempfile.mkdtemp(prefix="companion-kivy-"))
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    headless = args.headless or bool(args.screenshot and args.exit_after_game)
+    prepare_environment(headless=headless)
+    try:
+        from kivy.config import Config
+    except ImportError:
+        print("error: the app needs Kivy: pip install -e '.[app]'", file=sys.stderr)
+        return 2
+    Config.set("kivy", "log_level", "debug" if args.verbose else "warning")
+    if args.size:
+        w, _, h = args.size.partition("x")
+        Config.set("graphics", "width", w)
+        Config.set("graphics", "height", h)
+    from companion.app.main import CompanionApp
+
+    autoplay = args.autoplay
+    if args.exit_after_game and autoplay is None:
+        autoplay = 0.0
+    app = CompanionApp(source=args.source, data_dir=args.data, screenshot_dir=args.screenshot,
+                       exit_after_game=args.exit_after_game, autoplay=autoplay, language=args.lang)
+    app.run()
+    if args.screenshot:
+        for path in app.shots_taken:
+            print(path)
+    if args.exit_after_game and not app.game_over:
+        print("error: the game did not reach its end", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("app", help="the table app (camera, touch, scores); opens on the demo without a camera")
+    p.add_argument("--source", default="auto",
+                   help="auto (camera, else the demo), demo, camera[:N], video:PATH, images:DIR, or a video/folder path")
+    p.add_argument("--data", default=None, help="folder for journals and settings (default: $COMPANION_DATA or ~/.local/share/companion)")
+    p.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the saved setting)")
+    p.add_argument("--autoplay", type=float, default=None, metavar="SECONDS",
+                   help="start the demo game and confirm each reading after SECONDS (watch the referee work)")
+    p.add_argument("--screenshot", metavar="DIR", default=None, help="save a screenshot of every screen in DIR")
+    p.add_argument("--exit-after-game", action="store_true", help="play the demo to its end and quit (with --screenshot: headless)")
+    p.add_argument("--headless", action="store_true", help="render offscreen (no window; for CI)")
+    p.add_argument("--verbose", action="store_true", help="Kivy's debug log")
+    p.add_argument("--size", default=None, help="window size WxH, e.g. 420x820 for a phone shape")
+    p.set_defaults(func=cmd_app)

@@ -1,0 +1,566 @@
+"""The game flow of the table app, without any UI (no Kivy import; tested headless and fast).
+
+One :class:`Controller` holds the :class:`~companion.journal.Session` being refereed, the current
+:class:`Proposal` (what the camera or a tap suggests, waiting for a one-tap confirm), and the
+messages shown to the family in plain words. The Kivy screens only display what it exposes and
+forward taps to it.
+
+The rules are the engines' (through the registry and the generic ``State`` API); the camera and
+the keyboard are only ways to *propose* an action. Nothing is applied without a confirm, and a
+confirmed action is in the journal (fsync'ed) before the ``confirmed`` event is emitted, so the
+screen can never show a confirmation that a crash could lose.
+
+Recognition results arrive tagged with the ``generation`` they were computed for; every state
+change bumps it, so a result about an older position or game is dropped, never applied.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from companion.app import paths
+from companion.app.i18n import tr
+from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
+from companion.games.registry import GameModule, available_games, load_game
+from companion.journal import Journal, JournalError, Session
+
+NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
+MAX_CHOICES_SHOWN = 60
+
+
+@dataclass
+class DieSpec:
+    """One die the current chance node waits for: its kind, role (if dice differ) and faces."""
+
+    kind: str
+    role: str
+    faces: list
+
+
+@dataclass
+class DieValue:
+    kind: str
+    role: str
+    value: int | str | None
+    confidence: float = 1.0
+    uncertain: bool = False
+    box: tuple[int, int, int, int] | None = None
+    source: str = "camera"  # "camera" | "manual" | "corrected"
+
+
+@dataclass
+class Proposal:
+    action: Action
+    text: str
+    source: str  # "camera" | "manual" | "choice" | "typed" | "random"
+    dice: list[DieValue] = field(default_factory=list)
+
+    @property
+    def uncertain(self) -> bool:
+        return any(d.uncertain for d in self.dice)
+
+
+@dataclass
+class Message:
+    level: str  # "info" | "ok" | "warn" | "illegal" | "error"
+    text: str
+    rule_id: str | None = None
+    rule_text: str | None = None
+
+
+@dataclass
+class Choice:
+    index: int
+    action: Action
+    text: str
+    piece: str | None = None
+
+
+@dataclass
+class JournalInfo:
+    path: Path
+    game: str
+    title: str
+    players: list[str]
+    actions: int
+    finished: bool
+    modified: str
+    error: str | None = None
+
+
+@cache
+def rules_text(game_name: str) -> dict[str, str]:
+    """Rule ID -> rule text, parsed from the game's RULES.md."""
+    path = rules_path(game_name)
+    if path is None:
+        return {}
+    rules = {}
+    for match in re.finditer(r"^- \*\*([A-Z0-9-]+)\*\*\s+(.*)$", path.read_text(encoding="utf-8"), re.M):
+        rules[match.group(1)] = match.group(2).strip()
+    return rules
+
+
+def rules_path(game_name: str) -> Path | None:
+    module = load_game(game_name).module
+    path = Path(module.__file__).resolve().parent / "RULES.md"
+    return path if path.is_file() else None
+
+
+def faces_of(kind: str, module: GameModule) -> list:
+    if kind in NUMERIC_FACES:
+        return NUMERIC_FACES[kind]
+    faces = getattr(module.module, "DIE_FACES", None)
+    if isinstance(faces, dict) and kind in faces:
+        return list(faces[kind])
+    try:  # games keep their face names beside the rules (Mighty Magpies: FACES)
+        rules = importlib.import_module(module.module.__name__ + ".rules")
+        if getattr(rules, "FACES", None):
+            return list(rules.FACES)
+    except ImportError:
+        pass
+    return []
+
+
+def peek_journal(path: Path) -> JournalInfo:
+    """Read a journal without opening it for writing: its game, players and whether it ended."""
+    modified = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    try:
+        contents = Journal.read(path)
+        name = str(contents.header.get("game"))
+        module = load_game(name)
+        game_class = module.game_class
+        if contents.header.get("rules_version") != game_class.version:
+            raise JournalError(
+                tr("journal:old_rules", found=contents.header.get("rules_version"), current=game_class.version)
+            )
+        game = game_class.from_config(contents.header.get("config") or {})
+        state = game.new_initial_state()
+        actions = contents.actions()
+        for action in actions:
+            state.apply(action)
+        return JournalInfo(path, name, game_class.title or name, list(game.players), len(actions), state.is_terminal(), modified)
+    except (JournalError, GameError, KeyError, TypeError, ValueError) as exc:
+        return JournalInfo(path, "?", path.stem, [], 0, False, modified, str(exc))
+
+
+class Controller:
+    """The UI-free game flow. ``listener(event, payload)`` hears: ``changed``, ``proposal``,
+    ``message``, ``confirmed``, ``over``."""
+
+    def __init__(self, data_root: str | Path | None = None, listener: Callable[[str, Any], None] | None = None,
+                 seed: int | None = None):
+        self.root = paths.data_dir(data_root)
+        self.listeners: list[Callable[[str, Any], None]] = [listener] if listener else []
+        self.session: Session | None = None
+        self.module: GameModule | None = None
+        self.view = None
+        self.proposal: Proposal | None = None
+        self.messages: list[Message] = []
+        self.generation = 0
+        self.changed_at = 0.0
+        self.dropped = 0
+        self.vision_status = ""
+        self.rng = random.Random(seed)
+        self._entry: list[DieValue] = []
+
+    # --- events ---------------------------------------------------------------------------------
+    def emit(self, event: str, payload: Any = None) -> None:
+        for listener in list(self.listeners):
+            listener(event, payload)
+
+    def say(self, level: str, text: str, rule_id: str | None = None) -> Message:
+        rule = rules_text(self.module.name).get(rule_id) if (rule_id and self.module) else None
+        message = Message(level, text, rule_id, rule)
+        self.messages.append(message)
+        del self.messages[:-50]
+        self.emit("message", message)
+        return message
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self.changed_at = time.monotonic()
+        self.proposal = None
+        self._entry = []
+        self.vision_status = ""
+        self.emit("changed", self.generation)
+        if self.state is not None and self.state.is_terminal():
+            self.emit("over", None)
+
+    # --- games and journals ------------------------------------------------------------------------
+    @staticmethod
+    def games() -> list[dict[str, Any]]:
+        out = []
+        for name in available_games():
+            try:
+                cls = load_game(name).game_class
+            except Exception:  # a game being written may not import yet; the others still work
+                continue
+            out.append({
+                "name": name, "title": cls.title or name, "modes": list(cls.modes), "variants": list(cls.variants),
+                "min_players": cls.min_players, "max_players": cls.max_players, "default_players": cls.default_players,
+            })
+        return out
+
+    def journal_folder(self) -> Path:
+        return paths.journals_dir(self.root)
+
+    def new_game(self, name: str, players: list[str], mode: str | None = None, variant: str | None = None,
+                 journal: bool = True) -> Session:
+        """Start a game (raises :class:`GameError` with a plain message for a bad set-up)."""
+        module = load_game(name)
+        game = module.game_class(players=players, mode=mode or None, variant=variant or None)
+        path = None
+        if journal:
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            path = self.journal_folder() / f"{module.name}-{stamp}.jsonl"
+            n = 1
+            while path.exists():
+                n += 1
+                path = self.journal_folder() / f"{module.name}-{stamp}-{n}.jsonl"
+        self._install(module, Session.start(game, path))
+        self.say("info", tr("table:started", game=self.title()))
+        return self.session
+
+    def resume(self, path: str | Path) -> Session:
+        session = Session.resume(path)  # JournalError with a plain message
+        self._install(load_game(session.game.name), session)
+        for warning in session.warnings:
+            self.say("warn", warning)
+        self.say("info", tr("table:resumed", game=self.title(), count=len(session.history)))
+        return session
+
+    def _install(self, module: GameModule, session: Session) -> None:
+        self.close()
+        self.module = module
+        self.view = module.text_view()
+        self.session = session
+        self.messages = []
+        self._changed()
+
+    def unfinished(self) -> list[JournalInfo]:
+        """Journals that can be resumed (newest first) and those that cannot (with the reason)."""
+        infos = [peek_journal(p) for p in sorted(self.journal_folder().glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]]
+        current = self.session.journal.path.resolve() if self.session and self.session.journal else None
+        return [i for i in infos if not i.finished and i.path.resolve() != current]
+
+    def close(self) -> None:
+        if self.session:
+            self.session.close()
+        self.session = None
+
+    # --- what the screens show ---------------------------------------------------------------------
+    @property
+    def state(self) -> State | None:
+        return self.session.state if self.session else None
+
+    def title(self) -> str:
+        return tr(f"game:{self.module.name}") if self.module else ""
+
+    @property
+    def phase(self) -> str:
+        state = self.state
+        if state is None:
+            return "none"
+        if state.is_terminal():
+            return "over"
+        return "chance" if state.is_chance_node() else "decision"
+
+    def chance_kind(self) -> str | None:
+        request = self.state.chance_request() if self.state is not None and self.phase == "chance" else None
+        return request.kind if request else None
+
+    def prompt(self) -> str:
+        state = self.state
+        if state is None:
+            return ""
+        if self.phase == "over":
+            return tr("table:over")
+        if self.phase == "chance":
+            request = state.chance_request()
+            return request.prompt if request else tr("table:chance")
+        return tr("table:your_choice", player=state.player_name(state.current_player))
+
+    def dice_specs(self) -> list[DieSpec]:
+        state = self.state
+        if state is None or self.phase != "chance":
+            return []
+        request = state.chance_request()
+        if request is None or not request.dice:
+            return []
+        roles = list(request.roles) + [""] * len(request.dice)
+        return [DieSpec(kind, roles[i] if len(request.roles) == len(request.dice) else "", faces_of(kind, self.module))
+                for i, kind in enumerate(request.dice)]
+
+    def choices(self) -> list[Choice]:
+        state = self.state
+        if state is None or self.phase != "decision":
+            return []
+        actions = state.legal_actions()
+        return [Choice(i, a, self.view.describe_choice(state, a), a.get("piece") if isinstance(a.get("piece"), str) else None)
+                for i, a in enumerate(actions[:MAX_CHOICES_SHOWN])]
+
+    def highlights(self) -> dict[str, str]:
+        """Board spaces to mark: piece id -> "legal" or "proposed"."""
+        marks = {c.piece: "legal" for c in self.choices() if c.piece}
+        if self.proposal and isinstance(self.proposal.action.get("piece"), str):
+            marks[self.proposal.action["piece"]] = "proposed"
+        return marks
+
+    def coach_lines(self) -> list[str]:
+        state = self.state
+        if state is None or state.is_terminal():
+            return []
+        try:
+            return list(self.view.coach(state))
+        except Exception:  # advice is optional; never let it break the table
+            return []
+
+    def scores(self) -> list[tuple[str, float, bool]]:
+        state = self.state
+        if state is None:
+            return []
+        winners = set(state.winners()) if state.is_terminal() else set()
+        return [(name, score, i in winners) for i, (name, score) in enumerate(zip(state.game.players, state.scores(), strict=True))]
+
+    def current_player_name(self) -> str:
+        state = self.state
+        if state is None or state.is_terminal():
+            return ""
+        player = state.current_player
+        if player < 0 and hasattr(state, "player"):
+            player = state.player  # a chance node during someone's turn
+        return state.player_name(player) if player >= 0 else ""
+
+    def board_text(self) -> str:
+        return self.view.render(self.state) if self.state is not None else ""
+
+    def final_table(self) -> str:
+        return self.view.final_table(self.state) if self.state is not None else ""
+
+    def history_entries(self) -> list[str]:
+        if not self.session:
+            return []
+        replay = self.session.game.new_initial_state()
+        lines = []
+        for action in self.session.history:
+            lines.append(replay.action_to_string(action))
+            replay.apply_unchecked(action)
+        return lines
+
+    def rules_markdown(self) -> str:
+        path = rules_path(self.module.name) if self.module else None
+        return path.read_text(encoding="utf-8") if path else ""
+
+    # --- proposals ---------------------------------------------------------------------------------------
+    def _set_proposal(self, proposal: Proposal | None) -> None:
+        self.proposal = proposal
+        self.emit("proposal", proposal)
+
+    def propose(self, action: Action, source: str, dice: list[DieValue] | None = None) -> Proposal | None:
+        """Check ``action`` against the rules; a legal one becomes the proposal, an illegal one is called."""
+        state = self.state
+        if state is None or state.is_terminal():
+            return None
+        if not state.is_legal(dict(action)):
+            self.call_illegal(action, state.explain_illegal(dict(action)), source)
+            return None
+        proposal = Proposal(dict(action), state.action_to_string(action), source, list(dice or []))
+        self._set_proposal(proposal)
+        return proposal
+
+    def call_illegal(self, action: Action, error: GameError, source: str) -> Message:
+        rule_id = getattr(error, "rule_id", None)
+        reason = getattr(error, "message", str(error))
+        if source == "camera":
+            text = tr("table:illegal_seen", move=self._describe(action), reason=reason)
+        else:
+            text = tr("table:illegal", reason=reason)
+        return self.say("illegal", text, rule_id)
+
+    def _describe(self, action: Action) -> str:
+        try:
+            return self.state.action_to_string(action)
+        except Exception:
+            return json.dumps(action)
+
+    def dice_action(self, values: list[DieValue]) -> Action:
+        """The chance action for these dice (through the game's own parser of typed rolls)."""
+        text = " ".join(str(d.value) for d in values)
+        return self.view.parse_chance(self.state, text)
+
+    # manual dice entry: tap a face for each die in turn
+    def entry(self) -> list[DieValue]:
+        return list(self._entry)
+
+    def tap_face(self, die_index: int, value) -> Proposal | None:
+        specs = self.dice_specs()
+        if not specs or not 0 <= die_index < len(specs):
+            return None
+        while len(self._entry) < len(specs):
+            spec = specs[len(self._entry)]
+            self._entry.append(DieValue(spec.kind, spec.role, None, source="manual"))
+        self._entry[die_index].value = value
+        self._entry[die_index].source = "manual"
+        self.emit("entry", self.entry())
+        if all(d.value is not None for d in self._entry):
+            return self.manual_dice([d.value for d in self._entry])
+        return None
+
+    def manual_dice(self, values: list) -> Proposal | None:
+        specs = self.dice_specs()
+        if len(values) != len(specs):
+            self.say("warn", tr("table:dice_count", expected=len(specs), got=len(values)))
+            return None
+        dice = [DieValue(s.kind, s.role, v, source="manual") for s, v in zip(specs, values, strict=True)]
+        return self._propose_dice(dice, "manual")
+
+    def _propose_dice(self, dice: list[DieValue], source: str) -> Proposal | None:
+        try:
+            action = self.dice_action(dice)
+        except GameError as exc:
+            self.say("warn", str(exc), getattr(exc, "rule_id", None))
+            return None
+        return self.propose(action, source, dice)
+
+    def correct_die(self, index: int, value) -> Proposal | None:
+        """Tap a die of the proposal and give its true face."""
+        if not self.proposal or not 0 <= index < len(self.proposal.dice):
+            return None
+        dice = [DieValue(**vars(d)) for d in self.proposal.dice]
+        dice[index].value = value
+        dice[index].uncertain = False
+        dice[index].confidence = 1.0
+        dice[index].source = "corrected"
+        return self._propose_dice(dice, "corrected")  # the family's word: later camera readings do not override it
+
+    def choose(self, index: int) -> Proposal | None:
+        choices = self.choices()
+        if not 0 <= index < len(choices):
+            return None
+        return self.propose(choices[index].action, "choice")
+
+    def choose_piece(self, piece: str) -> Proposal | None:
+        """A tap on a board space: the legal action on that piece (the first, if several)."""
+        for choice in self.choices():
+            if choice.piece == piece:
+                return self.propose(choice.action, "choice")
+        if self.state is not None and self.phase == "decision":
+            self.say("warn", tr("table:no_move_there", piece=piece))
+        return None
+
+    def typed(self, text: str) -> Proposal | None:
+        """Anything typed in the game's notation (the terminal's syntax): a roll, a set-up, a move."""
+        state = self.state
+        if state is None or not text.strip():
+            return None
+        try:
+            action = self.view.parse_chance(state, text) if state.is_chance_node() else self.view.parse_action(state, text)
+        except GameError as exc:
+            self.say("warn", str(exc), getattr(exc, "rule_id", None))
+            return None
+        return self.propose(action, "typed")
+
+    def random_outcome(self) -> Proposal | None:
+        """Let the app roll (or lay out a random set-up) when no physical outcome is wanted."""
+        if self.state is None or self.phase != "chance":
+            return None
+        return self.propose(self.state.sample_chance(self.rng), "random")
+
+    def discard(self) -> None:
+        self._entry = []
+        self._set_proposal(None)
+
+    # --- recognition -------------------------------------------------------------------------------------
+    def observe(self, generation: int, observation: dict[str, Any], captured_at: float | None = None) -> bool:
+        """A recognition result. Dropped (False) when computed for an older position or game: another
+        generation, a frame captured before the last change, or a result about another history length."""
+        if (generation != self.generation or self.state is None or self.state.is_terminal()
+                or (captured_at is not None and captured_at < self.changed_at)
+                or observation.get("history_len", len(self.session.history)) != len(self.session.history)):
+            self.dropped += 1
+            return False
+        if "status" in observation:
+            self.vision_status = observation["status"]
+        if observation.get("error"):
+            self.vision_status = observation["error"]
+            return True
+        if self.proposal is not None and self.proposal.source not in ("camera",):
+            return True  # the family's own entry wins over the camera
+        if self.phase == "chance" and observation.get("dice"):
+            self._observe_dice(observation["dice"])
+        elif self.phase == "chance" and observation.get("outcome"):
+            if self.proposal is None or self.proposal.action != observation["outcome"]:
+                self.propose(observation["outcome"], "camera")
+        elif self.phase == "decision" and observation.get("move"):
+            move = observation["move"]
+            if self.proposal is None or self.proposal.action != move:
+                self.propose(move, "camera")
+        return True
+
+    def _observe_dice(self, readings: list[dict[str, Any]]) -> None:
+        specs = self.dice_specs()
+        if not specs:
+            return
+        wanted = {s.kind for s in specs}
+        found = [r for r in readings if r.get("kind") in wanted]
+        if len(found) != len(specs):
+            self.vision_status = tr("table:dice_seen", expected=len(specs), got=len(found))
+            return
+        by_role = {r.get("identity"): r for r in found if r.get("identity")}
+        if all(s.role and s.role in by_role for s in specs):
+            ordered = [by_role[s.role] for s in specs]
+        else:
+            ordered = sorted(found, key=lambda r: (r.get("box") or (0, 0, 0, 0))[0])
+        dice = [
+            DieValue(s.kind, s.role, r.get("value"), float(r.get("confidence", 1.0)), bool(r.get("uncertain", False)),
+                     tuple(r["box"]) if r.get("box") else None, "camera")
+            for s, r in zip(specs, ordered, strict=True)
+        ]
+        if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in dice]:
+            return
+        if any(d.uncertain for d in dice):
+            # shown for confirmation, never applied silently: the die is marked '?' until confirmed or corrected
+            self.say("warn", tr("table:uncertain"))
+        self._propose_dice(dice, "camera")
+
+    # --- confirm / undo ------------------------------------------------------------------------------------
+    def confirm(self) -> str | None:
+        """Apply the proposal. It is in the journal (fsync'ed) before ``confirmed`` is emitted."""
+        if self.proposal is None or self.session is None:
+            return None
+        proposal = self.proposal
+        try:
+            text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
+        except IllegalAction as exc:
+            self.call_illegal(proposal.action, exc, proposal.source)
+            self._set_proposal(None)
+            return None
+        except InvalidAction as exc:
+            self.say("warn", str(exc), exc.rule_id)
+            self._set_proposal(None)
+            return None
+        self.say("ok", tr("table:confirmed", text=text))
+        self.emit("confirmed", text)
+        self._changed()
+        return text
+
+    def undo(self, count: int = 1) -> int:
+        if self.session is None:
+            return 0
+        undone = self.session.undo(count)
+        if undone:
+            self.say("info", tr("history:undone", count=undone))
+            self._changed()
+        else:
+            self.say("info", tr("history:nothing"))
+        return undone

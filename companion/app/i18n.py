@@ -1,0 +1,78 @@
+"""Translations: one flat JSON file per locale in ``i18n/``, namespaced keys ("home:title").
+
+Placeholders use ``str.format`` names (``{player}``); ``check()`` reports missing keys and
+mismatched placeholders between locales (the test suite runs it). No Kivy import; the app
+re-reads texts when ``set_language`` fires its listeners.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+FOLDER = Path(__file__).resolve().parent / "i18n"
+DEFAULT = "en"
+LANGUAGES = {"en": "English", "de": "Deutsch"}
+
+_current = DEFAULT
+_listeners: list[Callable[[str], None]] = []
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    path = FOLDER / f"{lang}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def language() -> str:
+    return _current
+
+
+def set_language(lang: str) -> None:
+    global _current
+    if lang not in LANGUAGES:
+        raise ValueError(f"Unknown language {lang!r}; choose one of: {', '.join(LANGUAGES)}.")
+    _current = lang
+    for listener in list(_listeners):
+        listener(lang)
+
+
+def on_change(listener: Callable[[str], None]) -> None:
+    _listeners.append(listener)
+
+
+def tr(key: str, lang: str | None = None, **params) -> str:
+    """The text of ``key`` in the current language (English, then the key itself, as fallbacks)."""
+    text = catalogue(lang or _current).get(key)
+    if text is None:
+        text = catalogue(DEFAULT).get(key, key)
+    if params:
+        try:
+            return text.format(**params)
+        except (KeyError, IndexError, ValueError):
+            return text
+    return text
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def check() -> list[str]:
+    """Every problem between the locales: missing keys, mismatched placeholders."""
+    problems = []
+    base = catalogue(DEFAULT)
+    for lang in LANGUAGES:
+        other = catalogue(lang)
+        for key in sorted(set(base) - set(other)):
+            problems.append(f"{lang}: missing key {key}")
+        for key in sorted(set(other) - set(base)):
+            problems.append(f"{lang}: extra key {key} (not in {DEFAULT})")
+        for key in sorted(set(base) & set(other)):
+            if placeholders(base[key]) != placeholders(other[key]):
+                problems.append(f"{lang}: placeholders of {key} differ: {sorted(placeholders(other[key]))} vs {sorted(placeholders(base[key]))}")
+    return problems

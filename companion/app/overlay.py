@@ -1,0 +1,108 @@
+"""Overlays drawn onto the camera picture (OpenCV, no Kivy): dice read, legal and proposed spaces.
+
+Board spaces are projected from board millimetres through the homography of the current pose, so the
+marks sit on the real pieces. No mark relies on colour alone: each carries its letter (``theme.MARKS``)
+and its own shape (box, dashed box, ring, double ring, cross).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.app import theme
+
+
+def _bgr(rgba) -> tuple[int, int, int]:
+    r, g, b = rgba[:3]
+    return int(b * 255), int(g * 255), int(r * 255)
+
+
+def _label(img, text, org, colour, scale=0.6) -> None:
+    x, y = int(org[0]), int(org[1])
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 4, cv2.LINE_AA)
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+
+
+def _dashed_rect(img, p0, p1, colour, dash=8) -> None:
+    x0, y0 = p0
+    x1, y1 = p1
+    for x in range(x0, x1, dash * 2):
+        cv2.line(img, (x, y0), (min(x + dash, x1), y0), colour, 3)
+        cv2.line(img, (x, y1), (min(x + dash, x1), y1), colour, 3)
+    for y in range(y0, y1, dash * 2):
+        cv2.line(img, (x0, y), (x0, min(y + dash, y1)), colour, 3)
+        cv2.line(img, (x1, y), (x1, min(y + dash, y1)), colour, 3)
+
+
+def draw_dice(img: np.ndarray, dice: list[dict[str, Any]]) -> None:
+    """``dice``: dicts with box, value, uncertain (readings, or the proposal's dice)."""
+    for d in dice:
+        if not d.get("box"):
+            continue
+        x, y, w, h = (int(v) for v in d["box"])
+        mark = theme.MARKS["die-uncertain" if d.get("uncertain") else "die"]
+        colour = _bgr(mark["colour"])
+        if d.get("uncertain"):
+            _dashed_rect(img, (x - 4, y - 4), (x + w + 4, y + h + 4), colour)
+        else:
+            cv2.rectangle(img, (x - 4, y - 4), (x + w + 4, y + h + 4), colour, 3)
+        text = f"{d.get('value')}" + ("?" if d.get("uncertain") else "")
+        _label(img, text, (x, y - 10), colour, 0.8)
+
+
+def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tuple[float, float]], homography: np.ndarray | None) -> None:
+    """``marks``: piece id -> "legal" | "proposed" | "illegal", at ``geometry`` (board mm)."""
+    if homography is None or not marks:
+        return
+    ids = [p for p in marks if p in geometry]
+    if not ids:
+        return
+    pts = cv2.perspectiveTransform(np.float32([geometry[p] for p in ids]).reshape(-1, 1, 2), homography).reshape(-1, 2)
+    for pid, (px, py) in zip(ids, pts, strict=True):
+        kind = marks[pid]
+        mark = theme.MARKS[kind]
+        colour = _bgr(mark["colour"])
+        centre = (int(px), int(py))
+        if mark["shape"] == "cross":
+            cv2.line(img, (centre[0] - 12, centre[1] - 12), (centre[0] + 12, centre[1] + 12), colour, 3)
+            cv2.line(img, (centre[0] - 12, centre[1] + 12), (centre[0] + 12, centre[1] - 12), colour, 3)
+        else:
+            cv2.circle(img, centre, 15, colour, 3)
+            if mark["shape"] == "double-ring":
+                cv2.circle(img, centre, 20, colour, 2)
+        _label(img, mark["letter"], (centre[0] + 14, centre[1] - 12), colour, 0.55)
+
+
+def compose(image: np.ndarray, dice: list[dict[str, Any]], marks: dict[str, str],
+            geometry: dict[str, tuple[float, float]], homography: np.ndarray | None, status: str = "") -> np.ndarray:
+    out = image.copy()
+    draw_spaces(out, marks, geometry, homography)
+    draw_dice(out, dice)
+    if status:
+        _label(out, status, (8, 22), (235, 235, 235), 0.55)
+    return out
+
+
+def hit_die(dice: list[dict[str, Any]], x: float, y: float, slack: float = 12) -> int | None:
+    for i, d in enumerate(dice):
+        if d.get("box"):
+            bx, by, bw, bh = d["box"]
+            if bx - slack <= x <= bx + bw + slack and by - slack <= y <= by + bh + slack:
+                return i
+    return None
+
+
+def hit_space(marks: dict[str, str], geometry: dict[str, tuple[float, float]], homography: np.ndarray | None,
+              x: float, y: float, radius: float = 24) -> str | None:
+    if homography is None:
+        return None
+    ids = [p for p in marks if p in geometry]
+    if not ids:
+        return None
+    pts = cv2.perspectiveTransform(np.float32([geometry[p] for p in ids]).reshape(-1, 1, 2), homography).reshape(-1, 2)
+    d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
+    best = int(d.argmin())
+    return ids[best] if d[best] <= radius else None

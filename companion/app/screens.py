@@ -1,0 +1,383 @@
+"""The screens: thin Kivy shells over :class:`~companion.app.controller.Controller` (layout in kv/)."""
+
+from __future__ import annotations
+
+import re
+
+from kivy.app import App
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.popup import Popup
+from kivy.uix.screenmanager import Screen
+from kivy.uix.togglebutton import ToggleButton
+
+from companion.app import theme
+from companion.app.i18n import tr
+from companion.games.core import GameError
+
+
+def big_button(text: str, on_release, colour=None, **kw) -> Button:
+    button = Button(text=text, size_hint_y=None, height=dp(theme.TOUCH_TARGET), font_size=f"{theme.FONT_SIZE}sp",
+                    background_normal="", background_color=colour or theme.PANEL, **kw)
+    button.halign = "left"
+    button.valign = "middle"
+    button.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(12), None)))
+    button.bind(texture_size=lambda b, ts: setattr(b, "height", max(dp(theme.TOUCH_TARGET), ts[1] + dp(12))))
+    button.bind(on_release=lambda *_: on_release())
+    return button
+
+
+def wrap_label(text: str, **kw) -> Label:
+    label = Label(text=text, size_hint_y=None, markup=True, font_size=f"{theme.FONT_SIZE}sp", **kw)
+    label.bind(width=lambda lb, w: setattr(lb, "text_size", (w, None)))
+    label.bind(texture_size=lambda lb, s: setattr(lb, "height", s[1] + dp(6)))
+    return label
+
+
+def esc(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("[", "&bl;").replace("]", "&br;")
+
+
+class HomeScreen(Screen):
+    message = StringProperty("")
+    colours = ListProperty([0, 1, 2, 3, 0, 1])
+
+    def on_pre_enter(self, *args):
+        self.refresh()
+
+    def refresh(self) -> None:
+        app = App.get_running_app()
+        games = app.controller.games()
+        self._games = {tr(f"game:{g['name']}"): g for g in games}
+        spinner = self.ids.game
+        spinner.values = list(self._games)
+        if spinner.text not in self._games and self._games:
+            spinner.text = next(iter(self._games))
+        self.on_game_chosen(spinner.text)
+        self.show_colours()
+        box = self.ids.resume
+        box.clear_widgets()
+        infos = app.controller.unfinished()
+        if not infos:
+            box.add_widget(wrap_label(tr("home:resume_none"), color=theme.MUTED))
+        for info in infos[:6]:
+            if info.error:
+                box.add_widget(wrap_label(esc(tr("home:broken", name=info.path.name, reason=info.error)), color=theme.WARN))
+                continue
+            text = tr("home:resume", game=tr(f"game:{info.game}"), players=", ".join(info.players), count=info.actions, when=info.modified)
+            box.add_widget(big_button(text, lambda p=info.path: app.resume(p)))
+
+    def on_game_chosen(self, title: str) -> None:
+        game = getattr(self, "_games", {}).get(title)
+        if not game:
+            return
+        options = [f"{tr('home:mode')}: {m}" for m in game["modes"]] or [tr("home:standard")]
+        options += [f"{tr('home:variant')}: {v}" for v in game["variants"]]
+        self.ids.mode.values = options
+        self.ids.mode.text = options[0]
+
+    def players(self) -> list[str]:
+        return [p.strip() for p in self.ids.players.text.split(",") if p.strip()]
+
+    def show_colours(self) -> None:
+        box = self.ids.colours
+        box.clear_widgets()
+        for i, name in enumerate(self.players()[:6]):
+            colour = theme.PLAYER_COLOURS[self.colours[i] % len(theme.PLAYER_COLOURS)]
+            button = Button(text=f"{colour['letter']} {name}", background_normal="", background_color=colour["rgba"],
+                            color=(0, 0, 0, 1) if colour["name"] == "yellow" else (1, 1, 1, 1), font_size=f"{theme.FONT_SIZE}sp")
+            button.bind(on_release=lambda _b, i=i: self.cycle_colour(i))
+            box.add_widget(button)
+
+    def cycle_colour(self, i: int) -> None:
+        self.colours[i] = (self.colours[i] + 1) % len(theme.PLAYER_COLOURS)
+        self.show_colours()
+
+    def start_game(self) -> None:
+        app = App.get_running_app()
+        game = self._games.get(self.ids.game.text)
+        if not game:
+            return
+        choice = self.ids.mode.text
+        mode = variant = None
+        if ": " in choice:
+            what, _, value = choice.partition(": ")
+            if what == tr("home:mode"):
+                mode = value
+            else:
+                variant = value
+        try:
+            app.start_game(game["name"], self.players(), mode, variant)
+        except GameError as exc:
+            self.message = tr("home:bad_setup", reason=str(exc))
+
+
+class SetupScreen(Screen):
+    pass
+
+
+class TableScreen(Screen):
+    title = StringProperty("")
+    prompt = StringProperty("")
+    proposal_text = StringProperty("")
+    confirm_text = StringProperty("")
+    messages_text = StringProperty("")
+    coach_text = StringProperty("")
+    scoreline = StringProperty("")
+    has_proposal = BooleanProperty(False)
+    _entry_key = None
+
+    def on_pre_enter(self, *args):
+        self.refresh(full=True)
+
+    def refresh(self, full: bool = False) -> None:
+        app = App.get_running_app()
+        ctl = app.controller
+        if ctl.session is None:
+            return
+        self.title = tr("table:title", game=ctl.title(), player=ctl.current_player_name() or "-")
+        self.prompt = esc(ctl.prompt())
+        parts = []
+        for i, (name, score, won) in enumerate(ctl.scores()):
+            colour = theme.PLAYER_COLOURS[app.player_colour(i)]
+            parts.append(f"[b]{colour['letter']}[/b] {esc(name)} {score:g}" + (" *" if won else ""))
+        self.scoreline = "   ".join(parts)
+        self.refresh_proposal()
+        self.refresh_messages()
+        key = (ctl.generation, ctl.phase, app.lang)
+        if full or key != self._entry_key:
+            self._entry_key = key
+            self.build_entry()
+            self.coach_text = esc("\n".join(ctl.coach_lines()[:2]))
+
+    def refresh_proposal(self) -> None:
+        ctl = App.get_running_app().controller
+        proposal = ctl.proposal
+        self.has_proposal = proposal is not None
+        box = self.ids.proposal_dice
+        box.clear_widgets()
+        if proposal is None:
+            self.proposal_text = tr("table:proposal_none")
+            self.confirm_text = tr("table:confirm")
+            return
+        self.proposal_text = "[b]" + esc(tr("table:proposal", text=proposal.text)) + "[/b]"
+        self.confirm_text = tr("table:confirm_checked") if proposal.uncertain else tr("table:confirm")
+        for i, die in enumerate(proposal.dice):
+            mark = theme.MARKS["die-uncertain" if die.uncertain else "die"]
+            label = f"{die.role or tr('table:die', number=i + 1)}: {die.value}" + (" ?" if die.uncertain else "")
+            button = Button(text=label, background_normal="", background_color=mark["colour"], font_size=f"{theme.FONT_SIZE}sp",
+                            color=(0, 0, 0, 1) if die.uncertain else (1, 1, 1, 1))
+            button.die_index = i
+            button.bind(on_release=lambda _b, i=i: self.open_correction(i))
+            box.add_widget(button)
+
+    def refresh_messages(self) -> None:
+        ctl = App.get_running_app().controller
+        lines = []
+        for m in ctl.messages[-3:]:
+            colour = {"illegal": "ff6655", "warn": "ffcc44", "ok": "66dd88", "error": "ff6655"}.get(m.level, "cccccc")
+            mark = {"illegal": "X", "warn": "!", "ok": "OK", "error": "X"}.get(m.level, "i")
+            text = f"[color={colour}][b]{mark}[/b] {esc(m.text)}[/color]"
+            if m.rule_id:
+                text += "\n   " + esc(tr("table:rule", rule=m.rule_id, text=m.rule_text or ""))
+            lines.append(text)
+        if ctl.vision_status:
+            lines.append(f"[color=aaaaaa]{esc(ctl.vision_status)}[/color]")
+        self.messages_text = "\n".join(lines)
+
+    def build_entry(self) -> None:
+        """Manual entry for the current node: face buttons per die, the legal choices, or chance helpers."""
+        ctl = App.get_running_app().controller
+        box = self.ids.entry
+        specs = ctl.dice_specs() if ctl.phase == "chance" else []
+        signature = (tuple((s.kind, s.role, tuple(s.faces)) for s in specs), App.get_running_app().lang)
+        box.clear_widgets()
+        cache = self.__dict__.setdefault("_dice_cache", {})
+        if specs and signature in cache:
+            self._dice_rows, self._face_buttons = cache[signature]
+            entered = ctl.entry()
+            for button in self._face_buttons:  # the same dice again: reuse the rows (widgets are slow to build)
+                i = button.die_index
+                button.state = "down" if i < len(entered) and entered[i].value == button.face else "normal"
+            for row in self._dice_rows:
+                box.add_widget(row)
+            return
+        if ctl.phase == "chance":
+            if specs:
+                self._face_buttons = []
+                box.add_widget(wrap_label(f"[b]{tr('table:enter_dice')}[/b]"))
+                entered = ctl.entry()
+                for i, spec in enumerate(specs):
+                    row = BoxLayout(size_hint_y=None, height=dp(theme.TOUCH_TARGET), spacing=dp(3))
+                    row.add_widget(Label(text=esc(spec.role or tr("table:die", number=i + 1)), size_hint_x=None, width=dp(90),
+                                         font_size=f"{theme.FONT_SIZE * 0.8}sp"))
+                    for face in spec.faces:
+                        button = ToggleButton(text=str(face), group=f"die{i}", size_hint=(None, None),
+                                              size=(dp(theme.TOUCH_TARGET), dp(theme.TOUCH_TARGET)), font_size=f"{theme.FONT_SIZE}sp")
+                        if i < len(entered) and entered[i].value == face:
+                            button.state = "down"
+                        button.face = face
+                        button.die_index = i
+                        button.bind(on_release=lambda _b, i=i, f=face: ctl.tap_face(i, f))
+                        row.add_widget(button)
+                        self._face_buttons.append(button)
+                    box.add_widget(row)
+                box.add_widget(big_button(tr("table:roll_for_me"), ctl.random_outcome))
+                self._dice_rows = list(reversed(box.children))
+                cache[signature] = (self._dice_rows, self._face_buttons)
+            else:
+                box.add_widget(big_button(tr("table:random_setup"), ctl.random_outcome, colour=theme.ACCENT))
+        elif ctl.phase == "decision":
+            for choice in ctl.choices():
+                button = big_button(f"{choice.index + 1}. {choice.text}", lambda i=choice.index: ctl.choose(i))
+                button.choice_index = choice.index
+                box.add_widget(button)
+        elif ctl.phase == "over":
+            box.add_widget(big_button(tr("end:title"), lambda: App.get_running_app().go("end"), colour=theme.ACCENT))
+
+    def confirm(self) -> None:
+        App.get_running_app().controller.confirm()
+
+    def submit_typed(self) -> None:
+        text = self.ids.typed.text
+        if App.get_running_app().controller.typed(text) is not None:
+            self.ids.typed.text = ""
+
+    def open_correction(self, index: int) -> None:
+        ctl = App.get_running_app().controller
+        if not ctl.proposal or index >= len(ctl.proposal.dice):
+            return
+        die = ctl.proposal.dice[index]
+        spec_faces = next((s.faces for i, s in enumerate(ctl.dice_specs()) if i == index), [])
+        content = BoxLayout(spacing=dp(4), padding=dp(6))
+        popup = Popup(title=tr("table:die", number=index + 1) + f" ({die.value}?)", content=content,
+                      size_hint=(0.9, None), height=dp(theme.TOUCH_TARGET * 2.6))
+        for face in spec_faces:
+            button = Button(text=str(face), font_size=f"{theme.FONT_SIZE}sp")
+            button.face = face
+
+            def pick(_b, f=face):
+                popup.dismiss()
+                ctl.correct_die(index, f)
+
+            button.bind(on_release=pick)
+            content.add_widget(button)
+        self.correction_popup = popup
+        popup.open()
+
+
+class ScoresScreen(Screen):
+    board_text = StringProperty("")
+
+    def on_pre_enter(self, *args):
+        app = App.get_running_app()
+        grid = self.ids.table
+        grid.clear_widgets()
+        for text in (tr("scores:player"), tr("scores:points"), ""):
+            grid.add_widget(Label(text=f"[b]{text}[/b]", markup=True, font_size=f"{theme.FONT_SIZE}sp"))
+        for i, (name, score, won) in enumerate(app.controller.scores()):
+            colour = theme.PLAYER_COLOURS[app.player_colour(i)]
+            grid.add_widget(Label(text=f"[b]{colour['letter']}[/b] {esc(name)}", markup=True, font_size=f"{theme.FONT_SIZE}sp",
+                                  color=colour["rgba"]))
+            grid.add_widget(Label(text=f"{score:g}", font_size=f"{theme.FONT_SIZE}sp"))
+            grid.add_widget(Label(text=tr("scores:winner") if won else "", font_size=f"{theme.FONT_SIZE}sp"))
+        self.board_text = app.controller.board_text()
+
+
+def rules_markup(markdown: str) -> str:
+    out = []
+    for line in markdown.splitlines():
+        line = esc(line)
+        line = re.sub(r"\*\*(.+?)\*\*", r"[b]\1[/b]", line)
+        line = re.sub(r"`(.+?)`", r"\1", line)
+        if line.startswith("#"):
+            line = "[size=24sp][b]" + line.lstrip("# ") + "[/b][/size]"
+        out.append(line)
+    return "\n".join(out)
+
+
+class RulesScreen(Screen):
+    title = StringProperty("")
+    rules_text = StringProperty("")
+
+    def on_pre_enter(self, *args):
+        ctl = App.get_running_app().controller
+        self.title = tr("rules:title", game=ctl.title())
+        self.rules_text = rules_markup(ctl.rules_markdown())
+
+
+class HistoryScreen(Screen):
+    def on_pre_enter(self, *args):
+        self.refresh()
+
+    def refresh(self) -> None:
+        ctl = App.get_running_app().controller
+        box = self.ids.entries
+        box.clear_widgets()
+        entries = ctl.history_entries()
+        if not entries:
+            box.add_widget(wrap_label(tr("history:empty"), color=theme.MUTED))
+        first = max(0, len(entries) - 80)  # the latest moves; older ones stay in the journal
+        for n, text in enumerate(entries[first:], start=first + 1):
+            box.add_widget(wrap_label(f"{n:>3}. {esc(text)}"))
+        self.ids.scroll.scroll_y = 0
+
+    def undo(self, count: int) -> None:
+        App.get_running_app().controller.undo(count)
+        self.refresh()
+
+
+class EndScreen(Screen):
+    winner_text = StringProperty("")
+    final_text = StringProperty("")
+
+    def on_pre_enter(self, *args):
+        ctl = App.get_running_app().controller
+        winners = [name for name, _score, won in ctl.scores() if won]
+        self.winner_text = tr("end:winner", names=", ".join(winners)) if winners else tr("end:nobody")
+        self.final_text = ctl.final_table()
+
+
+class TallyScreen(Screen):
+    """Score a kingdom without a game: count the characters by hand (Eagle Kingdoms scoring)."""
+
+    total_text = StringProperty("")
+
+    def on_pre_enter(self, *args):
+        from companion.games.eagle_kingdoms import rules as ek
+
+        self.ek = ek
+        if not hasattr(self, "counts"):
+            self.counts = [0] * len(ek.KINDS)
+        grid = self.ids.rows
+        grid.clear_widgets()
+        self.count_labels = []
+        for k in range(len(ek.KINDS)):
+            grid.add_widget(Label(text=ek.kind_label(k), font_size=f"{theme.FONT_SIZE}sp"))
+            minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
+            minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
+            count = Label(text=str(self.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
+            plus = Button(text="+", font_size=f"{theme.TITLE_SIZE}sp")
+            plus.bind(on_release=lambda _b, k=k: self.bump(k, 1))
+            self.count_labels.append(count)
+            for w in (minus, count, plus):
+                grid.add_widget(w)
+        self.update()
+
+    def bump(self, k: int, delta: int) -> None:
+        self.counts[k] = max(0, min(self.ek.COUNTS[k], self.counts[k] + delta))
+        self.update()
+
+    def clear(self) -> None:
+        self.counts = [0] * len(self.ek.KINDS)
+        self.update()
+
+    def update(self) -> None:
+        for label, n in zip(self.count_labels, self.counts, strict=True):
+            label.text = str(n)
+        kingdoms = self.ek.kingdoms_of(self.counts)
+        self.total_text = tr("tally:total", points=self.ek.score_of(self.counts), kingdoms=kingdoms,
+                             bonus=kingdoms * self.ek.KINGDOM_BONUS)

@@ -1,0 +1,116 @@
+"""Recognition off the UI thread: a worker thread, a one-slot queue, results handed to a callback.
+
+The UI submits the newest frame with the controller's ``generation``; a pending frame that was not
+yet started is replaced (the worker always works on the present, never on a backlog). Results go to
+``deliver(generation, observation, captured_at)``; the Kivy app wraps it in ``Clock.schedule_once`` so
+the controller is only touched on the UI thread, and the controller drops results of an outdated
+game or position. No Kivy import.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Recognize = Callable[[np.ndarray, dict[str, Any]], dict[str, Any]]
+
+
+class RecognitionWorker:
+    def __init__(self, recognize: Recognize, deliver: Callable[[int, dict[str, Any], float], None]):
+        self.recognize = recognize
+        self.deliver = deliver
+        self.processed = 0
+        self.replaced = 0
+        self.last_ms = 0.0
+        self._queue: queue.Queue = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="recognition", daemon=True)
+
+    def start(self) -> RecognitionWorker:
+        self._thread.start()
+        return self
+
+    @property
+    def busy(self) -> bool:
+        return not self._queue.empty()
+
+    def submit(self, generation: int, image: np.ndarray, meta: dict[str, Any], captured_at: float) -> None:
+        item = (generation, image, meta, captured_at)
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:
+            try:
+                self._queue.get_nowait()
+                self.replaced += 1
+            except queue.Empty:
+                pass
+            try:
+                self._queue.put_nowait(item)
+            except queue.Full:
+                pass
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                generation, image, meta, captured_at = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            t0 = time.perf_counter()
+            try:
+                observation = self.recognize(image, meta)
+            except Exception as exc:  # a reader failure is reported, the game goes on by hand
+                observation = {"error": f"{type(exc).__name__}: {exc}"}
+            self.last_ms = (time.perf_counter() - t0) * 1000
+            self.processed += 1
+            self.deliver(generation, observation, captured_at)
+
+    def stop(self, timeout: float = 1.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+
+class DiceRecognizer:
+    """The camera path: the vision package's dice reader plus its settle tracker.
+
+    Reports ``{"dice": [...]}`` once a roll has settled (every die still, same value, for a few
+    frames), else a ``status``. Built lazily; a missing or damaged model gives ``error``.
+    """
+
+    def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour")):
+        self.kinds = kinds
+        self._reader = None
+        self._tracker = None
+        self.error = ""
+
+    def _ensure(self) -> bool:
+        if self._reader is not None:
+            return True
+        if self.error:
+            return False
+        try:
+            from companion.vision.classes import KINDS
+            from companion.vision.reader import DiceReader
+            from companion.vision.tracker import SettleTracker
+
+            kinds = tuple(k for k in KINDS if k in self.kinds or k == "magpie") or KINDS
+            self._reader = DiceReader(kinds=kinds)
+            self._tracker = SettleTracker()
+        except Exception as exc:  # ModelError, missing onnxruntime (Android: see android/README.md)
+            self.error = f"The dice reader is not available ({exc}); enter the dice by hand."
+            return False
+        return True
+
+    def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
+        if not self._ensure():
+            return {"error": self.error}
+        readings = self._reader.read(image)
+        roll = self._tracker.update(readings)
+        if roll is None:
+            return {"status": "reading dice" if readings else "no dice in view", "live": [r.as_json() for r in readings]}
+        return {"dice": [r.as_json() for r in roll.dice]}

@@ -1,0 +1,207 @@
+"""The UI-free controller of the table app (no Kivy): proposals, confirm, corrections, undo, resume."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.app import i18n
+from companion.app.controller import Controller, peek_journal, rules_text
+from companion.app.demo import DemoScript, dice_values
+from companion.journal import Journal
+
+
+@pytest.fixture
+def ctl(tmp_path):
+    return Controller(tmp_path, seed=3)
+
+
+def _ek(ctl):
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben", "Cy"])
+    script = DemoScript.load()
+    ctl.observe(ctl.generation, script.observation(0))  # the set-up, as the taught board reports it
+    assert ctl.proposal is not None and ctl.proposal.source == "camera"
+    ctl.confirm()
+    return script
+
+
+def test_manual_dice_then_choice_then_journal(ctl):
+    script = _ek(ctl)
+    assert ctl.phase == "chance"
+    specs = ctl.dice_specs()
+    assert [s.kind for s in specs] == ["d6", "d6"] and specs[0].faces == [1, 2, 3, 4, 5, 6]
+    assert ctl.tap_face(0, 5) is None  # one die is not a roll yet
+    proposal = ctl.tap_face(1, 3)
+    assert proposal is not None and proposal.action == {"type": "roll", "dice": [3, 5]}
+    assert ctl.session.journal.path.read_text().count("\n") == 2  # header + set-up: nothing before confirm
+    ctl.confirm()
+    lines = ctl.session.journal.path.read_text().splitlines()
+    assert json.loads(lines[-1])["action"] == {"type": "roll", "dice": [3, 5]}
+    if ctl.phase == "decision":
+        choices = ctl.choices()
+        assert choices and all(c.text for c in choices)
+        ctl.choose(len(choices) - 1)
+        assert ctl.proposal.source == "choice"
+        ctl.confirm()
+    assert len(ctl.history_entries()) == len(ctl.session.history)
+    assert script.module.name == ctl.module.name
+
+
+def test_confirm_writes_journal_before_confirmation_is_shown(ctl, monkeypatch):
+    _ek(ctl)
+    order = []
+    original = Journal.append_action
+
+    def spy(self, action, player, text):
+        original(self, action, player, text)
+        order.append("journal")
+
+    monkeypatch.setattr(Journal, "append_action", spy)
+    ctl.listeners.append(lambda event, payload: order.append(event) if event == "confirmed" else None)
+    ctl.manual_dice([2, 4])
+    ctl.confirm()
+    assert order == ["journal", "confirmed"]
+
+
+def test_uncertain_reading_is_proposed_not_applied_and_can_be_corrected(ctl):
+    _ek(ctl)
+    readings = [
+        {"kind": "d6", "value": 2, "confidence": 0.95, "box": [10, 10, 20, 20], "uncertain": False},
+        {"kind": "d6", "value": 6, "confidence": 0.3, "box": [50, 10, 20, 20], "uncertain": True},
+    ]
+    before = len(ctl.session.history)
+    assert ctl.observe(ctl.generation, {"dice": readings})
+    assert len(ctl.session.history) == before  # never applied silently
+    assert ctl.proposal.uncertain and ctl.proposal.dice[1].value == 6
+    assert any(m.level == "warn" for m in ctl.messages)
+    ctl.correct_die(1, 4)
+    assert not ctl.proposal.uncertain and ctl.proposal.action == {"type": "roll", "dice": [2, 4]}
+    assert ctl.proposal.dice[1].source == "corrected"
+
+
+def test_outdated_results_are_dropped(ctl):
+    _ek(ctl)
+    old = ctl.generation
+    ctl.manual_dice([1, 1])
+    ctl.confirm()
+    dice = [{"kind": "d6", "value": 3, "box": [0, 0, 5, 5]}, {"kind": "d6", "value": 3, "box": [9, 0, 5, 5]}]
+    assert not ctl.observe(old, {"dice": dice})
+    assert not ctl.observe(ctl.generation, {"dice": dice}, captured_at=ctl.changed_at - 1)
+    assert not ctl.observe(ctl.generation, {"dice": dice, "history_len": 0})
+    assert ctl.dropped == 3
+
+
+def test_illegal_move_seen_by_camera_is_called_with_its_rule(ctl):
+    _ek(ctl)
+    ctl.manual_dice([1, 2])
+    ctl.confirm()
+    if ctl.phase != "decision":
+        pytest.skip("this roll captured nothing")
+    legal = {c.piece for c in ctl.choices()}
+    piece = next(p for p in ("neck", "tail-upper", "head-left") if p not in legal)
+    ctl.observe(ctl.generation, {"move": {"type": "capture", "piece": piece}})
+    assert ctl.proposal is None
+    message = ctl.messages[-1]
+    assert message.level == "illegal" and message.rule_id and message.rule_id.startswith("EK-")
+    assert piece in message.text or "not" in message.text.lower()
+
+
+def test_undo_and_resume_lose_nothing(ctl, tmp_path):
+    _ek(ctl)
+    ctl.manual_dice([3, 5])
+    ctl.confirm()
+    ctl.manual_dice([1, 6]) if ctl.phase == "chance" else ctl.choose(0)
+    ctl.confirm()
+    history = list(ctl.session.history)
+    assert ctl.undo() == 1
+    assert ctl.session.history == history[:-1]
+    path = ctl.session.journal.path
+    other = Controller(tmp_path)
+    infos = other.unfinished()
+    assert [i.path for i in infos] == [path] and infos[0].actions == len(history) - 1
+    other.resume(path)
+    assert other.session.history == history[:-1]
+    assert other.session.state == ctl.session.state
+
+
+def test_journal_of_an_older_version_is_reported_not_lost(ctl):
+    folder = ctl.journal_folder()
+    bad = folder / "old.jsonl"
+    header = {"format": "companion-journal", "version": 1, "game": "eagle-kingdoms", "rules_version": 0,
+              "config": {"players": ["A", "B"]}}
+    bad.write_text(json.dumps(header) + "\n")
+    info = peek_journal(bad)
+    assert info.error and "version" in info.error
+    assert bad.exists()
+    assert [i.path for i in ctl.unfinished()] == [bad]
+
+
+def test_demo_recording_plays_a_whole_game_through_the_controller(ctl):
+    script = DemoScript.load()
+    assert not script.warnings, script.warnings
+    ctl.new_game(script.module.name, list(script.game.players), script.game.mode, script.game.variant)
+    corrected = uncertain = 0
+    for step in range(len(script)):
+        ctl.observe(ctl.generation, script.observation(step))
+        assert ctl.proposal is not None, (step, ctl.messages[-1:])
+        if ctl.proposal.uncertain:
+            uncertain += 1
+        if ctl.proposal.action != script.truth(step):  # a misread die: the family corrects it
+            wrong = [i for i, d in enumerate(ctl.proposal.dice) if d.uncertain]
+            assert wrong
+            truth = dice_values(script.truth(step))
+            ctl.correct_die(wrong[0], truth[wrong[0]])
+            corrected += 1
+        assert ctl.proposal.action == script.truth(step)
+        ctl.confirm()
+    assert ctl.phase == "over"
+    assert uncertain >= 3 and corrected >= 1
+    assert "Winner" in ctl.final_table() or "win" in ctl.final_table().lower()
+    assert len(ctl.session.journal.path.read_text().splitlines()) == len(script) + 1
+
+
+def test_typed_and_random_entry(ctl):
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+    assert ctl.chance_kind() == "setup"
+    assert ctl.random_outcome() is not None
+    ctl.confirm()
+    assert ctl.typed("9 9") is None and ctl.messages[-1].level == "warn"
+    assert ctl.typed("2 6").action == {"type": "roll", "dice": [2, 6]}
+
+
+def test_other_games_start_and_enter_dice(ctl):
+    for name in ("verzauberte-eulen", "mighty-magpies"):
+        ctl.new_game(name, ["Ann", "Ben"])
+        for _ in range(3):
+            if ctl.phase == "chance":
+                specs = ctl.dice_specs()
+                if specs and all(s.faces for s in specs):
+                    assert ctl.manual_dice([s.faces[0] for s in specs]) is not None or ctl.messages[-1].level in ("warn", "illegal")
+                if ctl.proposal is None:
+                    ctl.random_outcome()
+            else:
+                ctl.choose(0)
+            ctl.confirm()
+        assert ctl.session.history
+
+
+def test_rules_text_and_bad_setup(ctl):
+    assert "outermost" in rules_text("eagle-kingdoms")["EK-CAP-OUTER"]
+    with pytest.raises(Exception, match="players|Player"):
+        ctl.new_game("eagle-kingdoms", ["Solo"])
+
+
+def test_locales_have_the_same_keys_and_placeholders():
+    assert i18n.check() == []
+    i18n.set_language("de")
+    try:
+        assert i18n.tr("table:confirmed", text="x") == "Gespeichert: x"
+    finally:
+        i18n.set_language("en")
+
+
+def test_committed_demo_recording_replays():
+    script = DemoScript.load()
+    assert not script.warnings and script.state_at(len(script)).is_terminal()
+    assert script.data["seed"] == 7 and script.module.name == "eagle-kingdoms"

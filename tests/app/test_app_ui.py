@@ -1,0 +1,201 @@
+"""Headless UI test (Kivy, SDL offscreen): a whole demo game through the screens, with screenshots.
+
+Skipped with the reason when Kivy or the system GL libraries are missing. Screenshots go to a temporary
+folder, or to $COMPANION_SCREENSHOTS (``COMPANION_SCREENSHOTS=docs/img pytest tests/app`` refreshes the
+user guide's pictures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.app.demo import dice_values
+
+EXPECTED_SHOTS = {"home", "home-de", "setup", "score-a-kingdom", "table-dice", "table-uncertain", "table-choice",
+                  "scores", "history", "rules", "scores-final", "end"}
+
+
+def _kivy_window():
+    os.environ["SDL_VIDEODRIVER"] = "offscreen"
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
+    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-kivy-"))
+    pytest.importorskip("kivy", reason="Kivy is not installed (pip install -e '.[app]')")
+    from kivy.config import Config
+
+    Config.set("kivy", "log_level", "warning")
+    try:
+        from kivy.core.window import Window
+    except BaseException as exc:  # Kivy may sys.exit when no GL window can be made
+        pytest.skip(f"no GL window available ({exc!r}); install the system GL libraries (scripts/install-system-libs.sh)")
+    if Window is None:
+        pytest.skip("no GL window available; install the system GL libraries (scripts/install-system-libs.sh)")
+    return Window
+
+
+class _Lost:
+    name = "camera 9"
+    live = True
+
+    def read(self):
+        from companion.vision.sources import SourceLost
+
+        raise SourceLost("camera 9 stopped sending pictures (unplugged, or taken by another app).")
+
+    def close(self):
+        pass
+
+
+def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
+    window = _kivy_window()
+    from kivy.base import EventLoop
+
+    from companion.app.i18n import tr
+    from companion.app.main import CompanionApp
+    from companion.journal import Journal
+    from companion.vision.sources import FrameGrabber
+
+    started = time.monotonic()
+    data = tmp_path / "data"
+    (data / "journals").mkdir(parents=True)
+    old = {"format": "companion-journal", "version": 1, "game": "eagle-kingdoms", "rules_version": 0,
+           "config": {"players": ["Old", "Timer"]}}
+    (data / "journals" / "old-version.jsonl").write_text(json.dumps(old) + "\n")
+    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path / "shots")
+    app = CompanionApp(source="demo", data_dir=str(data), screenshot_dir=str(shots), tour=True, language="en")
+
+    def pump(until, timeout=20.0, what=""):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            EventLoop.idle()
+            if until():
+                return
+        raise AssertionError(f"timed out waiting for {what}")
+
+    app._run_prepare()
+    try:
+        ctl = app.controller
+        home = app.sm.get_screen("home")
+        table = app.sm.get_screen("table")
+        # --- home: games, the old journal explained, the home tour, language switch -----------------------
+        assert "Eagle Kingdoms" in home.ids.game.values
+        assert any("version" in getattr(w, "text", "") for w in home.ids.resume.children)
+        pump(lambda: not app._shots, what="the home screenshots")
+        home.ids.language.dispatch("on_release")
+        assert app.lang == "de" and home.ids.start.text == "Spiel starten"
+        home.ids.language.dispatch("on_release")
+        assert app.lang == "en" and home.ids.start.text == "Start game"
+
+        # --- the demo game: the first proposal arrives from the worker thread via the Clock -------------------
+        home.ids.demo.dispatch("on_release")
+        assert app.sm.current == "table" and app.demo_game
+        script = app.demo_script
+        pump(lambda: ctl.proposal is not None, what="the camera's first proposal")
+        assert ctl.proposal.source == "camera" and ctl.proposal.action == script.truth(0)
+        assert table.has_proposal and table.ids.confirm.text == "Confirm"
+
+        # confirm: journal first, then the confirmation on screen
+        order = []
+        original = Journal.append_action
+
+        def spy(self, action, player, text):
+            original(self, action, player, text)
+            order.append("journal")
+
+        monkeypatch.setattr(Journal, "append_action", spy)
+        app.events.clear()
+        real_refresh = table.refresh_messages
+
+        def shown():
+            real_refresh()
+            if "Saved:" in table.messages_text:
+                order.append("shown")
+
+        monkeypatch.setattr(table, "refresh_messages", shown)
+        table.ids.confirm.dispatch("on_release")
+        assert order[:2] == ["journal", "shown"] and "confirmation shown" in app.events
+        monkeypatch.setattr(table, "refresh_messages", real_refresh)
+
+        # manual dice entry: tap one face per die
+        assert ctl.phase == "chance"
+        ctl.discard()
+        truth = dice_values(script.truth(1))
+        faces = [w for row in table.ids.entry.children for w in getattr(row, "children", []) if hasattr(w, "face")]
+        for die, value in enumerate(truth):
+            next(b for b in faces if b.die_index == die and b.face == value).dispatch("on_release")
+        assert ctl.proposal.source == "manual" and ctl.proposal.action == script.truth(1)
+        table.ids.confirm.dispatch("on_release")
+
+        # --- the rest of the game: camera readings, corrections, a choice by tap, an undo -------------------------
+        chose = undone = corrected = False
+        steps = 0
+        while ctl.phase != "over":
+            steps += 1
+            assert steps < 2000
+            step = len(ctl.session.history)
+            app.on_observation(ctl.generation, script.observation(step))
+            if ctl.phase == "decision" and not chose and len(ctl.choices()) > 1:
+                buttons = [b for b in table.ids.entry.children if hasattr(b, "choice_index")]
+                target = next(b for b in buttons if ctl.choices()[b.choice_index].action == script.truth(step))
+                target.dispatch("on_release")
+                assert ctl.proposal.source == "choice"
+                chose = True
+            if ctl.proposal is not None and ctl.proposal.uncertain and not corrected:
+                assert table.confirm_text == tr("table:confirm_checked")
+                assert any("?" in b.text for b in table.ids.proposal_dice.children)
+                corrected = ctl.proposal.action != script.truth(step)
+            guard = 0
+            while ctl.proposal is not None and len(ctl.session.history) == step:
+                app.autopilot_step()
+                guard += 1
+                assert guard < 5
+            assert ctl.session.history[-1] == script.truth(step), f"step {step}"
+            if not undone and step == len(script) // 3:
+                app.go("history")
+                before = len(ctl.session.history)
+                app.sm.get_screen("history").ids.undo.dispatch("on_release")
+                assert len(ctl.session.history) == before - 1
+                app.go("table")
+                undone = True
+            if app._shots:
+                pump(lambda: not app._shots, what="screenshots")
+            if steps % 25 == 0:
+                EventLoop.idle()
+        assert chose and undone
+        pump(lambda: not app._shots and app.sm.current == "end", what="the end screen")
+        end = app.sm.get_screen("end")
+        assert "Bonus" in end.final_text and "Kingdoms" in end.final_text
+        assert end.winner_text.startswith("Winner")
+        journal = ctl.session.journal.path.read_text().splitlines()
+        assert len(journal) == len(ctl.session.history) + 1 + 2  # header, actions, the undone action and its undo record
+        assert all(p.name != ctl.session.journal.path.name for p in [i.path for i in ctl.unfinished()])
+
+        # --- a phone-shaped window switches the table to the portrait layout -------------------------------------
+        size = tuple(window.size)
+        window.size = (420, 820)
+        pump(lambda: app.portrait, what="portrait layout")
+        app.go("table")
+        EventLoop.idle()
+        assert table.ids.panel.parent.parent.orientation == "vertical"
+        window.size = size
+        pump(lambda: not app.portrait, what="landscape layout")
+
+        # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
+        app.grabber = FrameGrabber(_Lost()).start()
+        app._lost_reported = False
+        pump(lambda: app._lost_reported, what="the lost camera")
+        assert ctl.messages[-1].text == tr("table:camera_lost")
+
+        taken = {p.stem for p in app.shots_taken}
+        assert EXPECTED_SHOTS <= taken, EXPECTED_SHOTS - taken
+        assert all((shots / f"{name}.png").stat().st_size > 5000 for name in EXPECTED_SHOTS)
+    finally:
+        app.stop()
+    assert time.monotonic() - started < 240
