@@ -1,0 +1,116 @@
+"""Model cards (markdown) beside the models, written from the evaluation results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CREDITS = """\
+Real photos (from `../shared/datasets/`, never copied into this repository):
+
+- `dice-photos-matteop65`: about 396 webcam photos of white d6 on wood (MIT licence). Used for training
+  (`train`, 90%; 10% calibrates) and reported (`valid`, never trained on).
+- `dice-photos-roboflow-catan`: about 436 photos of many small dice of many colours on a white table and a
+  Catan board, from Roboflow Universe (CC BY 4.0). Used for training (`train`, 90%; 10% calibrates) and
+  reported (`valid`, `test`, never trained on). Not every die is labelled, so its "extra detections"
+  are partly real dice.
+- `dice-photos-aws-reinvent2019`: about 290 phone photos of coloured d6 on wood, boards, carpet and
+  stone (Apache 2.0). **Never used in training, calibration or model selection**: the honest figure.
+"""
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.1f}%"
+
+
+def real_table(real: list[dict]) -> str:
+    lines = ["| dataset / split | role | photos | dice | found (recall) | read right (of found) | right, confident only | "
+             "uncertain | photos all right | extra detections |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in real:
+        role = {"heldout": "**never used in training**", "valid": "validation (not trained on)",
+                "train": "training split (seen)"}[r["role"]]
+        lines.append(f"| {r['dataset']} / {r['split']} | {role} | {r['photos']} | {r['dice']} | {_pct(r['recall'])} | "
+                     f"{_pct(r['accuracy'])} | {_pct(r['accuracy_confident'])} | {_pct(r['uncertain'])} | "
+                     f"{_pct(r['photos_all_right'])} | {r['extra_detections']} |")
+    return "\n".join(lines)
+
+
+def synth_table(syn: dict) -> str:
+    lines = ["| kind | dice | found (recall) | read right (of found) | uncertain |", "|---|---|---|---|---|"]
+    for kind, s in syn["per_kind"].items():
+        lines.append(f"| {kind} | {s['dice']} | {_pct(s['recall'])} | {_pct(s['accuracy'])} | {_pct(s['uncertain'])} |")
+    return "\n".join(lines)
+
+
+def write_model_cards(out: Path, manifest: dict, results: dict, cm) -> None:
+    det, cls, tr = manifest["dice_detector"], manifest["dice_classifier"], manifest["training"]
+    timing = results["ms_1280x720_one_thread"]
+    common = f"""\
+## Training
+
+`{tr['command'].strip()}` (or `make train`), seed {tr['seed']}, CPU only (torch {tr['torch']}, 1 thread),
+{tr['wall_seconds'] / 60:.1f} minutes wall time for both models, rendering included.
+Synthetic scenes come from `companion/vision/synth.py` (cubes and octahedra with random body and pip colours,
+pip shapes, translucent, marbled and glittery bodies, numerals, colour faces and a magpie symbol; perspective,
+rotation, scale 15-120 px, lighting, shadows, highlights, motion blur, JPEG noise, textured tables, clutter,
+neighbouring dice, fingers).
+
+{CREDITS}
+## Evaluation on real photos (six-sided dice only, read with `--kinds d6`; boxes matched by centres)
+
+{real_table(results['real'])}
+
+## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
+
+{synth_table(results['synthetic'])}
+
+Median time per 1280x720 frame, detector + classifier, onnxruntime with one thread:
+{', '.join(f"{k.replace('_', ' ')}: {v:.1f} ms" for k, v in timing.items())}; per 640x640 photo with 25 dice:
+{results['ms_640x640_25_dice_one_thread']:.1f} ms (this shared 2-core machine, other jobs running).
+"""
+    failures = """\
+## Known failure cases
+
+- The d8 (Enchanted Die) numerals are the hardest class: check its synthetic accuracy above before relying on it.
+- Dice much smaller than about 12 px in the detector's input (long side 416 px) are missed; on a
+  1280x720 frame that is dice under about 35 px.
+- Strongly oblique views, where a side face looks as large as the top face, can be read from the wrong face.
+- Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
+- The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
+  those dice were available): expect lower accuracy on real ones than the synthetic figures.
+- Glare that washes out a pip, and pips the same colour as the body, cause misreads.
+"""
+    (out / "dice_detector.md").write_text(f"""\
+# dice_detector.onnx
+
+Finds dice in a frame: a tiny fully convolutional CenterNet-style network (stride-4 heatmap of die centres,
+sub-cell offset and log box size), {det['bytes'] / 1024:.0f} KiB, SHA-256 `{det['sha256']}`.
+Input `image`: 1x3xHxW float32 BGR in 0..1, the frame letterboxed to a long side of {det['config']['long_side']} px
+and padded to a multiple of 32 (dynamic H, W). Outputs `heat` (1x1xH/4xW/4, probability) and `reg`
+(1x4xH/4xW/4: x/y offset in cells, log width/height in cells). Peaks above {det['config']['threshold']} are dice.
+Opset 13, exported with `torch.onnx.export(..., dynamo=False)`; loads in onnxruntime and OpenCV DNN.
+Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 30% real training photos).
+
+{common}
+{failures}""")
+    (out / "dice_classifier.md").write_text(f"""\
+# dice_classifier.onnx
+
+Reads the upward face of one found die: a small CNN on a {cls['config']['size']}x{cls['config']['size']} crop
+centred on the detection ({cls['config']['crop_scale']}x its longer side), standardized per crop.
+{cls['bytes'] / 1024:.0f} KiB, SHA-256 `{cls['sha256']}`.
+Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; output `logits`: Nx{len(cls['classes'])}
+temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
+{', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.
+Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
+is marked uncertain.
+
+Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
+error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.
+On fresh synthetic crops of the true boxes: accuracy {100 * results['classifier']['accuracy']:.2f}% over
+{results['classifier']['crops']} crops, ECE {results['classifier']['ece']:.4f}.
+
+![confusion matrix](dice_classifier_confusion.png)
+
+{common}
+{failures}""")

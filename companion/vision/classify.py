@@ -1,0 +1,67 @@
+"""Stage 2: read the upward face of each found die with a small CNN on a normalized square crop.
+
+The crop is centred on the detection, ``crop_scale`` times its longer side, resized to ``size``
+pixels and standardized (whole-crop mean and deviation, so colours keep their ratios). The model
+outputs temperature-scaled logits over ``classes.CLASSES`` (the temperature is baked into the
+ONNX graph), so a softmax gives calibrated probabilities.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.classes import CLASSES, NONE
+from companion.vision.confidence import softmax
+
+DEFAULTS = {"size": 48, "crop_scale": 1.3}
+
+
+def crop(img: np.ndarray, box, size: int = 48, crop_scale: float = 1.3) -> np.ndarray:
+    """Square crop around a box (x, y, w, h), border-replicated where it leaves the frame."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    side = max(4.0, crop_scale * max(w, h))
+    x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+    s = int(round(side))
+    H, W = img.shape[:2]
+    pad = max(0, -x0, -y0, x0 + s - W, y0 + s - H)
+    if pad:
+        img = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        x0, y0 = x0 + pad, y0 + pad
+    patch = img[y0:y0 + s, x0:x0 + s]
+    interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
+    return cv2.resize(patch, (size, size), interpolation=interp)
+
+
+def normalize(crops: np.ndarray) -> np.ndarray:
+    """Nx(size)x(size)x3 uint8 -> Nx3xSxS float32, standardized per crop."""
+    x = crops.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def kind_mask(kinds) -> np.ndarray:
+    """Boolean mask of the classes allowed when only ``kinds`` of dice are on the table."""
+    return np.array([k in kinds or i == NONE for i, (k, _) in enumerate(CLASSES)])
+
+
+class Classifier:
+    def __init__(self, session, config: dict | None = None):
+        self.session = session
+        self.config = {**DEFAULTS, **(config or {})}
+        self.input = session.get_inputs()[0].name
+
+    def logits(self, img: np.ndarray, boxes) -> np.ndarray:
+        if not len(boxes):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        size, scale = self.config["size"], self.config["crop_scale"]
+        crops = np.stack([crop(img, b, size, scale) for b in boxes])
+        return self.session.run(None, {self.input: normalize(crops)})[0]
+
+    def probabilities(self, img: np.ndarray, boxes, kinds=None) -> np.ndarray:
+        logits = self.logits(img, boxes)
+        if kinds is not None:
+            logits = np.where(kind_mask(kinds)[None], logits, -1e9)
+        return softmax(logits)

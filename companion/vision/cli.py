@@ -1,0 +1,114 @@
+"""``companion dice PATH... [--json] [--annotate DIR] [--kinds d6,d8,magpie]``: read dice in image files.
+
+With --json, exactly one JSON object per image, one per line:
+{"image": path, "dice": [{"kind", "value", "confidence", "box": [x, y, w, h], "uncertain"}], "ms": ...}
+("ms" excludes file decoding), or {"image": path, "error": "..."} for a file that cannot be read;
+the other files go on. Exit status: 0 when every file was read, 1 when some could not be, 2 on a
+usage or model error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+from companion.vision import imageio
+from companion.vision.classes import parse_kinds
+from companion.vision.errors import ImageError, ModelError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("dice", help="read the dice in photos (files or folders)",
+                              description=__doc__.split("\n")[0])
+    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of images")
+    p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.add_argument("--annotate", metavar="DIR", help="write each image with boxes and values drawn into DIR")
+    p.add_argument("--kinds", default=None, help="dice kinds on the table, comma-separated: d6,d8,magpie (default all)")
+    p.add_argument("--registry", metavar="FILE", help="registered dice (JSON) so readings carry the die's identity")
+    p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    p.set_defaults(func=cmd_dice)
+
+
+def annotate(img, readings):
+    out = img.copy()
+    thick = max(1, round(max(img.shape[:2]) / 500))
+    for r in readings:
+        x, y, w, h = r.box
+        colour = (0, 165, 255) if r.uncertain else (0, 200, 0)
+        cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
+        label = f"{r.value}{'?' if r.uncertain else ''} {r.confidence:.2f}"
+        if r.identity:
+            label = f"{r.identity}:{label}"
+        cv2.putText(out, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick + 0.1, colour, thick,
+                    cv2.LINE_AA)
+    return out
+
+
+def cmd_dice(args: argparse.Namespace) -> int:
+    from companion.vision.reader import DiceReader
+
+    try:
+        kinds = parse_kinds(args.kinds)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    registry = None
+    if args.registry:
+        from companion.vision.registry import DieRegistry
+
+        try:
+            registry = DieRegistry.load(args.registry)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"error: cannot load registry {args.registry}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry)
+    except ModelError as exc:
+        print(f"error: {exc.reason}", file=sys.stderr)
+        return 2
+    outdir = Path(args.annotate) if args.annotate else None
+    if outdir:
+        outdir.mkdir(parents=True, exist_ok=True)
+    paths = imageio.expand_paths(args.paths)
+    if not paths:
+        print("error: no image files found", file=sys.stderr)
+        return 2
+    failures = 0
+    written: set[str] = set()
+    for path in paths:
+        try:
+            img, scale = imageio.load(path)
+            t0 = time.perf_counter()
+            readings = reader.read(img)
+            ms = (time.perf_counter() - t0) * 1000
+        except ImageError as exc:
+            failures += 1
+            if args.json:
+                print(json.dumps({"image": str(path), "error": exc.reason}), flush=True)
+            else:
+                print(f"{path}: error: {exc.reason}", flush=True)
+            continue
+        if scale != 1.0:  # report boxes in the file's pixels
+            for r in readings:
+                r.box = tuple(int(round(v / scale)) for v in r.box)
+        if outdir:
+            name = f"{path.stem}.png"
+            i = 1
+            while name in written:
+                name, i = f"{path.stem}-{i}.png", i + 1
+            written.add(name)
+            shown = cv2.resize(img, None, fx=1 / scale, fy=1 / scale) if scale != 1.0 else img
+            cv2.imwrite(str(outdir / name), annotate(shown, readings))
+        if args.json:
+            print(json.dumps({"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}),
+                  flush=True)
+        else:
+            text = ", ".join(f"{r.kind} {r.value}{' (uncertain)' if r.uncertain else ''} {r.confidence:.2f}"
+                             for r in readings) or "no dice"
+            print(f"{path}: {text}  [{ms:.1f} ms]", flush=True)
+    return 1 if failures else 0

@@ -1,0 +1,88 @@
+"""The two networks (torch; imported only by training and export, never at run time)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def cbr(i: int, o: int, s: int = 1, k: int = 3) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+
+class DiceDetector(nn.Module):
+    """Tiny FPN-ish fully convolutional net; outputs at stride 4: centre heatmap logits, 4 regressions."""
+
+    def __init__(self, c=(8, 16, 24, 40, 64), d=(32, 24, 16)):
+        super().__init__()
+        c1, c2, c3, c4, c5 = c
+        d4, d3, d2 = d
+        self.s1 = cbr(3, c1, 2)
+        self.s2 = cbr(c1, c2, 2)
+        self.s3 = nn.Sequential(cbr(c2, c3, 2), cbr(c3, c3))
+        self.s4 = nn.Sequential(cbr(c3, c4, 2), cbr(c4, c4))
+        self.s5 = nn.Sequential(cbr(c4, c5, 2), cbr(c5, c5))
+        self.l4, self.t5, self.m4 = nn.Conv2d(c4, d4, 1), nn.Conv2d(c5, d4, 1), cbr(d4, d4)
+        self.l3, self.t4, self.m3 = nn.Conv2d(c3, d3, 1), nn.Conv2d(d4, d3, 1), cbr(d3, d3)
+        self.l2, self.t3, self.m2 = nn.Conv2d(c2, d2, 1), nn.Conv2d(d3, d2, 1), cbr(d2, d2)
+        self.hm = nn.Conv2d(d2, 1, 1)
+        self.reg = nn.Conv2d(d2, 4, 1)
+        nn.init.constant_(self.hm.bias, -2.2)
+
+    @staticmethod
+    def up(x):
+        return F.interpolate(x, scale_factor=2.0, mode="nearest")
+
+    def forward(self, x):
+        f2 = self.s2(self.s1(x))
+        f3 = self.s3(f2)
+        f4 = self.s4(f3)
+        f5 = self.s5(f4)
+        p4 = self.m4(self.l4(f4) + self.up(self.t5(f5)))
+        p3 = self.m3(self.l3(f3) + self.up(self.t4(p4)))
+        p2 = self.m2(self.l2(f2) + self.up(self.t3(p3)))
+        return self.hm(p2), self.reg(p2)
+
+
+class DetectorExport(nn.Module):
+    def __init__(self, net: DiceDetector):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        hm, reg = self.net(x)
+        return torch.sigmoid(hm), reg
+
+
+class DiceClassifier(nn.Module):
+    def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96)):
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(3, c[0], 2), cbr(c[0], c[1]), cbr(c[1], c[2], 2), cbr(c[2], c[3]), cbr(c[3], c[4], 2), cbr(c[4], c[5]),
+        )
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(c[5], n_classes)
+
+    def forward(self, x):
+        x = self.body(x)
+        x = x.mean(dim=(2, 3))
+        return self.fc(self.drop(x))
+
+
+class ClassifierExport(nn.Module):
+    """Bakes the calibration temperature into the graph: outputs logits / T."""
+
+    def __init__(self, net: DiceClassifier, temperature: float):
+        super().__init__()
+        self.net = net
+        self.register_buffer("inv_t", torch.tensor(1.0 / temperature))
+
+    def forward(self, x):
+        return self.net(x) * self.inv_t
+
+
+def export_onnx(module: nn.Module, example, path, inputs, outputs, dynamic_axes) -> None:
+    module.eval()
+    torch.onnx.export(module, example, str(path), input_names=inputs, output_names=outputs,
+                      dynamic_axes=dynamic_axes, opset_version=13, dynamo=False, do_constant_folding=True)

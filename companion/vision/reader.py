@@ -1,0 +1,85 @@
+"""The composer: load both ONNX models once, then find and read every die of a frame.
+
+    reader = DiceReader(kinds=("d6",))
+    for r in reader.read(frame):       # frame: BGR uint8 (any size)
+        print(r.kind, r.value, r.confidence, r.uncertain, r.box)
+
+A reading below ``uncertain_below`` confidence is marked uncertain (never silently guessed). A found
+die whose face the classifier calls unreadable (partly hidden, tilted against another die, a
+finger over it) is kept as an uncertain reading when the detector is sure there is a die, and
+dropped as a false find otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from companion.vision.classes import CLASSES, KINDS, NONE
+from companion.vision.classify import Classifier
+from companion.vision.detect import Detector
+from companion.vision.models import ort_session
+
+
+@dataclass
+class Reading:
+    kind: str  # "d6" | "d8" | "magpie"
+    value: int | str  # 1-8, or a colour name / "magpie"
+    confidence: float  # calibrated probability that kind and value are right
+    box: tuple[int, int, int, int]  # x, y, w, h in frame pixels
+    uncertain: bool
+    identity: str | None = None  # name of a registered die (see registry.DieRegistry)
+    detector_score: float = 0.0
+
+    def as_json(self) -> dict:
+        d = asdict(self)
+        d["box"] = [int(v) for v in self.box]
+        d["confidence"] = round(float(self.confidence), 4)
+        d.pop("detector_score")
+        if self.identity is None:
+            d.pop("identity")
+        return d
+
+
+class DiceReader:
+    def __init__(self, kinds=KINDS, threads: int = 1, uncertain_below: float | None = None,
+                 detector_threshold: float | None = None, models_folder=None, registry=None):
+        det_session, det_entry = ort_session("dice_detector", threads, models_folder)
+        cls_session, cls_entry = ort_session("dice_classifier", threads, models_folder)
+        det_cfg = dict(det_entry.get("config", {}))
+        if detector_threshold is not None:
+            det_cfg["threshold"] = detector_threshold
+        self.detector = Detector(det_session, det_cfg)
+        self.classifier = Classifier(cls_session, cls_entry.get("config", {}))
+        cfg = cls_entry.get("config", {})
+        self.uncertain_below = float(uncertain_below if uncertain_below is not None else cfg.get("uncertain_below", 0.6))
+        self.keep_unreadable_above = float(cfg.get("keep_unreadable_above", 0.5))
+        self.kinds = tuple(kinds)
+        self.registry = registry
+        self.last_ms: dict[str, float] = {}
+
+    def read(self, frame: np.ndarray) -> list[Reading]:
+        t0 = time.perf_counter()
+        dets = self.detector(frame)
+        t1 = time.perf_counter()
+        probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds)
+        t2 = time.perf_counter()
+        readings = []
+        for det, p in zip(dets, probs, strict=True):
+            p_none = float(p[NONE])
+            q = p.copy()
+            q[NONE] = 0
+            best = int(q.argmax())
+            conf = float(q[best])
+            if p_none > conf and det.score < self.keep_unreadable_above:
+                continue  # most likely not a die at all
+            kind, value = CLASSES[best]
+            x, y, w, h = det.box
+            box = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))
+            readings.append(Reading(kind, value, conf, box, conf < self.uncertain_below, None, det.score))
+        if self.registry is not None:
+            self.registry.identify_all(frame, readings)
+        self.last_ms = {"detect": (t1 - t0) * 1000, "classify": (t2 - t1) * 1000, "total": (t2 - t0) * 1000}
+        return readings

@@ -1,0 +1,111 @@
+"""Telling apart the dice of one game (e.g. Verzauberte Eulen's head, body and eye dice).
+
+A one-time "show me each die" registration stores each die's body colour statistics in Lab
+(median and spread of the crop's dominant pixels); afterwards each reading is given the identity of
+the registered die of its kind that it resembles most, each identity used at most once per frame.
+
+    reg = DieRegistry()
+    reg.register("head", frame, box, kind="d6")     # one frame per die, or several to average
+    reg.save("dice.json"); reg = DieRegistry.load("dice.json")
+    reader = DiceReader(registry=reg)                # readings now carry .identity
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+def body_lab(frame: np.ndarray, box) -> tuple[np.ndarray, np.ndarray]:
+    """Median and spread (MAD) in Lab of a die's body: the central part of its box, pips excluded
+    (the pixels farthest from the median are dropped twice)."""
+    x, y, w, h = (int(round(v)) for v in box)
+    H, W = frame.shape[:2]
+    x0, y0 = max(0, x + w // 5), max(0, y + h // 5)
+    x1, y1 = min(W, x + w - w // 5), min(H, y + h - h // 5)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros(3), np.full(3, 255.0)
+    lab = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    keep = lab
+    for _ in range(2):
+        med = np.median(keep, 0)
+        d = np.abs(keep - med).sum(1)
+        keep = keep[d <= np.quantile(d, 0.7)] if len(keep) > 10 else keep
+    med = np.median(keep, 0)
+    mad = np.median(np.abs(keep - med), 0)
+    return med, mad
+
+
+@dataclass
+class RegisteredDie:
+    name: str
+    kind: str
+    lab: list[float]
+    spread: list[float]
+    samples: int = 1
+
+
+@dataclass
+class DieRegistry:
+    dice: list[RegisteredDie] = field(default_factory=list)
+    max_distance: float = 6.0  # in units of (spread + 4) per channel; above it: unknown die
+
+    def register(self, name: str, frame: np.ndarray, box, kind: str = "d6") -> RegisteredDie:
+        med, mad = body_lab(frame, box)
+        for d in self.dice:
+            if d.name == name:  # another look at the same die: running mean
+                n = d.samples
+                d.lab = list((np.array(d.lab) * n + med) / (n + 1))
+                d.spread = list((np.array(d.spread) * n + mad) / (n + 1))
+                d.samples = n + 1
+                return d
+        d = RegisteredDie(name, kind, [float(v) for v in med], [float(v) for v in mad])
+        self.dice.append(d)
+        return d
+
+    def distances(self, frame: np.ndarray, box, kind: str | None = None) -> dict[str, float]:
+        med, _ = body_lab(frame, box)
+        out = {}
+        for d in self.dice:
+            if kind is not None and d.kind != kind:
+                continue
+            scale = np.array(d.spread) + 4.0
+            # lightness counts half: it changes with the light, hue much less
+            diff = (med - np.array(d.lab)) / scale * np.array([0.5, 1.0, 1.0])
+            out[d.name] = float(np.sqrt((diff**2).sum()))
+        return out
+
+    def identify(self, frame: np.ndarray, box, kind: str | None = None) -> str | None:
+        dist = self.distances(frame, box, kind)
+        if not dist:
+            return None
+        name = min(dist, key=dist.get)
+        return name if dist[name] <= self.max_distance else None
+
+    def identify_all(self, frame: np.ndarray, readings) -> None:
+        """Set .identity on each reading, each registered die used at most once (closest pairs first)."""
+        pairs = []
+        for i, r in enumerate(readings):
+            r.identity = None
+            for name, dist in self.distances(frame, r.box, r.kind).items():
+                if dist <= self.max_distance:
+                    pairs.append((dist, i, name))
+        used_r, used_n = set(), set()
+        for _, i, name in sorted(pairs):
+            if i not in used_r and name not in used_n:
+                readings[i].identity = name
+                used_r.add(i)
+                used_n.add(name)
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps({"max_distance": self.max_distance,
+                                          "dice": [d.__dict__ for d in self.dice]}, indent=2))
+
+    @classmethod
+    def load(cls, path) -> DieRegistry:
+        data = json.loads(Path(path).read_text())
+        return cls([RegisteredDie(**d) for d in data["dice"]], data.get("max_distance", 6.0))

@@ -1,0 +1,71 @@
+"""Settled rolls from a video: feed each frame's readings; a roll is reported once every die has
+been still, with the same reading, for ``settle_frames`` consecutive frames.
+
+A die that moves (its centre shifts by more than ``still_fraction`` of its size), changes value,
+appears or disappears resets the count, so a bouncing or rolling die never produces a roll. Any
+uncertain reading, or a frame flagged ``hand=True`` (or with no dice at all), pauses: nothing
+settles until the view is clear again. After a roll is reported the same dice are not reported
+again until something changes (the next throw).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Roll:
+    dice: list  # the readings of the settled frame, left to right
+    frame: int  # index of the frame at which it settled
+
+    @property
+    def values(self) -> list:
+        return [r.value for r in self.dice]
+
+
+def _signature(readings) -> list[tuple]:
+    return sorted((r.kind, r.value, r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2, max(r.box[2], r.box[3]))
+                  for r in readings)
+
+
+class SettleTracker:
+    def __init__(self, settle_frames: int = 5, still_fraction: float = 0.15):
+        self.settle_frames = settle_frames
+        self.still_fraction = still_fraction
+        self._prev: list[tuple] | None = None
+        self._last_roll: list[tuple] | None = None
+        self._stable = 0
+        self.frame = -1
+        self.paused = False
+
+    def _same(self, a: list[tuple], b: list[tuple]) -> bool:
+        if len(a) != len(b):
+            return False
+        used: set[int] = set()
+        for kind, value, x, y, s in a:
+            for j, (k2, v2, x2, y2, s2) in enumerate(b):
+                tol = self.still_fraction * max(s, s2)
+                if j not in used and k2 == kind and v2 == value and abs(x - x2) <= tol and abs(y - y2) <= tol:
+                    used.add(j)
+                    break
+            else:
+                return False
+        return True
+
+    def update(self, readings, hand: bool = False) -> Roll | None:
+        """Feed one frame. Returns a Roll the first time the dice have settled, else None."""
+        self.frame += 1
+        self.paused = hand or not readings or any(r.uncertain for r in readings)
+        if self.paused:
+            self._stable = 0
+            self._prev = None
+            if hand or not readings:  # dice picked up or covered: the next settle is a new roll
+                self._last_roll = None
+            return None
+        sig = _signature(readings)
+        self._stable = self._stable + 1 if self._prev is not None and self._same(sig, self._prev) else 1
+        self._prev = sig
+        if self._stable >= self.settle_frames and not (self._last_roll and self._same(sig, self._last_roll)):
+            self._last_roll = sig
+            return Roll(sorted(readings, key=lambda r: (r.box[0], r.box[1])), self.frame)
+        return None

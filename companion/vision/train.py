@@ -1,0 +1,479 @@
+"""Train both dice stages on the CPU and export them to ONNX in ``models/``.
+
+Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 3000] [--cls-steps 3500] [--quick]``
+
+Steps (each seeded): render synthetic detector scenes and classifier crops (cached under
+runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
+AWS re:Invent set is never used), train the detector, train the classifier, fit the temperature
+on a calibration set (synthetic + 10% of the real training photos), export both models
+(torch.onnx.export, dynamo=False, opset 13), check onnxruntime against torch, write
+models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
+Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision import classify, detect, realdata, synth
+from companion.vision.classes import CLASSES, NONE, class_index
+from companion.vision.confidence import ece, fit_temperature, softmax
+from companion.vision.models import models_dir, sha256
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / "runs" / "dice-cache"
+DET_SIZE = 256  # training patch side of the detector
+CLS_SIZE = classify.DEFAULTS["size"]
+CROP_SCALE = classify.DEFAULTS["crop_scale"]
+
+
+# ---------------------------------------------------------------- synthetic data (worker functions)
+def _det_chunk(args):
+    seed, n = args
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    imgs, targets = [], []
+    for _ in range(n):
+        s = synth.render_scene(rng, DET_SIZE, DET_SIZE, size_range=(6, 110))
+        imgs.append(s.image)
+        targets.append(np.array([[*d.box, d.top_visible] for d in s.dice], np.float32).reshape(-1, 5))
+    return imgs, targets
+
+
+def jittered_crops(rng, img, box, n, label, size=CLS_SIZE):
+    x, y, w, h = box
+    out = []
+    for _ in range(n):
+        s = rng.uniform(0.85, 1.2)
+        dx, dy = rng.normal(0, 0.06, 2) * max(w, h)
+        bw, bh = w * s, h * s
+        out.append((classify.crop(img, (x + w / 2 + dx - bw / 2, y + h / 2 + dy - bh / 2, bw, bh), size, CROP_SCALE),
+                    label))
+    return out
+
+
+def negative_crops(rng, img, boxes, n, size=CLS_SIZE):
+    """Crops with no die centred in them: background, clutter, off-centre halves of dice."""
+    H, W = img.shape[:2]
+    out = []
+    tries = 0
+    while len(out) < n and tries < n * 20:
+        tries += 1
+        if boxes and rng.random() < 0.35:  # off-centre on a die
+            x, y, w, h = boxes[int(rng.integers(len(boxes)))]
+            ang = rng.uniform(0, 2 * math.pi)
+            r = rng.uniform(0.65, 1.0) * max(w, h)
+            s = max(w, h) * rng.uniform(0.8, 1.2)
+            cx, cy = x + w / 2 + r * math.cos(ang), y + h / 2 + r * math.sin(ang)
+        else:
+            s = math.exp(rng.uniform(math.log(12), math.log(min(H, W) / 2)))
+            cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+        if any(abs(cx - (bx + bw / 2)) < 0.55 * max(bw, bh) and abs(cy - (by + bh / 2)) < 0.55 * max(bw, bh)
+               for bx, by, bw, bh in boxes):
+            continue
+        out.append((classify.crop(img, (cx - s / 2, cy - s / 2, s, s), size, CROP_SCALE), NONE))
+    return out
+
+
+def _cls_chunk(args):
+    seed, n = args
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    crops = []
+    for _ in range(n):
+        s = synth.render_scene(rng, 448, 448, size_range=(15, 120),
+                               kind_weights=[0.5, 0.25, 0.25])
+        boxes = [d.box for d in s.dice]
+        for d in s.dice:
+            crops += jittered_crops(rng, s.image, d.box, 2, d.label)
+        crops += negative_crops(rng, s.image, boxes, max(1, len(boxes) // 2))
+    return crops
+
+
+def _pool_map(fn, jobs, desc):
+    from tqdm import tqdm
+
+    results = []
+    with Pool(2) as pool:
+        for r in tqdm(pool.imap(fn, jobs), total=len(jobs), desc=desc):
+            results.append(r)
+    return results
+
+
+def synthetic_detector_set(seed: int, n: int):
+    path = CACHE / f"det_{seed}_{n}.npz"
+    if path.is_file():
+        z = np.load(path, allow_pickle=True)
+        return list(z["imgs"]), list(z["targets"])
+    jobs = [(seed * 100_000 + i, 25) for i in range(n // 25)]
+    imgs, targets = [], []
+    for a, b in _pool_map(_det_chunk, jobs, "render detector scenes"):
+        imgs += a
+        targets += b
+    CACHE.mkdir(parents=True, exist_ok=True)
+    t = np.empty(len(targets), object)
+    t[:] = targets
+    np.savez(path, imgs=np.stack(imgs), targets=t)
+    return imgs, targets
+
+
+def synthetic_crop_set(seed: int, n_scenes: int):
+    path = CACHE / f"cls_{seed}_{n_scenes}.npz"
+    if path.is_file():
+        z = np.load(path)
+        return z["x"], z["y"]
+    jobs = [(seed * 100_000 + 50_000 + i, 20) for i in range(n_scenes // 20)]
+    crops = []
+    for r in _pool_map(_cls_chunk, jobs, "render classifier crops"):
+        crops += r
+    x = np.stack([c for c, _ in crops])
+    y = np.array([lab for _, lab in crops], np.int64)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.savez(path, x=x, y=y)
+    return x, y
+
+
+# ---------------------------------------------------------------- real data
+def real_training_photos():
+    if not realdata.available():
+        print("note: ../shared/datasets not found; training on synthetic data only", file=sys.stderr)
+        return [], []
+    train, calib = [], []
+    for (ds, split), role in realdata.SPLITS.items():
+        if role != "train":
+            continue
+        a, b = realdata.split_for_calibration(realdata.load_split(ds, split))
+        train += [(ds, p) for p in a]
+        calib += [(ds, p) for p in b]
+    return train, calib
+
+
+def _label_box(ds: str, box):
+    x, y, w, h = box
+    if ds == "dice-photos-matteop65":  # labels box the top face only; grow to the whole die
+        g = 0.15
+        return (x - w * g / 2, y - h * g / 2, w * (1 + g), h * (1 + g))
+    return tuple(float(v) for v in box)
+
+
+def real_crops(rng, photos, per_die: int, negatives: bool = True):
+    out = []
+    for ds, p in photos:
+        img = cv2.imread(str(p.path))
+        if img is None:
+            continue
+        boxes = [_label_box(ds, d.box) for d in p.dice]
+        for d, b in zip(p.dice, boxes, strict=True):
+            if d.value is None:
+                continue
+            out += jittered_crops(rng, img, b, per_die, class_index("d6", d.value))
+        # catan photos do not label every die: no negatives from them
+        if negatives and ds == "dice-photos-matteop65":
+            out += negative_crops(rng, img, boxes, 2)
+    return out
+
+
+def real_detector_scenes(photos):
+    """Letterboxed to the detector's inference scale: (image, boxes)."""
+    out = []
+    long_side = detect.DEFAULTS["long_side"]
+    for ds, p in photos:
+        img = cv2.imread(str(p.path))
+        if img is None:
+            continue
+        s = long_side / max(img.shape[:2])
+        img = cv2.resize(img, (round(img.shape[1] * s), round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+        boxes = np.array([[*(np.array(_label_box(ds, d.box)) * s), 1.0] for d in p.dice], np.float32).reshape(-1, 5)
+        out.append((img, boxes))
+    return out
+
+
+# ---------------------------------------------------------------- detector training
+def det_targets(boxes, size):
+    g = size // detect.STRIDE
+    hm = np.zeros((g, g), np.float32)
+    ignore = np.zeros((g, g), np.float32)
+    reg = np.zeros((4, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for x, y, w, h, vis in boxes:
+        cx, cy = (x + w / 2) / detect.STRIDE, (y + h / 2) / detect.STRIDE
+        if not (0 <= cx < g and 0 <= cy < g) or w < 3 or h < 3:
+            continue
+        ix, iy = int(cx), int(cy)
+        if vis < 0.25:  # mostly hidden: neither a positive nor a negative
+            ignore[max(0, iy - 1):iy + 2, max(0, ix - 1):ix + 2] = 1
+            continue
+        sigma = max(0.6, 0.15 * min(w, h) / detect.STRIDE)
+        hm = np.maximum(hm, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2)))
+        reg[:, iy, ix] = [cx - ix, cy - iy, math.log(w / detect.STRIDE), math.log(h / detect.STRIDE)]
+        mask[iy, ix] = 1
+        hm[iy, ix] = 1.0
+    return hm, reg, mask, ignore
+
+
+def random_patch(rng, img, boxes, size):
+    H, W = img.shape[:2]
+    if H < size or W < size:
+        canvas = np.zeros((max(H, size), max(W, size), 3), np.uint8)
+        canvas[:H, :W] = img
+        img, H, W = canvas, max(H, size), max(W, size)
+    x0, y0 = int(rng.integers(0, W - size + 1)), int(rng.integers(0, H - size + 1))
+    b = boxes.copy()
+    b[:, 0] -= x0
+    b[:, 1] -= y0
+    return img[y0:y0 + size, x0:x0 + size], b
+
+
+def augment_patch(rng, img, boxes):
+    size = img.shape[0]
+    k = int(rng.integers(4))
+    for _ in range(k):  # rotate 90 degrees counter-clockwise
+        img = np.rot90(img)
+        x, y, w, h = boxes[:, 0].copy(), boxes[:, 1].copy(), boxes[:, 2].copy(), boxes[:, 3].copy()
+        boxes = np.stack([y, size - x - w, h, w, boxes[:, 4]], 1)
+    if rng.random() < 0.5:
+        img = img[:, ::-1]
+        boxes = boxes.copy()
+        boxes[:, 0] = size - boxes[:, 0] - boxes[:, 2]
+    return np.ascontiguousarray(img), boxes
+
+
+def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log):
+    from tqdm import tqdm
+
+    from companion.vision.nets import DiceDetector
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed + 1)
+    net = DiceDetector().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    batch = 8
+    deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
+    step, total = 0, steps
+    bar = tqdm(desc="train detector", total=total, unit="step")
+    while step < total and time.time() < deadline:
+        xs, tg = [], []
+        for _ in range(batch):
+            if real_scenes and rng.random() < 0.3:
+                img, boxes = real_scenes[int(rng.integers(len(real_scenes)))]
+                img, boxes = random_patch(rng, img, boxes, DET_SIZE)
+            else:
+                i = int(rng.integers(len(syn_imgs)))
+                img, boxes = syn_imgs[i], syn_targets[i]
+            img, boxes = augment_patch(rng, img, boxes)
+            xs.append(img.astype(np.float32) / 255.0)
+            tg.append(det_targets(boxes, DET_SIZE))
+        x = torch.from_numpy(np.stack(xs).transpose(0, 3, 1, 2).copy()).contiguous(memory_format=torch.channels_last)
+        hm_t = torch.from_numpy(np.stack([t[0] for t in tg]))[:, None]
+        reg_t = torch.from_numpy(np.stack([t[1] for t in tg]))
+        mask = torch.from_numpy(np.stack([t[2] for t in tg]))[:, None]
+        ign = torch.from_numpy(np.stack([t[3] for t in tg]))[:, None]
+        lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
+        for gparam in opt.param_groups:
+            gparam["lr"] = lr
+        hm_l, reg_l = net(x)
+        p = torch.sigmoid(hm_l).clamp(1e-4, 1 - 1e-4)
+        pos = (hm_t == 1).float()
+        neg_w = (1 - hm_t) ** 4 * (1 - ign)
+        pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+        neg_loss = -(torch.log(1 - p) * p**2 * neg_w * (1 - pos)).sum()
+        npos = pos.sum().clamp(min=1)
+        reg_loss = (torch.abs(reg_l - reg_t) * mask).sum() / npos
+        loss = (pos_loss + neg_loss) / npos + reg_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 20 == 0:
+            log(f"det step {step}/{total} loss {loss.item():.3f} reg {reg_loss.item():.3f}")
+        bar.update(1)
+    bar.close()
+    if step < total:
+        log(f"detector stopped by the time cap after {step} of {total} steps")
+    net.eval()
+    return net, step
+
+
+# ---------------------------------------------------------------- classifier training
+def cls_batch_augment(rng, x):
+    """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise)."""
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        im = np.rot90(x[i], int(rng.integers(4)))
+        im = im.astype(np.float32)
+        im = im * rng.uniform(0.7, 1.3) + rng.uniform(-25, 25)
+        im = im * rng.uniform(0.92, 1.08, 3)
+        if rng.random() < 0.2:
+            im = cv2.GaussianBlur(im, (0, 0), rng.uniform(0.5, 1.2))
+        if rng.random() < 0.3:
+            im = im + rng.normal(0, rng.uniform(2, 8), im.shape)
+        out[i] = np.clip(im, 0, 255).astype(np.uint8)
+    return out
+
+
+def train_classifier(torch, x_train, y_train, weights, seed, steps, minutes, log):
+    from tqdm import tqdm
+
+    from companion.vision.nets import DiceClassifier
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed + 2)
+    net = DiceClassifier(len(CLASSES)).to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    batch = 64
+    deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
+    step, total = 0, steps
+    p = weights / weights.sum()
+    bar = tqdm(desc="train classifier", total=total, unit="step")
+    while step < total and time.time() < deadline:
+        idx = rng.choice(len(x_train), batch, p=p)
+        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx])))
+        xb = xb.contiguous(memory_format=torch.channels_last)
+        yb = torch.from_numpy(y_train[idx])
+        lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        net.train()
+        loss = torch.nn.functional.cross_entropy(net(xb), yb, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            log(f"cls step {step}/{total} loss {loss.item():.3f}")
+        bar.update(1)
+    bar.close()
+    if step < total:
+        log(f"classifier stopped by the time cap after {step} of {total} steps")
+    net.eval()
+    return net, step
+
+
+def predict_logits(torch, net, x, batch=512):
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            out.append(net(torch.from_numpy(classify.normalize(x[i:i + batch]))).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
+
+
+# ---------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m companion.vision.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--det-scenes", type=int, default=3000)
+    ap.add_argument("--cls-scenes", type=int, default=1500)
+    ap.add_argument("--det-steps", type=int, default=3000)
+    ap.add_argument("--cls-steps", type=int, default=3500)
+    ap.add_argument("--minutes-det", type=float, default=11.0, help="time cap of detector training")
+    ap.add_argument("--minutes-cls", type=float, default=9.0, help="time cap of classifier training")
+    ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
+    ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.det_scenes, args.cls_scenes, args.det_steps, args.cls_steps = 100, 60, 10, 10
+
+    import torch
+
+    # one thread: on a shared 2-core machine two OpenMP threads ran 10x slower than one
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    np.random.seed(args.seed)
+    out = args.out or models_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    logf = open(REPO / "runs" / "dice-train.log", "a") if (REPO / "runs").is_dir() else None
+
+    def log(msg):
+        if logf:
+            print(msg, file=logf, flush=True)
+
+    started = time.time()
+    rng = np.random.default_rng(args.seed)
+    real_train, real_calib = real_training_photos()
+    log(f"real photos: {len(real_train)} train, {len(real_calib)} calibration")
+
+    # detector
+    syn_imgs, syn_targets = synthetic_detector_set(args.seed, args.det_scenes)
+    real_scenes = real_detector_scenes(real_train)
+    det, det_steps = train_detector(torch, syn_imgs, syn_targets, real_scenes, args.seed, args.det_steps,
+                                     args.minutes_det, log)
+    del syn_imgs, syn_targets
+
+    # classifier
+    xs, ys = synthetic_crop_set(args.seed, args.cls_scenes)
+    n_cal = len(xs) // 10
+    x_cal_s, y_cal_s = xs[:n_cal], ys[:n_cal]
+    xs, ys = xs[n_cal:], ys[n_cal:]
+    rc = real_crops(rng, real_train, 4)
+    rcal = real_crops(np.random.default_rng(args.seed + 9), real_calib, 1, negatives=False)
+    if rc:
+        xr = np.stack([c for c, _ in rc])
+        yr = np.array([lab for _, lab in rc], np.int64)
+        x_train = np.concatenate([xs, xr])
+        y_train = np.concatenate([ys, yr])
+        # real crops get about a third of each batch
+        w = np.concatenate([np.full(len(xs), 1.0), np.full(len(xr), 0.5 * len(xs) / len(xr))])
+    else:
+        x_train, y_train, w = xs, ys, np.ones(len(xs))
+    log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
+    cls, cls_steps = train_classifier(torch, x_train, y_train, w, args.seed, args.cls_steps, args.minutes_cls, log)
+
+    # calibration
+    x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _ in rcal])] if rcal else []))
+    y_cal = np.concatenate([y_cal_s] + ([np.array([lab for _, lab in rcal], np.int64)] if rcal else []))
+    logits = predict_logits(torch, cls, x_cal)
+    temperature = fit_temperature(logits, y_cal)
+    ece_before = ece(softmax(logits), y_cal)
+    ece_after = ece(softmax(logits / temperature), y_cal)
+    log(f"temperature {temperature:.3f}; ECE {ece_before:.4f} -> {ece_after:.4f}")
+
+    # export
+    from companion.vision.nets import ClassifierExport, DetectorExport, export_onnx
+
+    det = det.to(memory_format=torch.contiguous_format)
+    cls = cls.to(memory_format=torch.contiguous_format)
+    det_path, cls_path = out / "dice_detector.onnx", out / "dice_classifier.onnx"
+    export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
+                {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
+    export_onnx(ClassifierExport(cls, temperature), torch.zeros(2, 3, CLS_SIZE, CLS_SIZE), cls_path, ["crops"],
+                ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+    wall = time.time() - started
+    manifest = {
+        "dice_detector": {
+            "file": det_path.name, "sha256": sha256(det_path), "bytes": det_path.stat().st_size,
+            "config": dict(detect.DEFAULTS), "trained_steps": det_steps,
+        },
+        "dice_classifier": {
+            "file": cls_path.name, "sha256": sha256(cls_path), "bytes": cls_path.stat().st_size,
+            "config": {**classify.DEFAULTS, "uncertain_below": 0.6},
+            "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
+            "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
+            "trained_steps": cls_steps,
+        },
+        "training": {"command": "python -m companion.vision.train " + " ".join(argv if argv is not None else sys.argv[1:]),
+                     "arguments": {k: str(v) for k, v in vars(args).items()},
+                     "seed": args.seed, "wall_seconds": round(wall, 1), "torch": torch.__version__},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
+          f"ECE {ece_before:.3f} -> {ece_after:.3f}")
+    if os.environ.get("COMPANION_SKIP_CARDS") != "1":
+        from companion.vision import evaluate
+
+        evaluate.write_cards(out, manifest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

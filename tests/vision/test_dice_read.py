@@ -1,0 +1,107 @@
+"""Reading dice: synthetic renders with known values, and real photos with known labels."""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.realdata import match
+from companion.vision.synth import render_scene
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from companion.vision.reader import DiceReader
+
+    return DiceReader(threads=1)
+
+
+@pytest.fixture(scope="module")
+def d6_reader():
+    from companion.vision.reader import DiceReader
+
+    return DiceReader(kinds=("d6",), threads=1)
+
+
+DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    if not (DATASETS / "dice-photos-matteop65" / "valid" / "labels.json").is_file():
+        pytest.skip(f"real dice photos not available at {DATASETS} (../shared/datasets)")
+    return DATASETS
+
+
+def _score(reader, img, truth):
+    readings = reader.read(img)
+    pairs = match([r.box for r in readings], [t[2] for t in truth])
+    right = sum(readings[i].kind == truth[j][0] and readings[i].value == truth[j][1] for i, j in pairs)
+    return len(pairs), right
+
+
+D8_KNOWN_FAILURE = pytest.mark.xfail(
+    reason="known failure: the d8 numerals are read little better than chance (models/dice_classifier.md)", strict=False
+)
+
+
+@pytest.mark.parametrize("kind", ["d6", pytest.param("d8", marks=D8_KNOWN_FAILURE), "magpie"])
+def test_synthetic_renders_are_read(reader, kind):
+    rng = np.random.default_rng({"d6": 1, "d8": 2, "magpie": 3}[kind])
+    total = found = right = 0
+    for _ in range(6):
+        s = render_scene(rng, 384, 512, n_dice=3, size_range=(50, 100), kinds=(kind,), allow_fingers=False)
+        truth = [(d.kind, d.value, d.box) for d in s.dice if d.top_visible > 0.8]
+        f, r = _score(reader, s.image, truth)
+        total, found, right = total + len(truth), found + f, right + r
+    assert found >= 0.8 * total, f"{kind}: found {found} of {total}"
+    assert right >= 0.75 * found, f"{kind}: {right} of {found} read right"
+
+
+def test_kinds_restrict_the_answers(reader):
+    from companion.vision.reader import DiceReader
+
+    only_d6 = DiceReader(kinds=("d6",))
+    s = render_scene(np.random.default_rng(4), 384, 512, n_dice=4, size_range=(50, 100), kinds=("d8", "magpie"))
+    assert all(r.kind == "d6" for r in only_d6.read(s.image))
+
+
+def test_confidence_below_threshold_is_marked_uncertain(reader):
+    s = render_scene(np.random.default_rng(5), 384, 512, n_dice=6, size_range=(40, 90))
+    for r in reader.read(s.image):
+        assert r.uncertain == (r.confidence < reader.uncertain_below)
+
+
+REAL = [  # (dataset/split, photo count to read): a few from each set, including the never-trained one
+    ("dice-photos-matteop65/valid", 6),
+    ("dice-photos-roboflow-catan/valid", 4),
+    ("dice-photos-aws-reinvent2019/all", 6),
+]
+
+
+@pytest.mark.parametrize("where,count", REAL)
+def test_real_photos_with_known_labels(d6_reader, datasets, where, count):
+    folder = datasets / where
+    labels = json.loads((folder / "labels.json").read_text())
+    names = sorted(labels)[:: max(1, len(labels) // count)][:count]
+    total = found = right = 0
+    for name in names:
+        img = cv2.imread(str(folder / name))
+        truth = [("d6", d["value"], d["box"]) for d in labels[name] if isinstance(d["value"], int)]
+        f, r = _score(d6_reader, img, truth)
+        total, found, right = total + len(truth), found + f, right + r
+    assert found >= 0.7 * total, f"{where}: found {found} of {total}"
+    assert right >= 0.7 * found, f"{where}: {right} of {found} read right"
+
+
+def test_synthetic_d8_dice_are_found(reader):
+    rng = np.random.default_rng(2)
+    total = found = 0
+    for _ in range(6):
+        s = render_scene(rng, 384, 512, n_dice=3, size_range=(50, 100), kinds=("d8",), allow_fingers=False)
+        truth = [(d.kind, d.value, d.box) for d in s.dice if d.top_visible > 0.8]
+        f, _ = _score(reader, s.image, truth)
+        total, found = total + len(truth), found + f
+    assert found >= 0.8 * total, f"d8: found {found} of {total}"

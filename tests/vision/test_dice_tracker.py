@@ -1,0 +1,67 @@
+"""Settled rolls from synthetic sequences of readings."""
+
+from companion.vision.reader import Reading
+from companion.vision.tracker import SettleTracker
+
+
+def die(value, x, y=100, uncertain=False, size=40):
+    return Reading("d6", value, 0.99, (x, y, size, size), uncertain)
+
+
+def feed(tracker, frames):
+    rolls = []
+    for item in frames:
+        readings, hand = item if isinstance(item, tuple) else (item, False)
+        roll = tracker.update(readings, hand=hand)
+        if roll:
+            rolls.append(roll)
+    return rolls
+
+
+def test_still_dice_settle_once():
+    t = SettleTracker(settle_frames=4)
+    rolls = feed(t, [[die(3, 10), die(5, 200)]] * 10)
+    assert len(rolls) == 1
+    assert rolls[0].values == [3, 5]
+    assert rolls[0].frame == 3
+
+
+def test_bouncing_die_never_settles():
+    t = SettleTracker(settle_frames=4)
+    frames = [[die(3, 10), die(1 + i % 6, 200 + 30 * i)] for i in range(30)]
+    assert feed(t, frames) == []
+
+
+def test_value_flicker_in_place_resets_the_count():
+    t = SettleTracker(settle_frames=4)
+    frames = [[die(4 if i % 3 else 6, 50)] for i in range(20)]
+    assert feed(t, frames) == []
+
+
+def test_hand_over_dice_pauses_and_new_throw_is_a_new_roll():
+    t = SettleTracker(settle_frames=3)
+    frames = [[die(2, 10)]] * 2 + [([die(2, 10)], True)] * 5 + [[die(2, 10)]] * 3
+    rolls = feed(t, frames)
+    assert len(rolls) == 1 and rolls[0].frame == 9  # the count restarted after the hand left
+    # picked up (hand, then an empty table), thrown again: same value, new roll
+    rolls = feed(t, [([], True)] * 3 + [[]] * 2 + [[die(2, 300)]] * 4)
+    assert len(rolls) == 1
+
+
+def test_uncertain_reading_blocks_the_roll():
+    t = SettleTracker(settle_frames=3)
+    frames = [[die(2, 10), die(6, 100, uncertain=True)]] * 10
+    assert feed(t, frames) == []
+
+
+def test_a_die_arriving_late_delays_the_roll():
+    t = SettleTracker(settle_frames=3)
+    frames = [[die(2, 10)]] * 2 + [[die(2, 10), die(4, 200)]] * 3
+    rolls = feed(t, frames)
+    assert len(rolls) == 1 and rolls[0].values == [2, 4]
+
+
+def test_small_jitter_still_counts_as_still():
+    t = SettleTracker(settle_frames=5)
+    frames = [[die(5, 100 + (i % 2) * 3, 100 - (i % 2) * 2)] for i in range(8)]
+    assert len(feed(t, frames)) == 1
