@@ -1,0 +1,255 @@
+"""Eagle Kingdoms on camera: rules state <-> board scene, observation -> move, the board benchmark.
+
+- :func:`scene_from_state`: what the board shows in a state (pieces on the felt, the character on
+  each, the characters on the centre shield), in the readers' vocabulary;
+- :func:`implied_actions`: what a change would mean even if illegal (a piece gone: the current
+  player captured it -- or took it, after the Enchanted Die's 7; a stand turned into a Jester: a
+  Jester trade), so the engine can name the rule it breaks;
+- :func:`setup_from_observation`: the *set-up picture* -> the ``setup`` action (who stands where);
+- :func:`match_observation`: :func:`companion.referee.match.match` with this adapter;
+- :func:`evaluate`: reader accuracy and speed on rendered scenes of seeded simulated games.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from companion.games.core import Action
+from companion.games.eagle_kingdoms.rules import (
+    JESTER,
+    KINDS,
+    N_PIECES,
+    NK,
+    PIECE_IDS,
+    SHIELD,
+    SHIELD_ID,
+    TAKE,
+    VALUES,
+    EagleKingdoms,
+    EagleState,
+    simulation_policy,
+)
+from companion.referee.match import MatchResult, match
+from companion.vision.readers import Observation, SceneDescription
+
+GAME = "eagle-kingdoms"
+LABEL_OF_KIND: tuple[int | str, ...] = tuple("jester" if k == JESTER else VALUES[k] for k in range(NK))
+KIND_OF_LABEL: dict[Any, int] = {label: k for k, label in enumerate(LABEL_OF_KIND)}
+
+
+def stand(kind: int) -> dict[str, Any]:
+    return {"stand": LABEL_OF_KIND[kind]}
+
+
+def scene_from_state(state: EagleState) -> SceneDescription:
+    scene: SceneDescription = {}
+    for p in range(N_PIECES):
+        if not state.present >> p & 1:
+            continue
+        items: list[Any] = [{"piece": True}]
+        if p == SHIELD:
+            for k in range(NK):
+                items.extend(stand(k) for _ in range(state.shield[k]))
+        elif state.kind_on[p] >= 0:
+            items.append(stand(state.kind_on[p]))
+        scene[PIECE_IDS[p]] = items
+    return scene
+
+
+def _stands(pieces: Sequence[Any]) -> list[Any]:
+    return [p["stand"] for p in pieces or [] if isinstance(p, dict) and "stand" in p]
+
+
+def _has_piece(pieces: Sequence[Any]) -> bool:
+    return any(isinstance(p, dict) and p.get("piece") for p in pieces or [])
+
+
+def implied_actions(state: EagleState, before: Mapping[str, list[Any]], after: Observation) -> list[Action]:
+    """Actions the change before -> after would mean, legal or not (confident regions only)."""
+    actions: list[Action] = []
+    verb = "take" if state.phase == TAKE else "capture"
+    for pid in PIECE_IDS:
+        if after.is_uncertain(pid):
+            continue
+        was, now = before.get(pid, []), after.regions.get(pid, [])
+        if _has_piece(was) and not _has_piece(now):
+            actions.append({"type": verb, "piece": pid})
+        elif pid != SHIELD_ID and _has_piece(now):
+            old, new = _stands(was), _stands(now)
+            if old and new and old != new and new == ["jester"]:
+                actions.append({"type": "jester", "piece": pid})
+    if not after.is_uncertain(SHIELD_ID) and _has_piece(after.regions.get(SHIELD_ID, [])):
+        old, new = _stands(before.get(SHIELD_ID, [])), _stands(after.regions.get(SHIELD_ID, []))
+        if new.count("jester") == old.count("jester") + 1 and len(new) == len(old):
+            gone = [v for v in set(old) if v != "jester" and old.count(v) > new.count(v)]
+            if len(gone) == 1 and gone[0] in KIND_OF_LABEL:
+                actions.append({"type": "jester", "piece": SHIELD_ID, "kind": KINDS[KIND_OF_LABEL[gone[0]]]})
+    return actions
+
+
+def describe(region: str, expected: list[Any], seen: list[Any]) -> str:
+    def words(pieces: list[Any]) -> str:
+        if not _has_piece(pieces) and not _stands(pieces):
+            return "no piece"
+        values = ", ".join(str(v) for v in _stands(pieces))
+        base = "the piece" if _has_piece(pieces) else "no piece"
+        return f"{base} with {values}" if values else f"{base}, no character"
+
+    return f"{region}: expected {words(expected)}, saw {words(seen)}"
+
+
+class Adapter:
+    """The game adapter for :func:`companion.referee.match.match`."""
+
+    scene_from_state = staticmethod(scene_from_state)
+    implied_actions = staticmethod(implied_actions)
+    describe = staticmethod(describe)
+
+
+ADAPTER = Adapter()
+
+
+def match_observation(state: EagleState, before: Any, after: Any) -> MatchResult:
+    return match(state, before, after, ADAPTER)
+
+
+def setup_from_observation(state: EagleState, obs: Observation) -> tuple[Action | None, str]:
+    """The set-up picture: (``setup`` action, "") when every board piece is confidently read and the
+    placement is legal; else (None, what to fix). The engine still validates it as a chance step."""
+    if not obs.usable:
+        return None, f"board not read: {obs.status}"
+    placement: dict[str, str] = {}
+    problems: list[str] = []
+    for pid in PIECE_IDS:
+        if pid == SHIELD_ID:
+            continue
+        labels = _stands(obs.regions.get(pid, []))
+        if obs.is_uncertain(pid):
+            problems.append(f"{pid} (unsure)")
+        elif len(labels) != 1 or labels[0] not in KIND_OF_LABEL:
+            problems.append(f"{pid} ({'no character' if not labels else 'several characters'})")
+        else:
+            placement[pid] = KINDS[KIND_OF_LABEL[labels[0]]]
+    if problems:
+        return None, "cannot read the set-up at: " + ", ".join(problems)
+    action = {"type": "setup", "placement": placement}
+    if not state.is_legal(action):
+        return None, str(state.explain_illegal(action))
+    return action, ""
+
+
+# -- seeded states along simulated games -----------------------------------------------------------------
+
+
+def sample_states(n: int, seed: int, players: int | None = None) -> list[EagleState]:
+    """``n`` states picked along seeded simulated games (random players, the simulation policy),
+    from the set-up to the final shield, each at a decision point."""
+    rng = random.Random(seed)
+    out: list[EagleState] = []
+    while len(out) < n:
+        k = players or rng.randint(2, 6)
+        game = EagleKingdoms(players=[f"P{i + 1}" for i in range(k)])
+        state = game.new_initial_state()
+        state.apply_unchecked({"type": "setup", "placement": state.random_placement(rng)})
+        trail: list[EagleState] = []
+        steps = 0
+        while not state.is_terminal() and steps < game.max_actions:
+            if not state.is_chance_node():
+                trail.append(state.clone())
+                action = simulation_policy(state, rng)
+            else:
+                action = state.sample_chance(rng)
+            state.apply_unchecked(action)
+            steps += 1
+        want = min(n - len(out), rng.randint(3, 8))
+        for _ in range(want):
+            out.append(trail[int(rng.random() ** 0.8 * len(trail))])  # a little more weight late
+    return out[:n]
+
+
+def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None) -> dict[str, Any]:
+    """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
+
+    ``per_space_error``: share of regions (46 per board) not read exactly -- a wrong reading *or* an
+    uncertain one; ``silent_error`` counts only confident wrong readings. ``board_exact``: boards with
+    every region right and none uncertain. ``ms_median``: cold pose (whole-frame marker search) plus
+    reading, one thread, wall clock; ``cpu_ms_median`` the same as this thread's CPU time (what a busy
+    machine inflates least).
+    """
+    import cv2
+
+    from companion.referee.boardmaps import BOARDS_DIR
+    from companion.vision.boardmap import load_board_map
+    from companion.vision.pose import BoardTracker
+    from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
+    from companion.vision.scenes.eagle_kingdoms import render
+
+    cv2.setNumThreads(1)
+    board = load_board_map(BOARDS_DIR / f"{GAME}.json")
+    reader = reader or EagleKingdomsReader(board)
+    states = sample_states(scenes, seed)
+    rng = np.random.default_rng(seed)
+    wrong = uncertain = silent = exact = not_found = 0
+    total = 0
+    ms, read_ms, cpu_ms = [], [], []
+    failures: list[dict[str, Any]] = []
+    for i, state in enumerate(states):
+        truth = scene_from_state(state)
+        frame, _ = render(board, truth, rng)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        pose = BoardTracker(board).update(frame.image)
+        t1 = time.perf_counter()
+        obs = reader.read(frame.image, pose)
+        t2, c2 = time.perf_counter(), time.thread_time()
+        ms.append((t2 - t0) * 1000)
+        cpu_ms.append((c2 - c0) * 1000)
+        read_ms.append((t2 - t1) * 1000)
+        n_regions = len(board.regions)
+        total += n_regions
+        if not obs.usable:
+            not_found += 1
+            wrong += n_regions
+            if len(failures) < 10:
+                failures.append({"scene": i, "status": obs.status})
+            continue
+        bad = []
+        for r in board.regions:
+            ok = sorted(map(repr, truth.get(r.id, []))) == sorted(map(repr, obs.regions.get(r.id, [])))
+            if obs.is_uncertain(r.id):
+                uncertain += 1
+                bad.append(r.id)
+                if not ok:
+                    pass
+            elif not ok:
+                silent += 1
+                bad.append(r.id)
+        wrong += len(bad)
+        if not bad:
+            exact += 1
+        elif len(failures) < 10:
+            failures.append({"scene": i, "regions": {b: {"truth": truth.get(b, []), "read": obs.regions.get(b, []), "confidence": obs.confidence_of(b)} for b in bad}})
+    return {
+        "scenes": scenes,
+        "per_space_error": round(wrong / max(total, 1), 5),
+        "silent_error": round(silent / max(total, 1), 5),
+        "uncertain_fraction": round(uncertain / max(total, 1), 5),
+        "board_exact": round(exact / max(scenes, 1), 4),
+        "board_not_found": not_found,
+        "ms_median": round(float(np.median(ms)), 2),
+        "cpu_ms_median": round(float(np.median(cpu_ms)), 2),
+        "read_ms_median": round(float(np.median(read_ms)), 2),
+        "failures": failures,
+    }
+
+
+if __name__ == "__main__":  # quick look: python -m companion.referee.eagle_kingdoms [SCENES] [SEED]
+    import json
+
+    args = sys.argv[1:]
+    print(json.dumps(evaluate(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0), indent=1))

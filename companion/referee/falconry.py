@@ -1,0 +1,285 @@
+"""Falconry on camera: the adapter for :func:`companion.referee.match.match` and the benchmark.
+
+Usage::
+
+    python -m companion.referee.falconry [--scenes 200] [--seed 0]     # prints the evaluation JSON
+
+The reader reports *table cells* ``x{tx}y{ty}`` of the map (:mod:`companion.referee.falconry_map`);
+the engine plays on its own unbounded integer cells. :class:`FalconryAdapter` holds the translation
+``offset`` (engine cell + offset = table cell), fixed when the set-up is seen (:func:`align`) and
+found again the same way if the players shift the strips. Cells outside the map are not in the
+scene: the camera cannot see them, so the referee keeps the engine's word there (the app should ask
+the players to re-frame when :meth:`FalconryAdapter.off_map` is not empty).
+
+Vocabulary (shared with :mod:`companion.vision.readers.falconry`): region -> ``[{"noble": letter,
+"kind": "marker"|"bird"|"falconer", "covers": bool}]``, the visible top card of each stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.games.core import Action, State
+from companion.referee.falconry_map import build_map, cell_id, parse_cell_id, table_range
+from companion.vision.boardmap import BoardMap
+from companion.vision.readers import Observation, canonical
+
+MODES = {"duel": 2, "fast-duel": 2, "allied": 3, "truel": 3, "quarrel": 4, "joint": 4}
+
+
+def board_map() -> BoardMap:
+    return BoardMap.from_dict(build_map(), "companion.referee.falconry_map.build_map()")
+
+
+def _stacks(state: State) -> dict[tuple[int, int], list[tuple[str, str]]]:
+    """Engine cell -> [(noble letter, kind)] bottom to top, from the state's public JSON."""
+    letters = [c["letter"] for c in state.game.colours]
+    return {(x, y): [(letters[seat], kind) for seat, kind in cards] for x, y, cards in state.to_json()["table"]}
+
+
+@dataclass
+class FalconryAdapter:
+    """Scenes and implied actions for one table; ``offset`` = table cell - engine cell."""
+
+    offset: tuple[int, int] = (0, 0)
+
+    def to_table(self, cell: Sequence[int]) -> tuple[int, int]:
+        return int(cell[0]) + self.offset[0], int(cell[1]) + self.offset[1]
+
+    def to_engine(self, region: str) -> tuple[int, int] | None:
+        cell = parse_cell_id(region)
+        return None if cell is None else (cell[0] - self.offset[0], cell[1] - self.offset[1])
+
+    def off_map(self, state: State) -> list[tuple[int, int]]:
+        xs, ys = table_range()
+        return sorted(c for c in _stacks(state) if not (self.to_table(c)[0] in xs and self.to_table(c)[1] in ys))
+
+    def paint_scene(self, state: State) -> dict[str, dict[str, Any]]:
+        """For the painter: region -> top card with its stack ``depth`` and the cards ``under`` it."""
+        xs, ys = table_range()
+        out = {}
+        for cell, cards in _stacks(state).items():
+            tx, ty = self.to_table(cell)
+            if tx in xs and ty in ys:
+                noble, kind = cards[-1]
+                under = [{"noble": n, "kind": k} for n, k in cards[:-1]]
+                out[cell_id(tx, ty)] = {"noble": noble, "kind": kind, "depth": len(cards), "under": under}
+        return out
+
+    def scene_from_state(self, state: State) -> dict[str, list[dict[str, Any]]]:
+        """What the camera should read in ``state`` (cells inside the map only)."""
+        return {
+            rid: [{"noble": c["noble"], "kind": c["kind"], "covers": c["depth"] > 1}]
+            for rid, c in self.paint_scene(state).items()
+        }
+
+    def implied_actions(self, state: State, before: Mapping[str, Any], after: Any) -> list[Action]:
+        """The action the change ``before`` -> ``after`` would mean, legal or not.
+
+        A card that appeared where it was not (and vanished from nowhere) is a placement of its kind; a
+        card that vanished from one cell (its cell now empty or showing the card it covered) and
+        appeared on another is a move. Several candidates are returned most likely first.
+        """
+        seen = after.regions if isinstance(after, Observation) else after
+        tops_before = {r: _top(v) for r, v in before.items() if _top(v)}
+        tops_after = {r: _top(v) for r, v in seen.items() if _top(v)}
+        left = [r for r, c in tops_before.items() if tops_after.get(r) != c]
+        # a covered card showing where its cover left is revealed, not placed
+        revealed = {r for r in left if tops_before[r]["covers"] and r in tops_after and not _same_card(tops_before[r], tops_after[r])}
+        arrived = [r for r, c in tops_after.items() if tops_before.get(r) != c and r not in revealed]
+        actions: list[Action] = []
+        for to in sorted(arrived):
+            card = tops_after[to]
+            dest = self.to_engine(to)
+            if dest is None:
+                continue
+            sources = [s for s in sorted(left) if s != to and _same_card(tops_before[s], card)]
+            for src in sources:
+                origin = self.to_engine(src)
+                if origin is not None:
+                    actions.append({"type": "move", "from": list(origin), "to": list(dest)})
+            if not sources:
+                actions.append({"type": "place", "kind": card["kind"], "to": list(dest)})
+        return sorted(actions, key=lambda a: a["type"] != "move")  # a move explains two changes: first
+
+    def describe(self, region: str, expected: list[Any], seen: list[Any]) -> str:
+        def words(cards: list[Any]) -> str:
+            if not cards:
+                return "nothing"
+            c = cards[-1]
+            return f"{c['noble']} {c['kind']}" + (" on a stack" if c.get("covers") else "")
+
+        cell = self.to_engine(region)
+        where = f"({cell[0]}, {cell[1]})" if cell else region
+        return f"{where}: expected {words(expected)}, saw {words(seen)}"
+
+
+def _top(pieces: Any) -> dict[str, Any] | None:
+    if not pieces:
+        return None
+    card = pieces[-1] if isinstance(pieces, list) else pieces
+    return {"noble": card["noble"], "kind": card["kind"], "covers": bool(card.get("covers"))}
+
+
+def _same_card(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a["noble"] == b["noble"] and a["kind"] == b["kind"]
+
+
+def align(state: State, seen: Observation | Mapping[str, Any], search: int = 6) -> tuple[int, int]:
+    """The offset (table - engine) under which ``seen`` agrees best with ``state`` (set-up, re-framing).
+
+    Scores +1 for each engine top card read on its table cell, -1 for each read card the state does not
+    explain; ties go to the smallest shift from centring the engine's cards on the map.
+    """
+    regions = seen.regions if isinstance(seen, Observation) else seen
+    read = {parse_cell_id(r): canonical(v) for r, v in regions.items() if v and parse_cell_id(r)}
+    stacks = _stacks(state)
+    xs = [c[0] for c in stacks]
+    ys = [c[1] for c in stacks]
+    cx, cy = -round((min(xs) + max(xs)) / 2), -round((min(ys) + max(ys)) / 2)
+    best, best_key = (cx, cy), None
+    for ox in range(cx - search, cx + search + 1):
+        for oy in range(cy - search, cy + search + 1):
+            adapter = FalconryAdapter((ox, oy))
+            scene = {parse_cell_id(r): canonical(v) for r, v in adapter.scene_from_state(state).items()}
+            score = sum(1 for c, v in scene.items() if read.get(c) == v) - sum(1 for c in read if c not in scene)
+            key = (score, -abs(ox - cx) - abs(oy - cy))
+            if best_key is None or key > best_key:
+                best, best_key = (ox, oy), key
+    return best
+
+
+# -- benchmark --------------------------------------------------------------------------------------
+
+
+def sample_states(n: int, seed: int) -> list[tuple[State, FalconryAdapter]]:
+    """``n`` states from seeded games of every mode (round robin), each with a fitting offset.
+
+    A game is played from its seed with the engine's simulation policy; one position is drawn at a
+    random point of it; positions whose table does not fit the map are replaced by an earlier one.
+    """
+    from companion.games.falconry import FalconryGame, simulation_policy
+
+    rng = random.Random(seed)
+    xs, ys = table_range()
+    out = []
+    modes = list(MODES)
+    while len(out) < n:
+        mode = modes[len(out) % len(modes)]
+        game = FalconryGame(players=[f"P{i}" for i in range(MODES[mode])], mode=mode)
+        state = game.new_initial_state()
+        history = [state.clone()]
+        while not state.is_terminal() and len(history) < 400:
+            state.apply_unchecked(simulation_policy(state, rng))
+            history.append(state.clone())
+        for pick in sorted(range(len(history)), key=lambda _: rng.random()):
+            st = history[pick]
+            cells = list(_stacks(st))
+            w = max(c[0] for c in cells) - min(c[0] for c in cells) + 1
+            h = max(c[1] for c in cells) - min(c[1] for c in cells) + 1
+            if w <= len(xs) and h <= len(ys):
+                ox = xs.start - min(c[0] for c in cells) + rng.randint(0, len(xs) - w)
+                oy = ys.start - min(c[1] for c in cells) + rng.randint(0, len(ys) - h)
+                out.append((st, FalconryAdapter((ox, oy))))
+                break
+    return out
+
+
+def judged_cells(scene: Mapping[str, Any]) -> set[str]:
+    """Occupied cells and their eight neighbours inside the map: the spaces a reading is judged on."""
+    xs, ys = table_range()
+    out = set()
+    for rid in scene:
+        tx, ty = parse_cell_id(rid)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                if tx + dx in xs and ty + dy in ys:
+                    out.add(cell_id(tx + dx, ty + dy))
+    return out
+
+
+def evaluate(scenes: int = 200, seed: int = 0, *, hand_every: int = 0) -> dict[str, Any]:
+    """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame.
+
+    ``per_space_error``: judged cells (occupied + neighbours) read wrong, uncertain ones included;
+    ``board_exact``: frames usable with every cell of the map read right and none uncertain;
+    ``ms_median``: pose (cold, whole-frame marker search) + reading, wall clock, one OpenCV thread;
+    ``cpu_ms_median`` the same as this thread's CPU time.
+    """
+    from companion.vision.readers.falconry import FalconryReader
+    from companion.vision.scenes.falconry import render
+
+    cv2.setNumThreads(1)
+    board = board_map()
+    rng = np.random.default_rng(seed)
+    judged = wrong = uncertain = exact = unusable = 0
+    ms, cpu, failures = [], [], []
+    for i, (state, adapter) in enumerate(sample_states(scenes, seed)):
+        frame, truth = render(board, adapter.paint_scene(state), rng)
+        reader = FalconryReader(board)
+        t, c = time.perf_counter(), time.thread_time()
+        obs = reader.read(frame.image)
+        ms.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.thread_time() - c) * 1000)
+        expected = adapter.scene_from_state(state)
+        cells = judged_cells(expected)
+        judged += len(cells)
+        if not obs.usable:
+            unusable += 1
+            wrong += len(cells)
+            failures.append({"scene": i, "status": obs.status})
+            continue
+        bad = [r for r in cells if canonical(expected.get(r)) != canonical(obs.regions.get(r))]
+        unsure = [r for r in cells if obs.is_uncertain(r) and r not in bad]
+        wrong += len(bad) + len(unsure)
+        uncertain += sum(1 for r in cells if obs.is_uncertain(r))
+        everywhere = [r for r in set(expected) | set(obs.regions) if canonical(expected.get(r)) != canonical(obs.regions.get(r))]
+        if not everywhere and not obs.uncertain:
+            exact += 1
+        else:
+            failures.append(
+                {"scene": i, "wrong": {r: [expected.get(r), obs.regions.get(r)] for r in sorted(everywhere)},
+                 "uncertain": sorted(obs.uncertain)}
+            )
+    return {
+        "scenes": scenes,
+        "seed": seed,
+        "per_space_error": round(wrong / max(judged, 1), 5),
+        "board_exact": round(exact / max(scenes, 1), 4),
+        "ms_median": round(float(np.median(ms)), 2),
+        "cpu_ms_median": round(float(np.median(cpu)), 2),
+        "ms_p95": round(float(np.percentile(ms, 95)), 2),
+        "judged_cells": judged,
+        "uncertain_fraction": round(uncertain / max(judged, 1), 5),
+        "unusable": unusable,
+        "failures": failures[:20],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.referee.falconry", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenes", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    report = evaluate(max(1, args.scenes), args.seed)
+    print(json.dumps(report))
+    return 0
+
+
+_DEFAULT = FalconryAdapter()
+scene_from_state = _DEFAULT.scene_from_state
+implied_actions = _DEFAULT.implied_actions
+describe = _DEFAULT.describe
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""Match a settled board observation against the legal successors of a rules state.
+
+Generic over the four games. A game plugs in through an *adapter* (an object or a module) with
+
+- ``scene_from_state(state) -> SceneDescription``: what the board should show in ``state``, in the
+  readers' vocabulary (region id -> list of visible piece descriptors);
+- ``implied_actions(state, before, after) -> list[Action]``: the action(s) the change from the
+  scene ``before`` to the observation ``after`` would mean, *even if illegal* (e.g. "a piece
+  vanished -> the current player captured it"), so a refusal can name the broken rule;
+- optionally ``describe(region, expected, seen) -> str``: one region's difference in plain words.
+
+:func:`match` returns a :class:`MatchResult` of one kind:
+
+``unchanged``  every confidently read region shows what the state expects;
+``proposed``   exactly one legal action (or a short path of decisions with no chance step between)
+               explains the change -- the referee asks for one tap to confirm;
+``ambiguous``  several legal actions explain it equally well -- ask which;
+``illegal``    the change means an action the rules forbid: the engine's ``explain_illegal`` message
+               and rule id;
+``misread``    nothing legal or implied explains it: the message says which regions differ;
+``unreadable`` the observation itself is not usable (no pose, too dark...): nothing is applied.
+
+Like a chess reader that uses the previous position, misreads the rules make impossible are fixed by
+the rules: a successor whose scene disagrees with the observation *only in uncertain regions* is
+accepted (``corrected`` names those regions). Chance steps are never taken from a board observation:
+at a chance node only ``unchanged``/``illegal``/``misread`` can come back (dice come from the dice
+reader). Keep this module free of any game knowledge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from companion.games.core import Action, GameError, State
+from companion.vision.readers import Observation, SceneDescription, canonical
+
+MAX_SUCCESSORS = 2000  # safety cap on the successors examined (states x actions)
+
+
+class MatchKind(Enum):
+    UNCHANGED = "unchanged"
+    PROPOSED = "proposed"
+    AMBIGUOUS = "ambiguous"
+    ILLEGAL = "illegal"
+    MISREAD = "misread"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    kind: MatchKind
+    message: str = ""
+    actions: tuple[Action, ...] = ()  # proposed: the path of legal actions to apply (usually one)
+    options: tuple[tuple[Action, ...], ...] = ()  # ambiguous: the candidate paths; misread: the nearest
+    rule_id: str | None = None  # illegal: the rule the change breaks
+    changed: tuple[str, ...] = ()  # regions whose confident reading differs from the expected scene
+    corrected: tuple[str, ...] = ()  # uncertain regions the rules fixed (proposed/unchanged)
+    error: GameError | None = field(default=None, compare=False)
+
+    @property
+    def action(self) -> Action | None:
+        """The last action of a proposed path (the visible one), else ``None``."""
+        return self.actions[-1] if self.kind is MatchKind.PROPOSED and self.actions else None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value, "message": self.message}
+        if self.actions:
+            out["actions"] = list(self.actions)
+        if self.options:
+            out["options"] = [list(o) for o in self.options]
+        if self.rule_id:
+            out["rule_id"] = self.rule_id
+        if self.changed:
+            out["changed"] = list(self.changed)
+        if self.corrected:
+            out["corrected"] = list(self.corrected)
+        return out
+
+
+# -- comparing scenes with observations -------------------------------------------------------------
+
+
+def as_observation(seen: Observation | Mapping[str, list[Any]]) -> Observation:
+    return seen if isinstance(seen, Observation) else Observation.from_scene(seen)
+
+
+def differences(expected: Mapping[str, list[Any]], seen: Observation) -> tuple[list[str], list[str]]:
+    """(confident, uncertain) region ids where ``seen`` differs from the scene ``expected``."""
+    hard, soft = [], []
+    for region in sorted(set(expected) | set(seen.regions)):
+        if canonical(expected.get(region)) != canonical(seen.regions.get(region)):
+            (soft if seen.is_uncertain(region) else hard).append(region)
+    return hard, soft
+
+
+def _describe(adapter: Any, region: str, expected: Any, seen: Any) -> str:
+    fn: Callable | None = getattr(adapter, "describe", None)
+    if fn is not None:
+        return fn(region, list(expected or []), list(seen or []))
+
+    def words(pieces: Any) -> str:
+        return ", ".join(json.dumps(p, sort_keys=True) for p in pieces) if pieces else "nothing"
+
+    return f"{region}: expected {words(expected)}, saw {words(seen)}"
+
+
+# -- successors --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Successor:
+    path: tuple[Action, ...]
+    scene: SceneDescription
+
+
+def legal_successors(state: State, scene_from_state: Callable[[State], SceneDescription], max_depth: int = 2) -> list[_Successor]:
+    """Scenes after each legal decision; decisions that change nothing visible (pass, 'roll the
+    dice' choices) are followed by the next decision, up to ``max_depth`` actions, never through a
+    chance step."""
+    start = _key(scene_from_state(state))
+    out: list[_Successor] = []
+    frontier: list[tuple[State, tuple[Action, ...]]] = [(state, ())]
+    seen_budget = MAX_SUCCESSORS
+    for _depth in range(max_depth):
+        nxt: list[tuple[State, tuple[Action, ...]]] = []
+        for st, path in frontier:
+            if st.is_terminal() or st.is_chance_node():
+                continue
+            for action in st.legal_actions():
+                seen_budget -= 1
+                if seen_budget < 0:
+                    return out
+                child = st.clone()
+                child.apply_unchecked(action)
+                scene = scene_from_state(child)
+                if _key(scene) == start:
+                    nxt.append((child, path + (action,)))
+                else:
+                    out.append(_Successor(path + (action,), scene))
+        frontier = nxt
+    return out
+
+
+def _key(scene: Mapping[str, list[Any]]) -> tuple:
+    return tuple(sorted((r, canonical(p)) for r, p in scene.items() if p))
+
+
+# -- the match ----------------------------------------------------------------------------------------
+
+
+def match(
+    state: State,
+    before: Observation | Mapping[str, list[Any]] | None,
+    after: Observation | Mapping[str, list[Any]],
+    adapter: Any,
+    max_depth: int = 2,
+) -> MatchResult:
+    """Explain the settled observation ``after`` from ``state`` (see the module docstring).
+
+    ``before`` is the previous settled observation or scene (``None``: the state's expected scene);
+    it is what ``implied_actions`` compares against.
+    """
+    seen = as_observation(after)
+    if not seen.usable:
+        return MatchResult(MatchKind.UNREADABLE, f"board not read: {seen.status}; nothing applied")
+    expected = adapter.scene_from_state(state)
+    hard, soft = differences(expected, seen)
+    if not hard:
+        msg = "no change" + (f" (uncertain: {', '.join(soft)})" if soft else "")
+        return MatchResult(MatchKind.UNCHANGED, msg, corrected=tuple(soft))
+    changed = tuple(hard)
+
+    # 1. legal successors consistent with every confident region
+    successors = legal_successors(state, adapter.scene_from_state, max_depth)
+    fits: list[tuple[_Successor, list[str]]] = []
+    nearest: list[tuple[int, int, _Successor]] = []
+    for succ in successors:
+        s_hard, s_soft = differences(succ.scene, seen)
+        if not s_hard:
+            fits.append((succ, s_soft))
+        nearest.append((len(s_hard), len(s_soft), succ))
+    if fits:
+        best = min(len(s) for _, s in fits)  # prefer the successor that also explains uncertain regions
+        top = [(succ, s) for succ, s in fits if len(s) == best]
+        if len({_path_key(succ.path[-1:]) for succ, _ in top}) == 1:  # one visible action (shortest path to it)
+            succ, soft_left = min(top, key=lambda t: len(t[0].path))
+            text = "; ".join(state.action_to_string(a) for a in succ.path)
+            if soft_left:
+                text += f" (uncertain, taken from the rules: {', '.join(soft_left)})"
+            return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left))
+        options = tuple(succ.path for succ, _ in top)
+        names = " | ".join(state.action_to_string(p[-1]) for p in options)
+        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed)
+
+    # 2. the change implies an action: illegal (name the rule) or legal but the rest disagrees
+    base = as_observation(before) if before is not None else Observation.from_scene(expected)
+    implied = list(adapter.implied_actions(state, dict(base.regions), seen) or [])
+    for action in implied:
+        if not state.is_legal(action):
+            err = state.explain_illegal(action)
+            return MatchResult(
+                MatchKind.ILLEGAL,
+                str(err.message if hasattr(err, "message") else err),
+                options=((action,),),
+                rule_id=getattr(err, "rule_id", None),
+                changed=changed,
+                error=err,
+            )
+
+    # 3. nothing explains it: say what differs, and the nearest legal reading
+    details = "; ".join(_describe(adapter, r, expected.get(r), seen.regions.get(r)) for r in hard)
+    near: tuple[tuple[Action, ...], ...] = ()
+    if nearest:
+        nearest.sort(key=lambda t: (t[0], t[1]))
+        d = nearest[0][0]
+        if d < len(hard):
+            near = tuple(s.path for h, _, s in nearest if h == d)[:5]
+    hint = ""
+    if near:
+        hint = " Nearest legal move: " + " | ".join(state.action_to_string(p[-1]) for p in near) + "."
+    return MatchResult(MatchKind.MISREAD, f"the board does not match any legal move: {details}.{hint}", options=near, changed=changed)
+
+
+def _path_key(path: Sequence[Action]) -> str:
+    return json.dumps(list(path), sort_keys=True)
+
+
+__all__ = ["MatchKind", "MatchResult", "differences", "legal_successors", "match"]

@@ -1,0 +1,265 @@
+"""Mighty Magpies on camera: rules state <-> board scene, observation -> turn, set-up picture, benchmark.
+
+Usage::
+
+    python -m companion.referee.mighty_magpies [SCENES] [SEED]     # the benchmark, as JSON
+
+- :func:`scene_from_state`: each nest's tiles and the magpies in it; player ``i`` flies the magpie
+  of colour ``MAGPIE_COLOURS[i]`` (red, blue, green, yellow: ``docs/rulings-board-owls-magpies.md``);
+- :func:`implied_actions`: the turn a change means even if illegal -- the current player's magpie
+  now stands in another nest (or tiles vanished from nests next to it) -> the flights that lead
+  there through the nests that lost a tile, taking what vanished; the berries stolen from other
+  players are off the board, so the first choice the rules allow is filled in (the matcher asks
+  when several fit);
+- :func:`setup_from_observation`: the set-up picture -> the ``setup`` action;
+- :func:`match_observation`, :func:`evaluate` as for the other games.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from companion.games.core import Action
+from companion.games.mighty_magpies.board import BOARD, TILE_KINDS, TILE_LETTERS
+from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies, simulation_policy
+from companion.referee.match import MatchResult, match
+from companion.vision.readers import Observation, SceneDescription, canonical
+
+GAME = "mighty-magpies"
+MAGPIE_COLOURS = ("red", "blue", "green", "yellow")
+KIND_OF_LETTER = dict(zip(TILE_LETTERS, TILE_KINDS, strict=True))
+
+
+def scene_from_state(state: MagpiesState) -> SceneDescription:
+    """Nest id -> its tiles and the magpies in it."""
+    data = state.to_json()
+    scene: SceneDescription = {}
+    for nest, letters in data["nests"].items():
+        if letters:
+            scene[nest] = [{"tile": KIND_OF_LETTER[ch]} for ch in letters]
+    for player, nest in enumerate(data["magpies"]):
+        scene.setdefault(nest, []).append({"magpie": MAGPIE_COLOURS[player]})
+    for pieces in scene.values():
+        pieces.sort(key=lambda p: json.dumps(p, sort_keys=True))
+    return scene
+
+
+def _tiles(pieces: Sequence[Any] | None) -> dict[str, int]:
+    counts = dict.fromkeys(TILE_KINDS, 0)
+    for p in pieces or []:
+        if isinstance(p, Mapping) and p.get("tile") in counts:
+            counts[p["tile"]] += 1
+    return counts
+
+
+def _magpie_nest(scene: Mapping[str, Sequence[Any]], colour: str) -> str | None:
+    found = [n for n, pieces in scene.items() if any(isinstance(p, Mapping) and p.get("magpie") == colour for p in pieces or [])]
+    return found[0] if len(found) == 1 else None
+
+
+def _route(a: str, b: str) -> str | None:
+    ia, ib = BOARD.nest_index(a), BOARD.nest_index(b)
+    for r, ends in enumerate(BOARD.route_ends):
+        if set(ends) == {ia, ib}:
+            return BOARD.route_ids[r]
+    return None
+
+
+def _neighbours(nest: str) -> list[str]:
+    i = BOARD.nest_index(nest)
+    return sorted({BOARD.nest_ids[o] for per_colour in BOARD.exits[i] for _, o in per_colour})
+
+
+def implied_actions(state: MagpiesState, before: Mapping[str, list[Any]], after: Observation) -> list[Action]:
+    """The turn the change before -> after would mean, legal or not (confident nests only)."""
+    if state.is_terminal() or state.phase == "setup":
+        return []
+    nests = BOARD.nest_ids
+    if any(after.is_uncertain(n) for n in nests):
+        return []
+    colour = MAGPIE_COLOURS[state.player]
+    start, end = _magpie_nest(before, colour), _magpie_nest(after.regions, colour)
+    if start is None or end is None:
+        return []
+    lost: dict[str, list[str]] = {}
+    for n in nests:
+        was, now = _tiles(before.get(n)), _tiles(after.regions.get(n))
+        gone = [k for k in TILE_KINDS for _ in range(max(0, was[k] - now[k]))]
+        if gone:
+            lost[n] = gone
+    if start == end and not lost:
+        return []
+
+    def take(nest: str) -> str | None:
+        return lost[nest][0] if lost.get(nest) else None
+
+    paths: list[list[str]] = []
+    if start != end and _route(start, end) and (not lost or set(lost) <= {end}):
+        paths.append([end])
+    for mid in _neighbours(start):
+        if _route(mid, end) and mid != end and (mid in lost or start == end or not _route(start, end)):
+            paths.append([mid, end])
+    if not paths:  # not a flight the board allows: name a route into the nest it reached
+        r = next((BOARD.route_ids[k] for k, ends in enumerate(BOARD.route_ends) if BOARD.nest_index(end) in ends), None)
+        return [] if r is None else [{"type": "turn", "steps": [{"route": r, "take": take(end)}], "steal": _steal(state)}]
+    actions = []
+    for path in sorted(paths, key=lambda p: (-sum(1 for n in p if n in lost), len(p))):
+        here, steps = start, []
+        for nest in path:
+            steps.append({"route": _route(here, nest), "take": take(nest)})
+            here = nest
+        actions.append({"type": "turn", "steps": steps, "steal": _steal(state)})
+    return actions
+
+
+def _steal(state: MagpiesState) -> list[int]:
+    if state.phase != "move":
+        return []
+    options = state.steal_options()
+    return list(options[0]) if options else []
+
+
+def describe(region: str, expected: list[Any], seen: list[Any]) -> str:
+    def words(pieces: list[Any]) -> str:
+        t = _tiles(pieces)
+        tiles = ", ".join(f"{n} {k}" for k, n in t.items() if n) or "no tiles"
+        mags = sorted(p["magpie"] for p in pieces or [] if isinstance(p, Mapping) and "magpie" in p)
+        return tiles + (f", magpie(s) {', '.join(mags)}" if mags else "")
+
+    return f"nest {region}: expected {words(expected)}, saw {words(seen)}"
+
+
+class Adapter:
+    """The game adapter for :func:`companion.referee.match.match`."""
+
+    scene_from_state = staticmethod(scene_from_state)
+    implied_actions = staticmethod(implied_actions)
+    describe = staticmethod(describe)
+
+
+ADAPTER = Adapter()
+
+
+def match_observation(state: MagpiesState, before: Any, after: Any) -> MatchResult:
+    return match(state, before, after, ADAPTER)
+
+
+def setup_from_observation(state: MagpiesState, obs: Observation) -> tuple[Action | None, str]:
+    """The set-up picture: (``setup`` action, "") when every nest is confidently read and the tiles
+    are a legal set-up; else (None, what to fix). The engine still validates it as a chance step."""
+    if not obs.usable:
+        return None, f"board not read: {obs.status}"
+    unsure = [n for n in BOARD.nest_ids if obs.is_uncertain(n)]
+    if unsure:
+        return None, "cannot read the set-up at nest(s) " + ", ".join(unsure)
+    nests = {}
+    for i, n in enumerate(BOARD.nest_ids):
+        if BOARD.capacity[i] == 0:
+            continue
+        t = _tiles(obs.regions.get(n))
+        nests[n] = "".join(letter * t[kind] for letter, kind in zip(TILE_LETTERS, TILE_KINDS, strict=True))
+    action = {"type": "setup", "nests": nests}
+    if not state.is_legal(action):
+        return None, str(state.explain_illegal(action))
+    return action, ""
+
+
+# -- seeded states along simulated games ---------------------------------------------------------------
+
+
+def sample_states(n: int, seed: int) -> list[MagpiesState]:
+    """``n`` states picked along seeded simulated games (2-4 players), at the roll or the move."""
+    rng = random.Random(seed)
+    out: list[MagpiesState] = []
+    while len(out) < n:
+        k = rng.randint(2, 4)
+        game = MightyMagpies(players=[f"P{i + 1}" for i in range(k)])
+        state = game.new_initial_state()
+        trail: list[MagpiesState] = []
+        steps = 0
+        while not state.is_terminal() and steps < game.max_actions:
+            if state.phase in ("roll", "move"):
+                trail.append(state.clone())
+            action = simulation_policy(state, rng) if not state.is_chance_node() else state.sample_chance(rng)
+            state.apply_unchecked(action)
+            steps += 1
+        for _ in range(min(n - len(out), rng.randint(3, 8))):
+            out.append(trail[int(rng.random() ** 0.8 * len(trail))])
+    return out[:n]
+
+
+def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+    """As :func:`companion.referee.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
+    import cv2
+
+    from companion.referee.boardmaps import BOARDS_DIR
+    from companion.vision.boardmap import load_board_map
+    from companion.vision.readers.mighty_magpies import MagpiesReader
+    from companion.vision.scenes.mighty_magpies import render
+
+    cv2.setNumThreads(1)
+    board = load_board_map(BOARDS_DIR / f"{GAME}.json")
+    reader = reader or MagpiesReader(board)
+    rng = np.random.default_rng(seed)
+    n_regions = len(board.regions)
+    wrong = uncertain = silent = exact = not_found = retried = 0
+    ms, cpu, read_ms = [], [], []
+    failures: list[dict[str, Any]] = []
+    for i, state in enumerate(sample_states(scenes, seed)):
+        truth = scene_from_state(state)
+        frame, _ = render(board, truth, rng)
+        reader.reset()  # independent pictures: a cold pose every time
+        t0, c0 = time.perf_counter(), time.thread_time()
+        obs = reader.read(frame.image)
+        t2, c2 = time.perf_counter(), time.thread_time()
+        ms.append((t2 - t0) * 1000)
+        cpu.append((c2 - c0) * 1000)
+        read_ms.append(float(obs.timings_ms.get("read", 0.0)))
+        retried += obs.extra.get("pose_retry", False) if obs.usable else 0
+        if not obs.usable:
+            not_found += 1
+            wrong += n_regions
+            if len(failures) < 10:
+                failures.append({"scene": i, "status": obs.status})
+            continue
+        bad = []
+        for r in board.regions:
+            ok = canonical(truth.get(r.id)) == canonical(obs.regions.get(r.id))
+            if obs.is_uncertain(r.id):
+                uncertain += 1
+                bad.append(r.id)
+            elif not ok:
+                silent += 1
+                bad.append(r.id)
+        wrong += len(bad)
+        exact += not bad
+        if bad and len(failures) < 10:
+            failures.append(
+                {"scene": i, "regions": {r: {"truth": truth.get(r, []), "read": obs.regions.get(r, []), "confidence": round(obs.confidence_of(r), 3)} for r in bad}}
+            )
+    total = n_regions * max(scenes, 1)
+    return {
+        "scenes": scenes,
+        "per_space_error": round(wrong / total, 5),
+        "silent_error": round(silent / total, 5),
+        "uncertain_fraction": round(uncertain / total, 5),
+        "board_exact": round(exact / max(scenes, 1), 4),
+        "board_not_found": not_found,
+        "pose_full_size_retries": int(retried),
+        "ms_median": round(float(np.median(ms)), 2),
+        "cpu_ms_median": round(float(np.median(cpu)), 2),
+        "read_ms_median": round(float(np.median(read_ms)), 2),
+        "failures": failures,
+    }
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    print(json.dumps(evaluate(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0), indent=1))

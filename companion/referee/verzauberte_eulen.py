@@ -1,0 +1,239 @@
+"""Verzauberte Eulen on camera: rules state <-> board scene, observation -> move, the board benchmark.
+
+Usage::
+
+    python -m companion.referee.verzauberte_eulen [SCENES] [SEED]     # the benchmark, as JSON
+
+- :func:`scene_from_state`: the owls the board shows in a state (owls in the box are not shown);
+- :func:`implied_actions`: the move a change means even if illegal -- one owl left a space and
+  another space shows it arrived (heads swapped with an owl there, or into the cave), made with the
+  die the rules would pick, so the engine can name the rule it breaks;
+- :func:`match_observation`: :func:`companion.referee.match.match` with this adapter;
+- :func:`evaluate`: reader accuracy and speed on rendered scenes of seeded simulated games.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from companion.games.core import Action
+from companion.games.verzauberte_eulen import simulation_policy
+from companion.games.verzauberte_eulen.rules import DICE, EulenState, VerzauberteEulen
+from companion.referee.match import MatchResult, match
+from companion.vision.readers import Observation, SceneDescription, canonical
+
+GAME = "verzauberte-eulen"
+
+
+def owl(head: str, body: str) -> dict[str, Any]:
+    return {"owl": {"head": head, "body": body}}
+
+
+def scene_from_state(state: EulenState) -> SceneDescription:
+    """Space id -> the owls standing there (head and body colour names)."""
+    lay, names = state.lay, state.lay.letter_to_name
+    scene: SceneDescription = {}
+    for i, at in enumerate(state.space):
+        if at < 0:
+            continue
+        scene.setdefault(state.board.ids[at], []).append(owl(names[state.head[i]], names[lay.body_colour[i]]))
+    for pieces in scene.values():
+        pieces.sort(key=lambda p: (p["owl"]["body"], p["owl"]["head"]))
+    return scene
+
+
+def _owls(pieces: Sequence[Any] | None) -> list[tuple[str, str]]:
+    return [(p["owl"]["head"], p["owl"]["body"]) for p in pieces or [] if isinstance(p, Mapping) and "owl" in p]
+
+
+def _key(owls: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(owls))
+
+
+def _after_move(
+    frm: list[tuple[str, str]], to: list[tuple[str, str]], mover: tuple[str, str], into_cave: bool
+) -> list[tuple[list[tuple[str, str]], list[tuple[str, str]]]]:
+    """The possible (from, to) contents after ``mover`` leaves ``frm`` for ``to`` (VE-MOVE-SWAP)."""
+    left = list(frm)
+    left.remove(mover)
+    if into_cave or not to:
+        return [(left, to + [mover])]
+    outs = []
+    for k, (h2, c2) in enumerate(to):  # landing beside an owl swaps heads with it
+        rest = to[:k] + to[k + 1 :]
+        outs.append((left, rest + [(h2, mover[1]), (mover[0], c2)]))
+    return outs
+
+
+def implied_actions(state: EulenState, before: Mapping[str, list[Any]], after: Observation) -> list[Action]:
+    """Moves the change before -> after would mean, legal or not (confident regions only), best die first."""
+    if state.is_terminal():
+        return []
+    changed = [
+        r
+        for r in sorted(set(before) | set(after.regions))
+        if canonical(before.get(r)) != canonical(after.regions.get(r)) and not after.is_uncertain(r)
+    ]
+    if len(changed) != 2:
+        return []
+    b = state.board
+    if any(r not in b.index for r in changed):
+        return []
+    actions: list[Action] = []
+    for frm, to in (changed, changed[::-1]):
+        was_from, was_to = _owls(before.get(frm)), _owls(before.get(to))
+        now_from, now_to = _key(_owls(after.regions.get(frm))), _key(_owls(after.regions.get(to)))
+        for mover in sorted(set(was_from)):
+            outs = _after_move(was_from, was_to, mover, b.index[to] == b.cave)
+            if any(_key(f) == now_from and _key(t) == now_to for f, t in outs):
+                actions.extend(_with_dice(state, frm, mover, to))
+    return actions
+
+
+def _with_dice(state: EulenState, frm: str, mover: tuple[str, str], to: str) -> list[Action]:
+    """The move with each die, the one the rules most likely meant first: a die whose owl rule the
+    owl meets, that reaches ``to`` by its count, that may be used now."""
+    lay, b = state.lay, state.board
+    head, body = lay.name_to_letter[mover[0]], lay.name_to_letter[mover[1]]
+    code = head + body.lower()
+    mine = lay.player_colours[state.to_move]
+    dice = state.dice or {}
+    usable = state.usable_dice()
+    ranked = []
+    for die in DICE:
+        fits = {"head": head in mine, "body": body in mine, "eye": "K" in (head, body)}[die]
+        reach = die in dice and b.index[to] in b.routes[b.index[frm]][dice[die]]
+        ranked.append(((fits, reach, die in usable, die in state.left), die))
+    ranked.sort(key=lambda t: t[0], reverse=True)
+    return [{"type": "move", "die": die, "from": frm, "owl": code, "to": to} for _, die in ranked]
+
+
+def describe(region: str, expected: list[Any], seen: list[Any]) -> str:
+    def words(pieces: list[Any]) -> str:
+        owls = _owls(pieces)
+        return ", ".join(f"{h} head on {c} body" for h, c in sorted(owls)) if owls else "no owl"
+
+    return f"{region}: expected {words(expected)}, saw {words(seen)}"
+
+
+class Adapter:
+    """The game adapter for :func:`companion.referee.match.match`."""
+
+    scene_from_state = staticmethod(scene_from_state)
+    implied_actions = staticmethod(implied_actions)
+    describe = staticmethod(describe)
+
+
+ADAPTER = Adapter()
+
+
+def match_observation(state: EulenState, before: Any, after: Any) -> MatchResult:
+    return match(state, before, after, ADAPTER)
+
+
+# -- seeded states along simulated games ---------------------------------------------------------------
+
+
+def sample_states(n: int, seed: int) -> list[EulenState]:
+    """``n`` decision states picked along seeded simulated games (2-4 players, now and then the
+    advanced variant), from the first move to the end."""
+    rng = random.Random(seed)
+    out: list[EulenState] = []
+    while len(out) < n:
+        k = rng.randint(2, 4)
+        variant = "advanced" if k == 2 and rng.random() < 0.3 else None
+        game = VerzauberteEulen(players=[f"P{i + 1}" for i in range(k)], variant=variant)
+        state = game.new_initial_state()
+        trail: list[EulenState] = []
+        steps = 0
+        while not state.is_terminal() and steps < game.max_actions:
+            if not state.is_chance_node():
+                trail.append(state.clone())
+            state.apply_unchecked(simulation_policy(state, rng))
+            steps += 1
+        for _ in range(min(n - len(out), rng.randint(3, 8))):
+            out.append(trail[int(rng.random() ** 0.8 * len(trail))])
+    return out[:n]
+
+
+def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+    """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
+
+    ``per_space_error``: share of spaces (65 per board) not read exactly -- a wrong reading *or* an
+    uncertain one (``silent_error``: confident and wrong). ``board_exact``: boards with every space
+    right and none uncertain. ``ms_median``: cold pose (whole-frame marker search) plus reading of one
+    1280x720 frame (with the full-size marker search when the half-size one finds too few), one thread, wall clock (``cpu_ms_median``: this thread's CPU time).
+    """
+    import cv2
+
+    from companion.referee.boardmaps import BOARDS_DIR
+    from companion.vision.boardmap import load_board_map
+    from companion.vision.readers.verzauberte_eulen import EulenReader
+    from companion.vision.scenes.verzauberte_eulen import render
+
+    cv2.setNumThreads(1)
+    board = load_board_map(BOARDS_DIR / f"{GAME}.json")
+    reader = reader or EulenReader(board)
+    rng = np.random.default_rng(seed)
+    n_regions = len(board.regions)
+    wrong = uncertain = silent = exact = not_found = retried = 0
+    ms, cpu, read_ms = [], [], []
+    failures: list[dict[str, Any]] = []
+    for i, state in enumerate(sample_states(scenes, seed)):
+        truth = scene_from_state(state)
+        frame, _ = render(board, truth, rng)
+        reader.reset()  # independent pictures: a cold pose every time
+        t0, c0 = time.perf_counter(), time.thread_time()
+        obs = reader.read(frame.image)
+        t2, c2 = time.perf_counter(), time.thread_time()
+        ms.append((t2 - t0) * 1000)
+        cpu.append((c2 - c0) * 1000)
+        read_ms.append(float(obs.timings_ms.get("read", 0.0)))
+        retried += obs.extra.get("pose_retry", False) if obs.usable else 0
+        if not obs.usable:
+            not_found += 1
+            wrong += n_regions
+            if len(failures) < 10:
+                failures.append({"scene": i, "status": obs.status})
+            continue
+        bad = []
+        for r in board.regions:
+            ok = canonical(truth.get(r.id)) == canonical(obs.regions.get(r.id))
+            if obs.is_uncertain(r.id):
+                uncertain += 1
+                bad.append(r.id)
+            elif not ok:
+                silent += 1
+                bad.append(r.id)
+        wrong += len(bad)
+        exact += not bad
+        if bad and len(failures) < 10:
+            failures.append(
+                {"scene": i, "regions": {r: {"truth": truth.get(r, []), "read": obs.regions.get(r, []), "confidence": round(obs.confidence_of(r), 3)} for r in bad}}
+            )
+    total = n_regions * max(scenes, 1)
+    return {
+        "scenes": scenes,
+        "per_space_error": round(wrong / total, 5),
+        "silent_error": round(silent / total, 5),
+        "uncertain_fraction": round(uncertain / total, 5),
+        "board_exact": round(exact / max(scenes, 1), 4),
+        "board_not_found": not_found,
+        "pose_full_size_retries": int(retried),
+        "ms_median": round(float(np.median(ms)), 2),
+        "cpu_ms_median": round(float(np.median(cpu)), 2),
+        "read_ms_median": round(float(np.median(read_ms)), 2),
+        "failures": failures,
+    }
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    print(json.dumps(evaluate(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0), indent=1))

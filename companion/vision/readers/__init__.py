@@ -1,0 +1,74 @@
+"""Board readers: from a frame and its board pose to an :class:`Observation` of the pieces.
+
+One module per game (``readers/<game>.py``). A reader never sees a rules state: it reports what it
+sees in a *vision vocabulary* shared with the scene painters of :mod:`companion.vision.scenes` --
+region id -> list of visible piece descriptors (plain JSON values such as ``{"stand": 7}``,
+``{"stand": "jester"}``, ``{"magpie": "red"}``) -- with a confidence per region. A region whose
+confidence is below ``uncertain_below`` is *uncertain*: the referee may fix it from the rules, but it
+is never silently taken as read. A frame that cannot be read at all (no pose, too dark, ...) gives an
+observation with ``usable=False`` and the reason in ``status``; nothing of it may be applied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SceneDescription = dict[str, list[Any]]
+"""Region id -> visible piece descriptors (empty or absent: nothing there)."""
+
+DEFAULT_UNCERTAIN_BELOW = 0.9
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a reader saw on one settled frame."""
+
+    regions: Mapping[str, list[Any]]
+    confidence: Mapping[str, float] = field(default_factory=dict)  # region id -> P(reading right); absent: 1.0
+    uncertain_below: float = DEFAULT_UNCERTAIN_BELOW
+    usable: bool = True
+    status: str = "ok"  # plain words; the reason when not usable
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def confidence_of(self, region: str) -> float:
+        return float(self.confidence.get(region, 1.0))
+
+    def is_uncertain(self, region: str) -> bool:
+        return self.confidence_of(region) < self.uncertain_below
+
+    @property
+    def uncertain(self) -> frozenset[str]:
+        return frozenset(r for r, c in self.confidence.items() if c < self.uncertain_below)
+
+    def pieces(self, region: str) -> list[Any]:
+        return list(self.regions.get(region) or [])
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "usable": self.usable,
+            "status": self.status,
+            "regions": {k: list(v) for k, v in self.regions.items() if v},
+            "confidence": {k: round(float(v), 4) for k, v in self.confidence.items()},
+            "uncertain": sorted(self.uncertain),
+        }
+
+    @classmethod
+    def unusable(cls, reason: str, timings_ms: Mapping[str, float] | None = None) -> Observation:
+        return cls({}, {}, usable=False, status=reason, timings_ms=dict(timings_ms or {}))
+
+    @classmethod
+    def from_scene(cls, scene: Mapping[str, list[Any]]) -> Observation:
+        """A fully confident observation of a scene description (tests, typed corrections)."""
+        return cls({k: list(v) for k, v in scene.items() if v})
+
+
+def canonical(pieces: Any) -> tuple[str, ...]:
+    """Order-free canonical form of one region's pieces (for comparing readings with scenes)."""
+    return tuple(sorted(json.dumps(p, sort_keys=True) for p in (pieces or [])))
+
+
+__all__ = ["DEFAULT_UNCERTAIN_BELOW", "Observation", "SceneDescription", "canonical"]

@@ -1,0 +1,361 @@
+"""Mighty Magpies readers: which magpie is in which nest and the tiles each nest still holds; and the
+*tile scan* of one player's stolen tiles lying on the table (no board).
+
+Usage::
+
+    python -m companion.vision.readers.mighty_magpies IMAGE [--map calibration/boards/mighty-magpies.json]
+    python -m companion.referee.tile_scan IMAGE ...          # the tile scan, scored
+
+Board (``docs/rulings-board-owls-magpies.md``): a nest holds its tiles on four spots around its
+centre (9 mm off diagonally) and the magpies on four spots 28 mm out (right, below, left, above).
+A magpie seen from above is a 9.5 mm disc of its player's colour carrying a black and white bird; a
+tile is a 7.5 mm wooden disc whose sticker shows a berry (a solid purple-red disc) or a ring
+(silver or gold, with the wood showing through a 3.5 mm hole) -- rings are told from berries by the
+hole as well as by colour. Every spot's colours are read as ratios to the bare board
+(:mod:`companion.vision.readers.discs`). Vocabulary: ``{"magpie": "red"}``, ``{"tile": "berry"}``
+(``"silver"``, ``"gold"``).
+
+Tile scan (:func:`scan_tiles`): the tiles lie apart on any plain surface; the surface colour is
+estimated from the whole picture, tiles are the blobs that differ from it, a blob with a hole is a
+ring (silver or gold by its colour), one without is a berry. Touching tiles or blobs of no tile's
+colour make the scan say so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap, load_board_map
+from companion.vision.intrinsics import CameraProfile
+from companion.vision.pose import BoardTracker, PoseResult
+from companion.vision.readers import Observation
+from companion.vision.readers.discs import (
+    RETRY_FULL_SIZE,
+    Prototypes,
+    bare_board_points,
+    confidence,
+    fine_pose_config,
+    fit_illumination,
+    load_config,
+    patch,
+    ring,
+    sample_bgr,
+)
+
+CONFIG_NAME = "mighty_magpies"
+MAGPIE_COLOURS = ("red", "blue", "green", "yellow")
+TILE_KINDS = ("berry", "silver", "gold")
+MAP_PATH = Path(__file__).resolve().parents[3] / "calibration" / "boards" / "mighty-magpies.json"
+
+
+@dataclass(frozen=True)
+class Spot:
+    region: str
+    kind: str  # "tile" | "magpie"
+    index: int
+    x: float
+    y: float
+
+
+def nest_spots(board: BoardMap, spots_cfg: Mapping[str, Any]) -> list[Spot]:
+    """Tile spots (4, diagonally round the centre) and magpie spots (4: right, below, left, above) of every nest."""
+    t, m = float(spots_cfg["tile_offset_mm"]), float(spots_cfg["magpie_distance_mm"])
+    out: list[Spot] = []
+    for r in board.regions:
+        cx, cy = r.center_mm
+        for i, (dx, dy) in enumerate(((-t, -t), (t, -t), (-t, t), (t, t))):
+            out.append(Spot(r.id, "tile", i, cx + dx, cy + dy))
+        for i, (dx, dy) in enumerate(((m, 0), (0, m), (-m, 0), (0, -m))):
+            out.append(Spot(r.id, "magpie", i, cx + dx, cy + dy))
+    return out
+
+
+class MagpiesReader:
+    """Reads the nests from frames of one board (one per camera; keeps the pose tracker)."""
+
+    def __init__(
+        self,
+        board: BoardMap | None = None,
+        config: Mapping[str, Any] | None = None,
+        pose_config: Mapping[str, Any] | None = None,
+        camera: CameraProfile | None = None,
+    ) -> None:
+        self.board = board if board is not None else load_board_map(MAP_PATH)
+        self.config = cfg = load_config(CONFIG_NAME, config)
+        self._pose_args = (pose_config, camera)
+        self.reset()
+        self.spots = nest_spots(self.board, cfg["spots"])
+        s = cfg["sampling"]
+        self._mag = ring(float(s["magpie_radius_mm"]), int(s["magpie_points"]))
+        self._ring = ring(float(s["tile_ring_mm"]), int(s["tile_ring_points"]), phase=np.pi / int(s["tile_ring_points"]))
+        self._hole = np.vstack([np.zeros((1, 2)), ring(float(s["tile_centre_mm"]), int(s["tile_centre_points"]))])
+        il = cfg["illumination"]
+        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]))
+        self._patch = patch(float(il["patch_half_mm"]))
+        self._tiles = [i for i, sp in enumerate(self.spots) if sp.kind == "tile"]
+        self._mags = [i for i, sp in enumerate(self.spots) if sp.kind == "magpie"]
+        xy = np.array([[sp.x, sp.y] for sp in self.spots])
+        self._xy = xy
+        self._points = np.vstack(
+            [
+                (xy[self._mags][:, None, :] + self._mag[None]).reshape(-1, 2),
+                (xy[self._tiles][:, None, :] + self._ring[None]).reshape(-1, 2),
+                (xy[self._tiles][:, None, :] + self._hole[None]).reshape(-1, 2),
+                (self._refs[:, None, :] + self._patch[None]).reshape(-1, 2),
+            ]
+        )
+        pal, board_bgr, empty = cfg["palette_bgr"], cfg["board_bgr"], cfg["classify"]["empty_name"]
+        with_board = {**pal, empty: board_bgr}
+        self._mag_protos = Prototypes.from_palette(with_board, board_bgr, (empty, *MAGPIE_COLOURS))
+        self._tile_protos = Prototypes.from_palette(with_board, board_bgr, (empty, *TILE_KINDS))
+        self._board_ratio = np.ones(3)
+        self._berry_ratio = np.asarray(pal["berry"], np.float64) / np.asarray(board_bgr, np.float64)
+
+    def read(self, frame: np.ndarray) -> Observation:
+        pose = self.tracker.update(frame)
+        if not pose.usable and pose.status in RETRY_FULL_SIZE:
+            # small markers can vanish in the half-size search: look again at full size (rare, slower)
+            self._fine.reset()
+            fine = self._fine.update(frame)
+            if fine.usable:
+                pose = replace(fine, timings_ms={"total": pose.timings_ms.get("total", 0.0) + fine.timings_ms.get("total", 0.0)})
+                self.tracker = self._fine  # go on tracking this view (later searches at full size)
+                obs = self.read_with_pose(frame, pose)
+                return replace(obs, extra={**obs.extra, "pose_retry": True})
+        return self.read_with_pose(frame, pose)
+
+    def reset(self) -> None:
+        """Forget the pose (a new camera set-up, or independent pictures)."""
+        pose_config, camera = self._pose_args
+        self.tracker = BoardTracker(self.board, pose_config, camera)
+        self._fine = BoardTracker(self.board, fine_pose_config(pose_config), camera)
+
+    def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
+        t0 = time.perf_counter()
+        timings = {"pose": float(pose.timings_ms.get("total", 0.0))}
+        if not pose.usable:
+            return Observation.unusable(f"board pose: {pose.message}", timings)
+        if frame.ndim != 3:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        cfg, cl = self.config, self.config["classify"]
+        nm, nt = len(self._mags), len(self._tiles)
+        bgr = sample_bgr(frame, pose, self._points)
+        k0 = nm * len(self._mag)
+        k1 = k0 + nt * len(self._ring)
+        k2 = k1 + nt * len(self._hole)
+        mag_bgr = np.median(bgr[:k0].reshape(nm, len(self._mag), 3), axis=1)
+        ring_bgr = np.median(bgr[k0:k1].reshape(nt, len(self._ring), 3), axis=1)
+        hole_bgr = np.median(bgr[k1:k2].reshape(nt, len(self._hole), 3), axis=1)
+        ref_bgr = np.median(bgr[k2:].reshape(len(self._refs), len(self._patch), 3), axis=1)
+        light = fit_illumination(self._refs, ref_bgr, float(cfg["illumination"]["outlier_ratio"]))
+        mag = mag_bgr / light.at(self._xy[self._mags])
+        base_t = light.at(self._xy[self._tiles])
+        rng_, hole = ring_bgr / base_t, hole_bgr / base_t
+        max_d, scale = float(cl["max_distance"]), float(cl["margin_scale"])
+        mi, md1, md2 = self._mag_protos.classify(mag)
+        mconf = confidence(md1, md2, max_d, scale)
+        ti, td1, td2 = self._tile_protos.classify(rng_)
+        tconf = confidence(td1, td2, max_d, scale)
+        # the centre must agree: a ring shows the board through its hole, a berry is solid
+        hole_board = np.linalg.norm(hole - self._board_ratio, axis=1)
+        hole_berry = np.linalg.norm(hole - self._berry_ratio, axis=1)
+        is_ring = (ti == 2) | (ti == 3)
+        disagree = (is_ring & (hole_board > hole_berry)) | ((ti == 1) & (hole_berry > hole_board))
+        tconf = np.where(disagree, np.minimum(tconf, 0.5), tconf)
+        unknown = int((md1 > max_d).sum() + (td1 > max_d).sum())
+        timings["read"] = (time.perf_counter() - t0) * 1000
+        cover = cfg["cover"]
+        if len(light.outliers) > int(cover["max_outlier_references"]) or unknown > int(cover["max_unknown_spots"]):
+            where = sorted(
+                {self.spots[self._mags[i]].region for i in np.flatnonzero(md1 > max_d)}
+                | {self.spots[self._tiles[i]].region for i in np.flatnonzero(td1 > max_d)}
+            )
+            near = f" near nest(s) {', '.join(where)}" if where else ""
+            return Observation.unusable(
+                f"something covers the board{near} ({len(light.outliers)} bare-board patch(es) off colour, "
+                f"{unknown} spot(s) of unknown colour): take your hand away",
+                timings,
+            )
+        regions: dict[str, list[Any]] = {}
+        conf: dict[str, float] = {}
+        for j, i in enumerate(self._mags):
+            sp = self.spots[i]
+            conf[sp.region] = min(conf.get(sp.region, 1.0), float(mconf[j]))
+            if mi[j] > 0:
+                regions.setdefault(sp.region, []).append({"magpie": self._mag_protos.names[mi[j]]})
+        for j, i in enumerate(self._tiles):
+            sp = self.spots[i]
+            conf[sp.region] = min(conf.get(sp.region, 1.0), float(tconf[j]))
+            if ti[j] > 0:
+                regions.setdefault(sp.region, []).append({"tile": self._tile_protos.names[ti[j]]})
+        for pieces in regions.values():
+            pieces.sort(key=lambda p: json.dumps(p, sort_keys=True))
+        return Observation(
+            regions, conf, usable=True, status=f"read ({pose.message})", timings_ms=timings,
+            extra={"pose_status": pose.status.value},
+        )  # fmt: skip
+
+
+def nest_counts(observation: Observation) -> dict[str, dict[str, int]]:
+    """Nest id -> {"berry": n, "silver": n, "gold": n} from a board observation."""
+    out: dict[str, dict[str, int]] = {}
+    for region, pieces in observation.regions.items():
+        counts = dict.fromkeys(TILE_KINDS, 0)
+        for p in pieces:
+            if isinstance(p, Mapping) and p.get("tile") in counts:
+                counts[p["tile"]] += 1
+        out[region] = counts
+    return out
+
+
+# -- the tile scan --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TileBlob:
+    kind: str  # berry | silver | gold | unknown
+    centre_px: tuple[float, float]
+    radius_px: float
+    has_hole: bool
+    confidence: float
+
+
+@dataclass(frozen=True)
+class TileScan:
+    """What the scan saw: counts by kind, the blobs, and whether it can be trusted."""
+
+    counts: Mapping[str, int]
+    blobs: tuple[TileBlob, ...] = ()
+    usable: bool = True
+    status: str = "ok"
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "usable": self.usable,
+            "status": self.status,
+            "counts": dict(self.counts),
+            "tiles": [
+                {"kind": b.kind, "centre_px": [round(b.centre_px[0], 1), round(b.centre_px[1], 1)],
+                 "ring": b.has_hole, "confidence": round(b.confidence, 3)}
+                for b in self.blobs
+            ],
+        }  # fmt: skip
+
+
+def scan_tiles(image: np.ndarray, config: Mapping[str, Any] | None = None) -> TileScan:
+    """Count the berries, silver rings and gold rings lying apart on a plain surface (no board)."""
+    t0 = time.perf_counter()
+    cfg = load_config(CONFIG_NAME, {"scan": dict(config)} if config else None)["scan"]
+    if image is None or image.ndim != 3 or image.shape[0] < 32 or image.shape[1] < 32:
+        return TileScan(dict.fromkeys(TILE_KINDS, 0), usable=False, status="not a colour picture")
+    scale = float(cfg["work_width_px"]) / image.shape[1]
+    img = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image.copy()
+    scale = min(scale, 1.0)
+    gray_mean = float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).mean())
+    if gray_mean < 35:
+        return TileScan(dict.fromkeys(TILE_KINDS, 0), usable=False, status="too dark")
+    # the surface: a coarse median that small tiles cannot shift
+    h, w = img.shape[:2]
+    coarse = cv2.resize(img, (max(8, w // 20), max(8, h // 20)), interpolation=cv2.INTER_AREA)
+    coarse = cv2.medianBlur(coarse, 5)
+    bg = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) + 1.0
+    lr = np.log((img.astype(np.float32) + 1.0) / bg)
+    diff = np.abs(lr).max(axis=2)
+    mask = (diff > float(cfg["foreground_distance"])).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    logimg = np.log(img.astype(np.float32) + 1.0)
+    rmin, rmax = float(cfg["min_radius_px"]) * scale, float(cfg["max_radius_px"])
+    blobs = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if len(c) < 5 or area < np.pi * rmin**2 or area > np.pi * rmax**2:
+            continue
+        blobs.append((area, c))
+    if not blobs:
+        return TileScan(dict.fromkeys(TILE_KINDS, 0), status="no tiles seen", timings_ms={"scan": (time.perf_counter() - t0) * 1000})
+    typical = float(np.median([a for a, _ in blobs]))
+    protos = cfg["prototypes_hsv"]
+    out: list[TileBlob] = []
+    problems: list[str] = []
+    for area, c in blobs:
+        (cx, cy), (ax, ay), ang = cv2.fitEllipse(c)
+        if area < float(cfg["min_area_fraction"]) * typical:
+            continue  # crumbs, reflections
+        r_out = int(np.ceil(max(ax, ay) / 2)) + 2
+        x0, y0 = max(int(cx) - r_out, 0), max(int(cy) - r_out, 0)
+        x1, y1 = min(int(cx) + r_out + 1, mask.shape[1]), min(int(cy) + r_out + 1, mask.shape[0])
+        centre_m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        ring_m = np.zeros_like(centre_m)
+        ctr = (cx - x0, cy - y0)
+        cv2.ellipse(centre_m, (ctr, (ax * 0.25, ay * 0.25), ang), 255, -1)
+        cv2.ellipse(ring_m, (ctr, (ax * 0.85, ay * 0.85), ang), 255, -1)
+        cv2.ellipse(ring_m, (ctr, (ax * 0.55, ay * 0.55), ang), 0, -1)
+        if not centre_m.any():
+            centre_m[min(int(round(ctr[1])), centre_m.shape[0] - 1), min(int(round(ctr[0])), centre_m.shape[1] - 1)] = 255
+        if not ring_m.any():
+            continue
+        hsv_roi, log_roi = hsv[y0:y1, x0:x1], logimg[y0:y1, x0:x1]
+        ring_pix = hsv_roi[ring_m > 0]
+        hue = ring_pix[:, 0].astype(np.float32) * 2 * np.pi / 180
+        mh = (np.degrees(np.arctan2(np.median(np.sin(hue)), np.median(np.cos(hue)))) % 360) / 2
+        ms, mv = float(np.median(ring_pix[:, 1])), float(np.median(ring_pix[:, 2]))
+        hole_d = float(np.abs(np.median(log_roi[centre_m > 0], axis=0) - np.median(log_roi[ring_m > 0], axis=0)).max())
+        has_hole = hole_d > float(cfg["hole_min_log_ratio"])
+        dists = {}
+        for kind, (ph, ps, pv) in protos.items():
+            dh = min(abs(mh - ph), 180 - abs(mh - ph)) * 2.0
+            dists[kind] = float(np.sqrt((dh * min(ms, ps) / 255) ** 2 + (ms - ps) ** 2 + ((mv - pv) * 0.5) ** 2))
+        if ms <= float(cfg["max_saturation_silver"]):
+            colour = "silver"
+        else:
+            colour = min((k for k in dists if k != "silver"), key=dists.get)
+        shift = np.median(lr[y0:y1, x0:x1][ring_m > 0], axis=0)
+        if dists[colour] > 1.5 * float(cfg["max_distance"]) or float(shift.max() - shift.min()) < float(cfg["min_chroma_shift"]):
+            continue  # no tile's colour, or only darker/lighter than the surface: grain, a stain, a shadow
+        if area > float(cfg["max_area_fraction"]) * typical or (len(blobs) > 1 and area > 1.7 * typical) or ax > 1.5 * ay or ay > 1.5 * ax:
+            problems.append(f"tiles touching at ({cx / scale:.0f}, {cy / scale:.0f})")
+            continue
+        agree = (colour == "berry") != has_hole
+        conf = 1.0 if agree and dists[colour] <= float(cfg["max_distance"]) else 0.4
+        if not agree:
+            problems.append(
+                f"a tile at ({cx / scale:.0f}, {cy / scale:.0f}) looks {colour} but {'has a' if has_hole else 'has no'} hole"
+            )
+        out.append(TileBlob(colour if agree else "unknown", (cx / scale, cy / scale), max(ax, ay) / 2 / scale, has_hole, conf))
+    counts = {k: sum(1 for b in out if b.kind == k) for k in TILE_KINDS}
+    timings = {"scan": (time.perf_counter() - t0) * 1000}
+    if problems:
+        return TileScan(counts, tuple(out), usable=False, status="; ".join(problems[:3]) + ": lay the tiles apart and scan again", timings_ms=timings)
+    return TileScan(counts, tuple(out), status=f"{len(out)} tile(s)", timings_ms=timings)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.vision.readers.mighty_magpies", description=__doc__.split("\n\n")[0])
+    parser.add_argument("image")
+    parser.add_argument("--map", default=str(MAP_PATH))
+    args = parser.parse_args(argv)
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        print(json.dumps({"usable": False, "status": f"cannot read the image {args.image}"}))
+        return 2
+    obs = MagpiesReader(load_board_map(args.map)).read(image)
+    print(json.dumps(obs.as_json()))
+    return 0 if obs.usable else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

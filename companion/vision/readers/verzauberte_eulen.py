@@ -1,0 +1,240 @@
+"""Verzauberte Eulen board reader: every space's owls, each with its head colour and body colour.
+
+Usage::
+
+    python -m companion.vision.readers.verzauberte_eulen IMAGE [--map calibration/boards/verzauberte-eulen.json]
+
+prints the :class:`~companion.vision.readers.Observation` as JSON.
+
+An owl seen from above is a disc (the body, 12 mm radius) with a smaller disc on top (the head,
+6 mm) inside a thin light collar; colours red, blue, green, yellow and black. Each colour also has a
+shape for players who cannot tell the colours apart (heads: circle, square, diamond, hexagon; bodies:
+1-4 notches in the rim), see ``docs/rulings-board-owls-magpies.md``; the reader itself reads colour.
+
+Owls stand on *spots* (:func:`owl_spots`): two per path space (side by side across the path), two
+per crossing (on its diagonal), four per nest, seventeen in the cave. For each spot the reader takes
+the median colour of a ring of samples on the body and of a small disc on the head, as ratios to the
+bare board (:mod:`companion.vision.readers.discs`), and names the nearest colour; a body that looks
+like bare board is an empty spot. Vocabulary: ``{"owl": {"head": "red", "body": "blue"}}``.
+
+A frame without a usable pose, or where bare-board patches or spots show colours that belong to
+nothing on the board (a hand, a sleeve), gives an unusable observation with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap, load_board_map
+from companion.vision.intrinsics import CameraProfile
+from companion.vision.pose import BoardTracker, PoseResult
+from companion.vision.readers import Observation
+from companion.vision.readers.discs import (
+    RETRY_FULL_SIZE,
+    Prototypes,
+    bare_board_points,
+    confidence,
+    fine_pose_config,
+    fit_illumination,
+    load_config,
+    patch,
+    ring,
+    sample_bgr,
+)
+
+CONFIG_NAME = "verzauberte_eulen"
+COLOURS = ("red", "blue", "green", "yellow", "black")
+MAP_PATH = Path(__file__).resolve().parents[3] / "calibration" / "boards" / "verzauberte-eulen.json"
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where one owl of a region stands (board mm)."""
+
+    region: str
+    index: int
+    x: float
+    y: float
+
+
+def owl_spots(board: BoardMap, spots_cfg: Mapping[str, Any]) -> list[Spot]:
+    """Every spot of the board, grouped by region in map order (see the module docstring)."""
+    centres = {r.id: np.asarray(r.center_mm, np.float64) for r in board.regions}
+    near: dict[str, list[str]] = {r.id: [] for r in board.regions}
+    for a, b in board.edges:
+        near[a].append(b)
+        near[b].append(a)
+    mid = np.asarray(board.size_mm, np.float64) / 2
+    out: list[Spot] = []
+    for r in board.regions:
+        c = centres[r.id]
+        if r.kind == "path":
+            a, b = (centres[n] for n in near[r.id][:2])
+            d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+            n = np.array([-d[1], d[0]]) * float(spots_cfg["path_offset_mm"])
+            offsets = sorted([n, -n], key=lambda v: (round(v[1], 6), round(v[0], 6)))
+        elif r.kind == "crossing":
+            o = float(spots_cfg["crossing_offset_mm"])
+            offsets = [np.array([-o, -o]), np.array([o, o])]
+        elif r.kind == "nest":
+            s = np.sign(c - mid) * float(spots_cfg["nest_shift_mm"])
+            h = float(spots_cfg["nest_pitch_mm"]) / 2
+            offsets = [s + np.array(v) for v in ((-h, -h), (h, -h), (-h, h), (h, h))]
+        elif r.kind == "cave":
+            p, h = float(spots_cfg["cave_pocket_mm"]), float(spots_cfg["cave_pitch_mm"]) / 2
+            pockets = [np.array(v) * p for v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            inner = [np.array(v) * h for v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            offsets = [np.zeros(2)] + [pk + q for q in inner for pk in pockets]
+        else:
+            continue
+        out.extend(Spot(r.id, i, float(c[0] + v[0]), float(c[1] + v[1])) for i, v in enumerate(offsets))
+    return out
+
+
+class EulenReader:
+    """Reads owls from frames of one board (one per camera; keeps the pose tracker)."""
+
+    def __init__(
+        self,
+        board: BoardMap | None = None,
+        config: Mapping[str, Any] | None = None,
+        pose_config: Mapping[str, Any] | None = None,
+        camera: CameraProfile | None = None,
+    ) -> None:
+        self.board = board if board is not None else load_board_map(MAP_PATH)
+        self.config = load_config(CONFIG_NAME, config)
+        self._pose_args = (pose_config, camera)
+        self.reset()
+        cfg = self.config
+        self.spots = owl_spots(self.board, cfg["spots"])
+        self.regions = tuple(r.id for r in self.board.regions)
+        s = cfg["sampling"]
+        self._head = ring(float(s["head_radius_mm"]), int(s["head_points"]))
+        self._head = np.vstack([np.zeros((1, 2)), self._head])
+        self._body = ring(float(s["body_radius_mm"]), int(s["body_points"]), phase=np.pi / int(s["body_points"]))
+        il = cfg["illumination"]
+        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]))
+        self._patch = patch(float(il["patch_half_mm"]))
+        centres = np.array([[sp.x, sp.y] for sp in self.spots])
+        self._points = np.vstack(
+            [
+                (centres[:, None, :] + self._head[None]).reshape(-1, 2),
+                (centres[:, None, :] + self._body[None]).reshape(-1, 2),
+                (self._refs[:, None, :] + self._patch[None]).reshape(-1, 2),
+            ]
+        )
+        palette, board_bgr = cfg["palette_bgr"], cfg["board_bgr"]
+        empty = cfg["classify"]["empty_name"]
+        self._body_protos = Prototypes.from_palette({**palette, empty: board_bgr}, board_bgr, (empty, *COLOURS))
+        self._head_protos = Prototypes.from_palette(palette, board_bgr, COLOURS)
+
+    def read(self, frame: np.ndarray) -> Observation:
+        """Pose (tracked from the previous frames) and reading of one frame."""
+        pose = self.tracker.update(frame)
+        if not pose.usable and pose.status in RETRY_FULL_SIZE:
+            # small markers can vanish in the half-size search: look again at full size (rare, slower)
+            self._fine.reset()
+            fine = self._fine.update(frame)
+            if fine.usable:
+                pose = replace(fine, timings_ms={"total": pose.timings_ms.get("total", 0.0) + fine.timings_ms.get("total", 0.0)})
+                self.tracker = self._fine  # go on tracking this view (later searches at full size)
+                obs = self.read_with_pose(frame, pose)
+                return replace(obs, extra={**obs.extra, "pose_retry": True})
+        return self.read_with_pose(frame, pose)
+
+    def reset(self) -> None:
+        """Forget the pose (a new camera set-up, or independent pictures)."""
+        pose_config, camera = self._pose_args
+        self.tracker = BoardTracker(self.board, pose_config, camera)
+        self._fine = BoardTracker(self.board, fine_pose_config(pose_config), camera)
+
+    def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
+        t0 = time.perf_counter()
+        timings = {"pose": float(pose.timings_ms.get("total", 0.0))}
+        if not pose.usable:
+            return Observation.unusable(f"board pose: {pose.message}", timings)
+        if frame.ndim != 3:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        cfg = self.config
+        n_spots = len(self.spots)
+        nh, nb, npch = len(self._head), len(self._body), len(self._patch)
+        bgr = sample_bgr(frame, pose, self._points)
+        k = n_spots * nh
+        head_bgr = bgr[:k].reshape(n_spots, nh, 3)
+        body_bgr = bgr[k : k + n_spots * nb].reshape(n_spots, nb, 3)
+        ref_bgr = np.median(bgr[k + n_spots * nb :].reshape(len(self._refs), npch, 3), axis=1)
+        light = fit_illumination(self._refs, ref_bgr, float(cfg["illumination"]["outlier_ratio"]))
+        spot_xy = np.array([[sp.x, sp.y] for sp in self.spots])
+        base = light.at(spot_xy)
+        head = np.median(head_bgr, axis=1) / base
+        body = np.median(body_bgr, axis=1) / base
+        cl = cfg["classify"]
+        bi, bd1, bd2 = self._body_protos.classify(body)
+        hi, hd1, hd2 = self._head_protos.classify(head)
+        bconf = confidence(bd1, bd2, float(cl["max_distance"]), float(cl["margin_scale"]))
+        hconf = confidence(hd1, hd2, float(cl["max_distance"]), float(cl["margin_scale"]))
+        occupied = bi > 0
+        conf = np.where(occupied, np.minimum(bconf, hconf), bconf)
+        unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])))
+        timings["read"] = (time.perf_counter() - t0) * 1000
+        cover = cfg["cover"]
+        bad_refs = len(light.outliers)
+        n_unknown = int(unknown.sum())
+        if bad_refs > int(cover["max_outlier_references"]) or n_unknown > int(cover["max_unknown_spots"]):
+            where = sorted({self.spots[i].region for i in np.flatnonzero(unknown)})
+            near = f" near {', '.join(where[:6])}" if where else ""
+            return Observation.unusable(
+                f"something covers the board{near} ({bad_refs} bare-board patch(es) off colour, "
+                f"{n_unknown} spot(s) of unknown colour): take your hand away",
+                timings,
+            )
+        regions: dict[str, list[Any]] = {}
+        region_conf: dict[str, float] = {}
+        body_names, head_names = self._body_protos.names, self._head_protos.names
+        for i, sp in enumerate(self.spots):
+            region_conf[sp.region] = min(region_conf.get(sp.region, 1.0), float(conf[i]))
+            if occupied[i]:
+                regions.setdefault(sp.region, []).append({"owl": {"head": head_names[hi[i]], "body": body_names[bi[i]]}})
+        for pieces in regions.values():
+            pieces.sort(key=lambda p: (p["owl"]["body"], p["owl"]["head"]))
+        return Observation(
+            regions,
+            region_conf,
+            usable=True,
+            status=f"read ({pose.message})",
+            timings_ms=timings,
+            extra={"pose_status": pose.status.value, "spots": n_spots},
+        )
+
+
+def read_image(image: np.ndarray, board: BoardMap | None = None) -> Observation:
+    """One still image, no tracking."""
+    return EulenReader(board).read(image)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.vision.readers.verzauberte_eulen", description=__doc__.split("\n\n")[0])
+    parser.add_argument("image")
+    parser.add_argument("--map", default=str(MAP_PATH))
+    args = parser.parse_args(argv)
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        print(json.dumps({"usable": False, "status": f"cannot read the image {args.image}"}))
+        return 2
+    obs = EulenReader(load_board_map(args.map)).read(image)
+    print(json.dumps(obs.as_json()))
+    return 0 if obs.usable else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Eagle Kingdoms scenes: the eagle puzzle on its felt template, with character stands, as a camera sees it.
+
+A *scene description* is region id -> visible pieces in the readers' vocabulary:
+
+- ``{"piece": True}``: the puzzle piece is on the template (absent: captured, the felt shows);
+- ``{"stand": 1..10}`` or ``{"stand": "jester"}``: a character standing on that piece (several on
+  the ``shield``).
+
+:func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`; :func:`render`
+makes a full 1280x720 camera frame with a random camera and returns it with its ground truth.
+The look (felt colour, piece colours, stand cards) is a ruling: docs/rulings-board-reading.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap
+from companion.vision.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
+from companion.vision.synth_table import Scene, random_homography, render_scene
+
+FELT_BGR = (40, 95, 35)  # the felt template (dark green)
+TEMPLATE_LINE_BGR = (70, 140, 60)  # piece outlines printed on the felt
+PIECE_BGR = ((20, 160, 225), (20, 110, 220), (35, 35, 190), (30, 60, 150), (60, 20, 170), (25, 130, 200))
+STAND_JITTER_MM = 1.5
+SHIELD_PITCH_MM = (21.0, 24.0)  # where characters forfeited to the shield stand (a grid, jittered)
+SHIELD_JITTER_MM = 0.3  # characters on the shield stand in a neat grid, turned a little
+SHIELD_MAX_YAW_DEG = 3.0
+CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
+
+
+@dataclass(frozen=True)
+class Truth:
+    scene: dict[str, list[Any]]
+    stand_centres_mm: dict[str, list[tuple[float, float]]]
+    style: StandStyle
+
+
+def piece_colour(index: int) -> tuple[int, int, int]:
+    return PIECE_BGR[(index * 7 + index // 5) % len(PIECE_BGR)]
+
+
+def shield_slots(board: BoardMap, region_id: str = "shield") -> list[tuple[float, float]]:
+    """Stand positions on the shield, centre first (reading order of a grid inside the shield)."""
+    r = board.region(region_id)
+    x0, y0, x1, y1 = r.bounds_mm()
+    cx, cy = r.center_mm
+    px, py = SHIELD_PITCH_MM
+    best: list[tuple[float, float]] = []
+    for phase in ((0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)):  # the grid placing the most stands
+        slots = []
+        for j in range(-4, 5):
+            for i in range(-4, 5):
+                x, y = cx + (i + phase[0]) * px, cy + (j + phase[1]) * py
+                # the stand's middle well inside the shield (its card may overhang the edge)
+                corners = [(x + dx, y + dy) for dx in (-3, 3) for dy in (-3, 3)]
+                if all(r.contains(a, b) for a, b in corners):
+                    slots.append((x, y))
+        if len(slots) > len(best):
+            best = slots
+    slots = best
+    slots.sort(key=lambda p: (abs(p[0] - cx) + abs(p[1] - cy), p[1], p[0]))
+    return slots
+
+
+_SPOTS: dict[str, dict[str, tuple[float, float]]] = {}
+
+
+def stand_spots(board: BoardMap) -> dict[str, tuple[float, float]]:
+    """Where a piece's character stands: the point of the piece farthest from its edge (the middle of
+    its widest part), so the stands of neighbouring pieces keep apart; the nearest to the piece's
+    centroid among points within 0.5 mm of that farthest distance."""
+    key = board.digest()
+    if key in _SPOTS:
+        return _SPOTS[key]
+    s = 4.0
+    spots = {}
+    for r in board.regions:
+        x0, y0, x1, y1 = r.bounds_mm()
+        if r.polygon_mm is None:
+            spots[r.id] = r.center_mm
+            continue
+        m = np.zeros((int((y1 - y0) * s) + 3, int((x1 - x0) * s) + 3), np.uint8)
+        pts = np.round((np.asarray(r.polygon_mm) - (x0, y0)) * s * 16).astype(np.int32)
+        cv2.fillPoly(m, [pts], 255, shift=4)
+        d = cv2.distanceTransform(m, cv2.DIST_L2, 5)
+        yy, xx = np.nonzero(d >= d.max() - 0.5 * s)
+        cx, cy = r.center_mm
+        k = int(np.argmin(np.hypot(xx / s + x0 - cx, yy / s + y0 - cy)))
+        spots[r.id] = (float(xx[k] / s + x0), float(yy[k] / s + y0))
+    _SPOTS[key] = spots
+    return spots
+
+
+def painter(
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, style: StandStyle | None = None
+) -> tuple[Callable[[np.ndarray, Callable[[np.ndarray], np.ndarray]], None], Truth]:
+    """(paint callback, ground truth) for ``scene`` on the Eagle Kingdoms board map."""
+    style = style or StandStyle.random(rng)
+    felt_shade = rng.uniform(0.85, 1.15)
+    placements: list[tuple[str, tuple[float, float], Any, float]] = []
+    centres: dict[str, list[tuple[float, float]]] = {}
+    slots = shield_slots(board)
+    for region in board.regions:
+        stands = [p["stand"] for p in scene.get(region.id, []) if isinstance(p, dict) and "stand" in p]
+        if not stands:
+            continue
+        if region.kind == "shield":
+            spots = list(slots)
+            if len(stands) > len(spots):  # more characters than room: they crowd the middle
+                spots += [(region.center_mm[0] + rng.uniform(-15, 15), region.center_mm[1] + rng.uniform(-15, 15)) for _ in range(len(stands) - len(spots))]
+            positions = spots[: len(stands)]
+            order = rng.permutation(len(stands))
+            stands = [stands[k] for k in order]
+        else:
+            positions = [stand_spots(board)[region.id]] * len(stands)
+        for label, (x, y) in zip(stands, positions, strict=True):
+            on_shield = region.kind == "shield"
+            jitter = SHIELD_JITTER_MM if on_shield else STAND_JITTER_MM
+            jx, jy = rng.normal(0, jitter / 2, 2).clip(-jitter, jitter)
+            max_yaw = SHIELD_MAX_YAW_DEG if on_shield else MAX_YAW_DEG
+            yaw = float(rng.uniform(-max_yaw, max_yaw))
+            placements.append((region.id, (x + jx, y + jy), label, yaw))
+            centres.setdefault(region.id, []).append((x + jx, y + jy))
+
+    def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        w, h = board.size_mm
+        quad = to_px(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+        felt = tuple(int(min(255, c * felt_shade)) for c in FELT_BGR)
+        cv2.fillPoly(tex, [np.round(quad * 16).astype(np.int32)], felt, cv2.LINE_AA, shift=4)
+        s = float(np.linalg.norm(to_px(np.array([[1.0, 0.0]]))[0] - to_px(np.array([[0.0, 0.0]]))[0]))
+        for k, region in enumerate(board.regions):
+            poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
+            present = any(isinstance(p, dict) and p.get("piece") for p in scene.get(region.id, []))
+            if present:
+                cv2.fillPoly(tex, [poly], piece_colour(k), cv2.LINE_AA, shift=4)
+                cv2.polylines(tex, [poly], True, (20, 40, 70), max(1, round(0.6 * s)), cv2.LINE_AA, shift=4)
+            else:
+                cv2.polylines(tex, [poly], True, TEMPLATE_LINE_BGR, max(1, round(0.5 * s)), cv2.LINE_AA, shift=4)
+        for _rid, centre, label, yaw in placements:
+            draw_stand(tex, to_px, centre, label, style, yaw)
+
+    return paint, Truth({k: list(v) for k, v in scene.items() if v}, centres, style)
+
+
+def render(
+    board: BoardMap,
+    scene: Mapping[str, list[Any]],
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1280, 720),
+    *,
+    hand_at_mm: tuple[float, float] | None = None,
+    gain: float | None = None,
+    homography: np.ndarray | None = None,
+    style: StandStyle | None = None,
+) -> tuple[Scene, Truth]:
+    """A camera frame of ``scene``: random camera (board fills 75-95 % of the frame height), light,
+    noise and blur as :func:`companion.vision.synth_table.random_scene`."""
+    paint, truth = painter(board, scene, rng, style)
+    H = homography if homography is not None else random_homography(board, rng, size, **CAMERA)
+    frame = render_scene(
+        board,
+        H,
+        size,
+        rng=rng,
+        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
+        gradient=rng.uniform(0.0, 0.25),
+        noise_sigma=rng.uniform(1, 4),
+        blur_sigma=rng.uniform(0, 0.8),
+        hand_at_mm=hand_at_mm,
+        paint=paint,
+    )
+    return frame, truth

@@ -1,0 +1,247 @@
+"""Falconry scenes: cards laid on an open table between two half-strips of markers, as a camera sees it.
+
+A *scene description* is region id -> visible top card, in the readers' vocabulary::
+
+    {"x0y0": [{"noble": "H", "kind": "falconer", "covers": False}], ...}
+
+``noble`` is the noble's letter (H Dusky Hawk, E Golden Eagle, G Gyrfalcon, P Peregrine Falcon),
+``kind`` one of ``marker``, ``bird``, ``falconer``; ``covers`` whether the card lies on another card.
+For painting, a descriptor may also carry ``depth`` (cards in the stack, 1-3; default 2 when
+``covers``) and ``under`` (the covered cards, bottom first, as ``{"noble", "kind"}``); keys may also be
+table cells ``(tx, ty)`` / ``[tx, ty]`` and values a bare descriptor instead of a list.
+
+The deck's look is data (``companion/vision/readers/falconry.json``, ``cards``): a white-bordered card
+in the noble's colour with the noble's letter in two corners and a white emblem in the middle whose
+shape tells the kind. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
+diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`;
+:func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings-board-falconry.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap
+from companion.vision.synth_table import Scene, random_homography, render_scene
+
+KINDS = ("marker", "bird", "falconer")
+NOBLES = ("H", "E", "G", "P")
+TABLE_BGR = ((45, 80, 120), (35, 85, 40), (105, 105, 100), (85, 55, 35), (60, 60, 70), (30, 60, 95))
+"""Table surfaces: wood, green felt, grey, blue cloth, dark grey, dark wood (a white cloth is not supported)."""
+CARD_JITTER_MM = 1.0  # a hand-laid card sits within this of its cell position
+CARD_JITTER_DEG = 1.0
+LAYOUT_SHIFT_MM = 12.0  # the whole layout sits up to this far off the map's nominal grid
+CAMERA = {"fill": (0.8, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
+"""Camera of the rendered frames: the table fills 80-95 % of the frame height (see the rulings)."""
+_CELL_RE = re.compile(r"^x(-?\d+)y(-?\d+)$")
+
+
+def deck_config() -> dict[str, Any]:
+    """The ``cards`` subtree of ``readers/falconry.json``: the deck's look in card millimetres."""
+    text = resources.files("companion.vision.readers").joinpath("falconry.json").read_text(encoding="utf-8")
+    return json.loads(text)["cards"]
+
+
+def cell_id(tx: int, ty: int) -> str:
+    return f"x{tx}y{ty}"
+
+
+def parse_cell(region: Any) -> tuple[int, int] | None:
+    if isinstance(region, list | tuple) and len(region) == 2:
+        return int(region[0]), int(region[1])
+    m = _CELL_RE.match(str(region))
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def normalise(scene: Mapping[Any, Any]) -> dict[str, dict[str, Any]]:
+    """Region id -> one descriptor with ``noble``, ``kind``, ``covers``, ``depth`` (and ``under`` if given)."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, value in scene.items():
+        cell = parse_cell(key)
+        rid = cell_id(*cell) if cell is not None else str(key)
+        cards = value if isinstance(value, list) else [value]
+        cards = [c for c in cards if c]
+        if not cards:
+            continue
+        top = dict(cards[-1])
+        if top.get("noble") not in NOBLES or top.get("kind") not in KINDS:
+            raise ValueError(f"{rid}: a card needs noble in {NOBLES} and kind in {KINDS}, got {top!r}")
+        depth = int(top.get("depth", 2 if top.get("covers") else 1))
+        if not 1 <= depth <= 3:
+            raise ValueError(f"{rid}: stack depth {depth} outside 1-3")
+        top["depth"] = depth
+        top["covers"] = depth > 1
+        out[rid] = top
+    return out
+
+
+def vocabulary(scene: Mapping[Any, Any]) -> dict[str, list[dict[str, Any]]]:
+    """What a reader can report of ``scene``: region -> [{noble, kind, covers}] (no depth, no under)."""
+    return {
+        rid: [{"noble": c["noble"], "kind": c["kind"], "covers": c["covers"]}] for rid, c in normalise(scene).items()
+    }
+
+
+@dataclass(frozen=True)
+class Truth:
+    scene: dict[str, list[dict[str, Any]]]  # the vocabulary scene (what a perfect reader reports)
+    card_centres_mm: dict[str, tuple[float, float]]  # top card centres on the table, board mm
+    layout_shift_mm: tuple[float, float]
+    table_bgr: tuple[int, int, int]
+
+
+def cell_centres(board: BoardMap) -> dict[str, tuple[float, float]]:
+    return {r.id: r.center_mm for r in board.regions if r.kind == "cell"}
+
+
+def card_polygon(centre: tuple[float, float], angle_deg: float, size: tuple[float, float]) -> np.ndarray:
+    w, h = size
+    return card_points(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64), centre, angle_deg, size)
+
+
+def card_points(local_mm: np.ndarray, centre: tuple[float, float], angle_deg: float, size: tuple[float, float]) -> np.ndarray:
+    """Card-local mm (origin top-left) -> board mm for a card centred at ``centre`` turned by ``angle_deg``."""
+    a = np.deg2rad(angle_deg)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    pts = np.asarray(local_mm, np.float64) - (size[0] / 2, size[1] / 2)
+    return pts @ R.T + centre
+
+
+def draw_card(
+    tex: np.ndarray,
+    to_px: Callable[[np.ndarray], np.ndarray],
+    px_per_mm: float,
+    centre: tuple[float, float],
+    angle_deg: float,
+    noble: str,
+    kind: str,
+    deck: Mapping[str, Any],
+) -> None:
+    """One card, face up, into the texture ``tex`` (board mm -> px by ``to_px``)."""
+    size = tuple(deck["size_mm"])
+    w, h = size
+    b = float(deck["border_mm"])
+
+    def poly(local: np.ndarray, colour) -> None:
+        px = to_px(card_points(local, centre, angle_deg, size))
+        cv2.fillPoly(tex, [np.round(px * 16).astype(np.int32)], tuple(int(c) for c in colour), cv2.LINE_AA, shift=4)
+
+    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    poly(rect, deck["paper_bgr"])
+    poly(np.array([[b, b], [w - b, b], [w - b, h - b], [b, h - b]], np.float64), deck["nobles"][noble]["bgr"])
+    ax, ay = deck["emblems"][kind]["axes_mm"]
+    t = np.linspace(0, 2 * np.pi, 36, endpoint=False)
+    poly(np.c_[w / 2 + ax * np.cos(t), h / 2 + ay * np.sin(t)], deck["paper_bgr"])
+    size_mm = float(deck["letter_mm"])
+    scale = size_mm * px_per_mm / 22.0  # Hershey simplex capitals are about 22 units tall at scale 1
+    thick = max(1, round(1.2 * px_per_mm))
+    for corner in ((b + 1.5, b + 1.5 + size_mm), (w - b - 1.5 - 0.75 * size_mm, h - b - 1.5)):
+        x, y = to_px(card_points(np.array([corner]), centre, angle_deg, size))[0]
+        cv2.putText(tex, noble, (round(x), round(y)), cv2.FONT_HERSHEY_SIMPLEX, scale, tuple(deck["paper_bgr"]), thick, cv2.LINE_AA)
+
+
+def painter(
+    board: BoardMap, scene: Mapping[Any, Any], rng: np.random.Generator, *, shift_mm: tuple[float, float] | None = None
+) -> tuple[Callable[[np.ndarray, Callable[[np.ndarray], np.ndarray]], None], Truth]:
+    """(paint callback, ground truth) for ``scene`` laid on the Falconry table map ``board``.
+
+    The callback covers the map with a table surface (the strips stay white paper) and lays every
+    stack: covered cards first, offset towards one diagonal, then the top card. Cells not in the map
+    are an error (the camera cannot show them).
+    """
+    deck = deck_config()
+    cards = normalise(scene)
+    centres = cell_centres(board)
+    missing = sorted(set(cards) - set(centres))
+    if missing:
+        raise ValueError(f"cells outside the map: {missing}")
+    if shift_mm is None:
+        shift_mm = tuple(float(v) for v in rng.uniform(-LAYOUT_SHIFT_MM, LAYOUT_SHIFT_MM, 2))
+    table = TABLE_BGR[int(rng.integers(len(TABLE_BGR)))]
+    shade = rng.uniform(0.85, 1.15)
+    table = tuple(int(min(255, c * shade)) for c in table)
+    peeks = [float(v) for v in deck["peek_mm"]]
+    layout = []  # (draw order) -> (centre, angle, noble, kind)
+    top_centres: dict[str, tuple[float, float]] = {}
+    for rid in sorted(cards):
+        card = cards[rid]
+        cx, cy = centres[rid]
+        cx, cy = cx + shift_mm[0], cy + shift_mm[1]
+        diag = np.array([rng.choice([-1.0, 1.0]), rng.choice([-1.0, 1.0])])
+        under = list(card.get("under") or [])
+        for level in range(card["depth"] - 1, 0, -1):  # the bottom card first
+            below = under[-level] if len(under) >= level else {"noble": card["noble"], "kind": "marker"}
+            off = diag * peeks[min(level, len(peeks)) - 1] + rng.uniform(-0.3, 0.3, 2)
+            layout.append(((cx + off[0], cy + off[1]), rng.uniform(-0.5, 0.5), below["noble"], below["kind"]))
+        j = rng.uniform(-CARD_JITTER_MM, CARD_JITTER_MM, 2)
+        top = (cx + j[0], cy + j[1])
+        layout.append((top, rng.uniform(-CARD_JITTER_DEG, CARD_JITTER_DEG), card["noble"], card["kind"]))
+        top_centres[rid] = top
+    grain = rng.uniform(0.93, 1.07, size=(12, 12)).astype(np.float32)
+
+    def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        h, w = tex.shape[:2]
+        px_per_mm = float(np.linalg.norm(to_px(np.array([[1.0, 0.0]])) - to_px(np.array([[0.0, 0.0]]))))
+        paper = np.zeros((h, w), np.uint8)
+        for group in _strip_groups(board):
+            x0, y0, x1, y1 = group
+            q = to_px(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64))
+            cv2.fillPoly(paper, [np.round(q).astype(np.int32)], 255)
+        surface = cv2.resize(grain, (w, h), interpolation=cv2.INTER_CUBIC)[..., None] * np.array(table, np.float32)
+        keep = paper > 0
+        tex[~keep] = np.clip(surface, 0, 255).astype(np.uint8)[~keep]
+        for centre, angle, noble, kind in layout:
+            draw_card(tex, to_px, px_per_mm, centre, angle, noble, kind, deck)
+
+    truth = Truth(vocabulary(cards), top_centres, (float(shift_mm[0]), float(shift_mm[1])), table)
+    return paint, truth
+
+
+def _strip_groups(board: BoardMap) -> list[tuple[float, float, float, float]]:
+    """The paper of each half-strip: the bounding box of its markers plus a 5 mm quiet zone and 3 mm."""
+    groups: dict[bool, list] = {}
+    play = board.play_area_mm or (0, 0, *board.size_mm)
+    for f in board.fiducials:
+        groups.setdefault(f.center_mm[1] < play[1], []).append(f.corners_mm())
+    out = []
+    for pts in groups.values():
+        allp = np.vstack(pts)
+        out.append((allp[:, 0].min() - 8, allp[:, 1].min() - 8, allp[:, 0].max() + 8, allp[:, 1].max() + 8))
+    return out
+
+
+def render(
+    board: BoardMap,
+    scene: Mapping[Any, Any],
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1280, 720),
+    *,
+    hand_at_mm: tuple[float, float] | None = None,
+    gain: float | None = None,
+    shift_mm: tuple[float, float] | None = None,
+    homography: np.ndarray | None = None,
+) -> tuple[Scene, Truth]:
+    """A camera frame of ``scene`` (random camera, light, noise, blur; optional hand) and its truth."""
+    paint, truth = painter(board, scene, rng, shift_mm=shift_mm)
+    H = homography if homography is not None else random_homography(board, rng, size, **CAMERA)
+    frame = render_scene(
+        board,
+        H,
+        size,
+        rng=rng,
+        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
+        gradient=rng.uniform(0.0, 0.25),
+        noise_sigma=rng.uniform(1, 4),
+        blur_sigma=rng.uniform(0, 0.8),
+        hand_at_mm=hand_at_mm,
+        paint=paint,
+    )
+    return frame, truth

@@ -1,0 +1,194 @@
+"""Mighty Magpies scenes: the nests with their magpies and tiles as a camera sees them, and pictures
+of a player's stolen tiles lying on the table (for the tile scan).
+
+A *scene description* is nest id (``R``, ``A``-``G``) -> visible pieces, ``{"magpie": colour}``
+(red, blue, green, yellow) and ``{"tile": "berry" | "silver" | "gold"}``.
+
+Looks (``docs/rulings-board-owls-magpies.md``): a magpie is a 9.5 mm disc of its player's colour with
+a black bird and its white wing on it; a tile is a 7.5 mm disc, a berry sticker solid purple-red
+with two light glints, a ring sticker a silver or gold ring round a 3.5 mm hole where the wood shows.
+Pieces stand on the spots of :func:`companion.vision.readers.mighty_magpies.nest_spots`, up to 1 mm
+off and turned at random.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap
+from companion.vision.readers.discs import load_config
+from companion.vision.readers.mighty_magpies import CONFIG_NAME, MAGPIE_COLOURS, TILE_KINDS, nest_spots
+from companion.vision.scenes.verzauberte_eulen import Paint, shape
+from companion.vision.synth_table import Scene, _table, random_homography, render_scene
+
+CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.12}  # the board framed by the user
+WOOD_BGR = (120, 175, 215)  # a tile's bare wood, seen through a ring's hole
+
+
+@dataclass(frozen=True)
+class Truth:
+    scene: dict[str, list[Any]]
+
+
+def _fill(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray], pts_mm: np.ndarray, bgr) -> None:
+    px = np.round(to_px(pts_mm) * 16).astype(np.int32)
+    cv2.fillPoly(tex, [px], tuple(int(c) for c in bgr), cv2.LINE_AA, shift=4)
+
+
+def _ellipse(a: float, b: float, angle: float, n: int = 28) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    pts = np.c_[a * np.cos(t), b * np.sin(t)]
+    R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    return pts @ R.T
+
+
+def draw_magpie(tex, to_px, centre_mm, colour: str, angle: float, cfg: Mapping[str, Any]) -> None:
+    pal, m = cfg["palette_bgr"], cfg["magpie"]
+    c = np.asarray(centre_mm, np.float64)
+    _fill(tex, to_px, c + shape("circle", float(m["radius_mm"]), 0.0), pal[colour])
+    a, b = (float(v) for v in m["bird_mm"])
+    _fill(tex, to_px, c + _ellipse(a, b, angle), pal["bird"])
+    u = np.array([np.cos(angle), np.sin(angle)])
+    _fill(tex, to_px, c + 0.8 * u + _ellipse(a * 0.45, b * 0.45, angle), pal["belly"])
+    _fill(tex, to_px, c - (a + 0.8) * u + shape("circle", 1.8, 0.0), pal["bird"])  # the head
+
+
+def draw_tile(tex, to_px, centre_mm, kind: str, angle: float, cfg: Mapping[str, Any]) -> None:
+    pal, t = cfg["palette_bgr"], cfg["tile"]
+    c = np.asarray(centre_mm, np.float64)
+    r, hole = float(t["radius_mm"]), float(t["hole_mm"])
+    if kind == "berry":
+        _fill(tex, to_px, c + shape("circle", r, 0.0), pal["berry"])
+        for k in (0, 1):
+            g = angle + k * 0.9
+            _fill(tex, to_px, c + 3.2 * np.array([np.cos(g), np.sin(g)]) + shape("circle", 0.9, 0.0), (225, 215, 235))
+    elif kind in ("silver", "gold"):
+        _fill(tex, to_px, c + shape("circle", r, 0.0), pal[kind])
+        _fill(tex, to_px, c + shape("circle", hole, 0.0), WOOD_BGR)
+    else:
+        raise ValueError(f"unknown tile {kind!r}")
+
+
+def painter(
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, config: Mapping[str, Any] | None = None
+) -> tuple[Paint, Truth]:
+    """(paint callback, ground truth) for ``scene`` on the Mighty Magpies board map."""
+    cfg = load_config(CONFIG_NAME, config)
+    free: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for sp in nest_spots(board, cfg["spots"]):
+        free.setdefault((sp.region, sp.kind), []).append((sp.x, sp.y))
+    jitter = float(cfg["paint"]["jitter_mm"])
+    items: list[tuple[str, str, tuple[float, float], float]] = []
+    truth: dict[str, list[Any]] = {}
+    for region, pieces in scene.items():
+        used = {"tile": 0, "magpie": 0}
+        for p in pieces or []:
+            if "magpie" in p:
+                kind, what = "magpie", p["magpie"]
+                if what not in MAGPIE_COLOURS:
+                    raise ValueError(f"unknown magpie colour {what!r}")
+            elif "tile" in p:
+                kind, what = "tile", p["tile"]
+                if what not in TILE_KINDS:
+                    raise ValueError(f"unknown tile {what!r}")
+            else:
+                raise ValueError(f"unknown piece {p!r} in {region}")
+            spots = free.get((region, kind))
+            if spots is None:
+                raise ValueError(f"no nest {region!r} on the board map")
+            if used[kind] >= len(spots):
+                raise ValueError(f"nest {region} has room for {len(spots)} {kind}s")
+            x, y = spots[used[kind]]
+            used[kind] += 1
+            rr, a = jitter * np.sqrt(rng.uniform()), rng.uniform(0, 2 * np.pi)
+            items.append((kind, what, (x + rr * np.cos(a), y + rr * np.sin(a)), float(rng.uniform(0, 2 * np.pi))))
+            truth.setdefault(region, []).append({kind: what})
+    for pieces in truth.values():
+        pieces.sort(key=lambda p: sorted(p.items()))
+
+    def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        for kind, what, at, angle in items:
+            (draw_magpie if kind == "magpie" else draw_tile)(tex, to_px, at, what, angle, cfg)
+
+    return paint, Truth(truth)
+
+
+def render(
+    board: BoardMap,
+    scene: Mapping[str, list[Any]],
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1280, 720),
+    *,
+    hand_at_mm: tuple[float, float] | None = None,
+    gain: float | None = None,
+    config: Mapping[str, Any] | None = None,
+    **camera_kw: Any,
+) -> tuple[Scene, Truth]:
+    """A camera frame of ``scene`` (random camera, light, noise, blur, as ``synth_table.random_scene``)."""
+    paint, truth = painter(board, scene, rng, config)
+    H = random_homography(board, rng, size, **{**CAMERA, **camera_kw})
+    frame = render_scene(
+        board,
+        H,
+        size,
+        rng=rng,
+        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
+        gradient=rng.uniform(0.0, 0.25),
+        noise_sigma=rng.uniform(1, 4),
+        blur_sigma=rng.uniform(0, 0.8),
+        hand_at_mm=hand_at_mm,
+        paint=paint,
+    )
+    return frame, truth
+
+
+# -- stolen tiles on the table -------------------------------------------------------------------------
+
+
+def render_tiles(
+    tiles: Mapping[str, int],
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1280, 720),
+    *,
+    touching: bool = False,
+    config: Mapping[str, Any] | None = None,
+) -> np.ndarray:
+    """A photo of loose tiles on a wooden table, seen from above-ish (tiles 28-60 px across, apart
+    unless ``touching``), random light, noise and blur. ``tiles``: kind -> count."""
+    cfg = load_config(CONFIG_NAME, config)
+    W, H = size
+    image = _table(rng, W, H)
+    px_per_mm = rng.uniform(1.9, 4.0)
+    r_px = float(cfg["tile"]["radius_mm"]) * px_per_mm
+    squash = rng.uniform(0.8, 1.0)  # a slightly tilted camera sees ellipses
+    kinds = [k for k in TILE_KINDS for _ in range(int(tiles.get(k, 0)))]
+    rng.shuffle(kinds)
+    placed: list[np.ndarray] = []
+    for n, kind in enumerate(kinds):
+        for _ in range(500):
+            if touching and n == 1 and placed:
+                p = placed[0] + 2 * r_px * np.array([1.0, 0.0])
+            else:
+                p = np.array([rng.uniform(r_px + 10, W - r_px - 10), rng.uniform(r_px + 10, H - r_px - 10)])
+            if touching and n == 1 or all(np.linalg.norm(p - q) > 2.6 * r_px for q in placed):
+                break
+        placed.append(p)
+
+        def to_px(pts_mm: np.ndarray, p=p) -> np.ndarray:
+            pts = np.asarray(pts_mm, np.float64) * px_per_mm
+            return np.c_[p[0] + pts[:, 0], p[1] + squash * pts[:, 1]]
+
+        draw_tile(image, to_px, (0.0, 0.0), kind, float(rng.uniform(0, 2 * np.pi)), cfg)
+    img = image.astype(np.float32)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    d = rng.uniform(0, 2 * np.pi)
+    ramp = (np.cos(d) * (xx / W - 0.5) + np.sin(d) * (yy / H - 0.5)) * 2 * rng.uniform(0, 0.25)
+    img *= (rng.uniform(0.8, 1.2) * (1.0 + ramp))[..., None]
+    img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.0))
+    img += rng.normal(0, rng.uniform(1, 4), img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)

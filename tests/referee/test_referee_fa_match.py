@@ -1,0 +1,129 @@
+"""Falconry through the generic matcher: placements and moves proposed, illegal moves named, misreads fixed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.games.falconry import FalconryGame, FalconryState
+from companion.referee.falconry import FalconryAdapter, align, board_map, evaluate
+from companion.referee.match import MatchKind, match
+from companion.vision.readers import Observation
+from companion.vision.readers.falconry import FalconryReader
+from companion.vision.scenes.falconry import render
+
+BOARD = board_map()
+
+
+def duel() -> FalconryState:
+    return FalconryGame(players=["Ann", "Ben"], mode="duel").new_initial_state()
+
+
+def test_scene_from_state_is_the_set_up():
+    scene = FalconryAdapter().scene_from_state(duel())
+    assert scene == {
+        "x0y0": [{"noble": "H", "kind": "falconer", "covers": False}],
+        "x1y0": [{"noble": "H", "kind": "bird", "covers": False}],
+        "x0y1": [{"noble": "E", "kind": "bird", "covers": False}],
+        "x1y1": [{"noble": "E", "kind": "falconer", "covers": False}],
+    }
+
+
+@pytest.mark.rules("FA-MARK-1")
+def test_a_placement_seen_by_the_camera_is_proposed():
+    state = duel()
+    adapter = FalconryAdapter((-1, 0))
+    after = state.clone()
+    after.apply({"type": "place", "kind": "marker", "to": [2, 0]})
+    frame, _ = render(BOARD, adapter.paint_scene(after), np.random.default_rng(8))
+    obs = FalconryReader(BOARD).read(frame.image)
+    assert obs.usable, obs.status
+    assert align(state, obs) in {(-1, 0)} or align(after, obs) == (-1, 0)
+    result = match(state, None, obs, adapter)
+    assert result.kind is MatchKind.PROPOSED, result.message
+    assert result.actions == ({"type": "place", "kind": "marker", "to": [2, 0]},)
+
+
+@pytest.mark.rules("FA-MARK-2", "FA-BIRD-CLAIM")
+def test_a_move_claiming_a_marker_is_proposed():
+    state = duel()
+    for a in ({"type": "place", "kind": "marker", "to": [2, 0]}, {"type": "place", "kind": "marker", "to": [2, 1]}):
+        state.apply(a)
+    adapter = FalconryAdapter()
+    after = state.clone()
+    after.apply({"type": "move", "from": [1, 0], "to": [2, 1]})  # Ann's bird claims Ben's marker
+    result = match(state, None, Observation.from_scene(adapter.scene_from_state(after)), adapter)
+    assert result.kind is MatchKind.PROPOSED, result.message
+    assert result.actions == ({"type": "move", "from": [1, 0], "to": [2, 1]},)
+    assert adapter.scene_from_state(after)["x2y1"] == [{"noble": "H", "kind": "bird", "covers": True}]
+
+
+def exposed_state() -> FalconryState:
+    """Ann's five markers in a row, the middle one ambushed... claimed by Ben's falconer; Ben to move."""
+    game = FalconryGame(players=["Ann", "Ben"], mode="duel")
+    table = [[x, 0, [[0, "marker"]]] for x in (0, 1, 3, 4)] + [[2, 0, [[0, "marker"], [1, "falconer"]]]]
+    table += [[0, 1, [[0, "falconer"]]], [1, 1, [[0, "bird"]]], [2, 1, [[1, "bird"]]]]
+    data = {
+        "table": table,
+        "hands": [{"marker": 13, "bird": 0, "falconer": 0}, {"marker": 18, "bird": 0, "falconer": 0}],
+        "turn_index": 1, "actions_left": 1, "locked": None, "turns": 10, "actions_done": 9, "winners": [], "over": False,
+    }
+    state = FalconryState.from_json(game, data)
+    assert not state.check_invariants()
+    return state
+
+
+@pytest.mark.rules("FA-EXPOSE")
+def test_a_move_exposing_a_completed_path_is_named():
+    state = exposed_state()
+    adapter = FalconryAdapter()
+    seen = adapter.scene_from_state(state)
+    seen["x2y0"] = [{"noble": "H", "kind": "marker", "covers": False}]
+    seen["x3y1"] = [{"noble": "E", "kind": "falconer", "covers": False}]
+    result = match(state, None, Observation.from_scene(seen), adapter)
+    assert result.kind is MatchKind.ILLEGAL, result.message
+    assert result.rule_id == "FA-EXPOSE"
+    assert result.options == (({"type": "move", "from": [2, 0], "to": [3, 1]},),)
+
+
+@pytest.mark.rules("FA-OWN")
+def test_moving_the_other_nobles_card_is_named():
+    state = duel()  # Ann to play; Ben's bird at (0, 1) is moved
+    adapter = FalconryAdapter()
+    seen = adapter.scene_from_state(state)
+    del seen["x0y1"]
+    seen["x-1y0"] = [{"noble": "E", "kind": "bird", "covers": False}]
+    result = match(state, None, Observation.from_scene(seen), adapter)
+    assert result.kind is MatchKind.ILLEGAL and result.rule_id == "FA-OWN", result.message
+
+
+def test_an_uncertain_misread_is_fixed_by_the_rules():
+    state = duel()
+    for a in ({"type": "place", "kind": "marker", "to": [2, 0]}, {"type": "place", "kind": "marker", "to": [2, 1]}):
+        state.apply(a)
+    adapter = FalconryAdapter()
+    after = state.clone()
+    after.apply({"type": "move", "from": [1, 0], "to": [2, 1]})
+    seen = adapter.scene_from_state(after)
+    seen["x2y1"] = [{"noble": "H", "kind": "bird", "covers": False}]  # the peeking marker missed, not sure
+    result = match(state, None, Observation(seen, {"x2y1": 0.4}), adapter)
+    assert result.kind is MatchKind.PROPOSED, result.message
+    assert result.actions == ({"type": "move", "from": [1, 0], "to": [2, 1]},)
+    assert result.corrected == ("x2y1",)
+
+
+def test_an_unusable_frame_applies_nothing():
+    result = match(duel(), None, Observation.unusable("hand or object over the cards (x0y0); nothing read"), FalconryAdapter())
+    assert result.kind is MatchKind.UNREADABLE and not result.actions
+
+
+def test_off_map_cells_are_listed():
+    state = duel()
+    assert FalconryAdapter((4, 0)).off_map(state) == [(1, 0), (1, 1)]
+    assert "x5y0" not in FalconryAdapter((4, 0)).scene_from_state(state)
+
+
+def test_evaluate_reports_the_benchmark_fields():
+    report = evaluate(2, 3)
+    assert {"scenes", "per_space_error", "board_exact", "ms_median"} <= set(report)
+    assert report["scenes"] == 2 and 0 <= report["per_space_error"] <= 1

@@ -1,0 +1,144 @@
+"""Verzauberte Eulen observation -> move matching, on states of the engine's own seeded simulations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.referee.boardmaps import BOARDS_DIR
+from companion.referee.match import MatchKind
+from companion.referee.verzauberte_eulen import evaluate, match_observation, sample_states, scene_from_state
+from companion.vision.boardmap import load_board_map
+from companion.vision.readers import Observation, canonical
+
+
+def fresh_turns(n=60, seed=7):
+    """Decision states with all three dice still to use."""
+    return [s for s in sample_states(n, seed) if s.dice is not None and len(s.left) == 3]
+
+
+def unique_move(state):
+    """A legal move whose scene no other legal action produces: (action, scene after)."""
+    scenes = []
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply(a)
+        scenes.append((a, scene_from_state(child)))
+    key = lambda sc: tuple(sorted((r, canonical(p)) for r, p in sc.items() if p))  # noqa: E731
+    for a, sc in scenes:
+        if a["type"] == "move" and sum(key(sc) == key(o) for _, o in scenes) == 1:
+            return a, sc
+    return None, None
+
+
+def test_scene_shows_every_owl_on_the_board():
+    for state in sample_states(10, 1):
+        scene = scene_from_state(state)
+        on_board = sum(1 for s in state.space if s >= 0)
+        assert sum(len(p) for p in scene.values()) == on_board
+        assert all(len(p) <= 2 for r, p in scene.items() if state.board.kind[state.board.index[r]] in ("path", "crossing"))
+
+
+def test_a_legal_move_is_proposed():
+    for state in fresh_turns():
+        action, after = unique_move(state)
+        if action is None:
+            continue
+        result = match_observation(state, None, after)
+        assert result.kind is MatchKind.PROPOSED, result.message
+        assert result.action == action
+        return
+    pytest.fail("no state with a uniquely visible move")
+
+
+def test_a_move_read_from_the_camera_is_proposed():
+    from companion.vision.readers.verzauberte_eulen import EulenReader
+    from companion.vision.scenes.verzauberte_eulen import render
+
+    board = load_board_map(BOARDS_DIR / "verzauberte-eulen.json")
+    state = next(s for s in fresh_turns() if unique_move(s)[0] is not None)
+    action, after = unique_move(state)
+    frame, _ = render(board, after, np.random.default_rng(3))
+    obs = EulenReader(board).read(frame.image)
+    result = match_observation(state, None, obs)
+    assert result.kind is MatchKind.PROPOSED and result.action == action, result.message
+
+
+def _move_by_hand(scene, frm, owl, to):
+    after = {r: list(p) for r, p in scene.items()}
+    after[frm].remove(owl)
+    after.setdefault(to, []).append(owl)
+    return after
+
+
+def _own_owl(state):
+    """(space id, owl descriptor) of an owl outside the cave whose head and body are the mover's colour, or None."""
+    names, lay = state.lay.letter_to_name, state.lay
+    mine = lay.player_colours[state.to_move]
+    for i, s in enumerate(state.space):
+        if s >= 0 and s != state.board.cave and state.head[i] in mine and lay.body_colour[i] in mine:
+            return state.board.ids[s], {"owl": {"head": names[state.head[i]], "body": names[lay.body_colour[i]]}}
+    return None
+
+
+@pytest.mark.rules("VE-MOVE-EXACT")
+def test_a_move_of_the_wrong_length_is_illegal_and_named():
+    for state in fresh_turns():
+        found = _own_owl(state)
+        if found is None:
+            continue
+        frm, owl = found
+        b = state.board
+        reach = {b.ids[d] for die in ("head", "body") for d in b.routes[b.index[frm]][state.dice[die]]}
+        empty = {r for r, p in scene_from_state(state).items() if p}
+        target = next((s for s in b.ids if b.kind[b.index[s]] == "path" and s not in reach and s not in empty), None)
+        if target is None:
+            continue
+        result = match_observation(state, None, _move_by_hand(scene_from_state(state), frm, owl, target))
+        assert result.kind is MatchKind.ILLEGAL, result.message
+        assert result.rule_id == "VE-MOVE-EXACT"
+        assert "exactly" in result.message
+        return
+    pytest.fail("no state found")
+
+
+@pytest.mark.rules("VE-MOVE-NO-NEST")
+def test_a_move_into_a_nest_is_illegal_and_named():
+    for state in fresh_turns():
+        found = _own_owl(state)
+        if found is None or state.board.kind[state.board.index[found[0]]] == "nest":
+            continue
+        frm, owl = found
+        nest = next(n for n in ("a1", "e1", "e5", "a5") if not scene_from_state(state).get(n))
+        result = match_observation(state, None, _move_by_hand(scene_from_state(state), frm, owl, nest))
+        assert result.kind is MatchKind.ILLEGAL and result.rule_id == "VE-MOVE-NO-NEST", result.message
+        return
+    pytest.fail("no state found")
+
+
+def test_an_uncertain_misread_is_fixed_by_the_rules():
+    state = next(s for s in fresh_turns() if unique_move(s)[0] is not None)
+    action, after = unique_move(state)
+    # the reader got the destination wrong but knew it was unsure
+    to = action["to"]
+    wrong = {r: list(p) for r, p in after.items()}
+    wrong[to] = [{"owl": {"head": "black", "body": "black"}}] * len(after[to])
+    obs = Observation(wrong, {to: 0.4})
+    result = match_observation(state, None, obs)
+    assert result.kind is MatchKind.PROPOSED and result.action == action
+    assert to in result.corrected
+    # the same misread, read confidently, is not applied
+    result = match_observation(state, None, Observation(wrong))
+    assert result.kind in (MatchKind.MISREAD, MatchKind.ILLEGAL)
+
+
+def test_an_unreadable_frame_applies_nothing():
+    state = fresh_turns()[0]
+    result = match_observation(state, None, Observation.unusable("board pose: too dark"))
+    assert result.kind is MatchKind.UNREADABLE and not result.actions
+
+
+def test_evaluate_reports_the_benchmark_fields():
+    out = evaluate(2, 0)
+    assert {"scenes", "per_space_error", "board_exact", "ms_median"} <= set(out)
+    assert out["scenes"] == 2 and out["per_space_error"] <= 0.05

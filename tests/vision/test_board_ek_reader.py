@@ -1,0 +1,115 @@
+"""Eagle Kingdoms board reader on rendered frames of engine states, and on bad input."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from companion.referee.boardmaps import BOARDS_DIR
+from companion.referee.eagle_kingdoms import match_observation, sample_states, scene_from_state
+from companion.referee.match import MatchKind
+from companion.vision.boardmap import load_board_map
+from companion.vision.errors import ModelError
+from companion.vision.models import models_dir
+from companion.vision.pose import BoardTracker, PoseStatus
+from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
+from companion.vision.readers.stands import MANIFEST, StandClassifier
+from companion.vision.scenes.eagle_kingdoms import render
+from companion.vision.synth_table import random_homography
+
+
+@pytest.fixture(scope="module")
+def board():
+    return load_board_map(BOARDS_DIR / "eagle-kingdoms.json")
+
+
+@pytest.fixture(scope="module")
+def reader(board):
+    return EagleKingdomsReader(board)
+
+
+def read(board, reader, scene, seed, **kw):
+    frame, truth = render(board, scene, np.random.default_rng(seed), **kw)
+    pose = BoardTracker(board).update(frame.image)
+    return reader.read(frame.image, pose), pose, frame
+
+
+def wrong_regions(obs, scene):
+    def key(pieces):
+        return sorted(map(repr, pieces or []))
+
+    return [r for r in {*scene, *obs.regions} if key(scene.get(r)) != key(obs.regions.get(r))]
+
+
+def test_reads_engine_states_exactly(board, reader):
+    for k, state in enumerate(sample_states(3, 21)):
+        scene = scene_from_state(state)
+        obs, pose, _ = read(board, reader, scene, 100 + k)
+        assert pose.usable and obs.usable
+        assert wrong_regions(obs, scene) == [], k
+        assert not obs.uncertain, sorted(obs.uncertain)
+
+
+def test_a_capture_read_from_the_camera_is_proposed(board, reader):
+    from companion.games.eagle_kingdoms.rules import CAPTURE, PIECE_IDS, SHIELD
+
+    state = next(s for s in sample_states(40, 5) if s.phase == CAPTURE and [p for p in s.matching_pieces(s.dice) if p != SHIELD])
+    piece = PIECE_IDS[[p for p in state.matching_pieces(state.dice) if p != SHIELD][0]]
+    after = {k: v for k, v in scene_from_state(state).items() if k != piece}
+    obs, _, _ = read(board, reader, after, 7)
+    result = match_observation(state, None, obs)
+    assert result.kind is MatchKind.PROPOSED and result.action == {"type": "capture", "piece": piece}
+
+
+def test_a_hand_over_the_board_makes_regions_uncertain_not_wrong(board, reader):
+    scene = scene_from_state(sample_states(1, 3)[0])
+    obs, pose, _ = read(board, reader, scene, 11, hand_at_mm=(250.0, 300.0))
+    assert obs.usable and obs.uncertain  # the regions under the hand are not claimed
+    silent = [r for r in wrong_regions(obs, scene) if not obs.is_uncertain(r)]
+    assert silent == []
+
+
+def test_dark_and_overexposed_frames_give_no_observation(board, reader):
+    scene = scene_from_state(sample_states(1, 4)[0])
+    for gain, status in ((0.12, PoseStatus.TOO_DARK), (4.0, PoseStatus.OVEREXPOSED)):
+        obs, pose, _ = read(board, reader, scene, 12, gain=gain)
+        assert pose.status is status
+        assert not obs.usable and status.value in obs.status and obs.regions == {}
+
+
+def test_no_markers_in_view_gives_no_observation(board, reader):
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    obs = reader.read(blank, BoardTracker(board).update(blank))
+    assert not obs.usable and "not in view" in obs.status
+    assert reader.read(None, BoardTracker(board).update(blank)).usable is False
+
+
+def test_half_the_board_out_of_frame_is_uncertain_there(board, reader):
+    scene = scene_from_state(sample_states(1, 6)[0])
+    rng = np.random.default_rng(13)
+    H = random_homography(board, rng, (1280, 720), fill=(0.9, 0.9), max_rotation_deg=0.0, perspective=0.0)
+    H = np.array([[1, 0, 0], [0, 1, 330], [0, 0, 1]]) @ H  # push the board's lower half off the frame
+    obs, pose, _ = read(board, reader, scene, 13, homography=H)
+    if not obs.usable:  # too few markers: refused with a reason, nothing applied
+        assert "marker" in obs.status
+        return
+    assert pose.status is PoseStatus.PARTLY_HIDDEN
+    hidden = [r.id for r in board.regions if r.center_mm[1] > 420]
+    assert all(obs.is_uncertain(r) for r in hidden)
+    silent = [r for r in wrong_regions(obs, scene) if not obs.is_uncertain(r)]
+    assert silent == []
+
+
+def test_a_damaged_model_is_refused_with_a_reason(tmp_path):
+    for name in ("stand_classifier.onnx", MANIFEST):
+        shutil.copy(models_dir() / name, tmp_path / name)
+    with open(tmp_path / "stand_classifier.onnx", "r+b") as fh:
+        fh.seek(100)
+        fh.write(b"\x00\x01\x02")
+    with pytest.raises(ModelError, match="sha256"):
+        StandClassifier(tmp_path)
+    (tmp_path / MANIFEST).unlink()
+    with pytest.raises(ModelError, match="missing"):
+        StandClassifier(tmp_path)

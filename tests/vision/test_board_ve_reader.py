@@ -1,0 +1,103 @@
+"""Verzauberte Eulen board map and reader on rendered frames of engine states, and on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.referee.boardmaps import BOARDS_DIR, generate
+from companion.referee.verzauberte_eulen import sample_states, scene_from_state
+from companion.vision.boardmap import load_board_map
+from companion.vision.readers import canonical
+from companion.vision.readers.verzauberte_eulen import EulenReader, owl_spots
+from companion.vision.scenes.verzauberte_eulen import render
+from companion.vision.synth_table import _table
+
+
+@pytest.fixture(scope="module")
+def board():
+    return load_board_map(BOARDS_DIR / "verzauberte-eulen.json")
+
+
+@pytest.fixture(scope="module")
+def reader(board):
+    return EulenReader(board)
+
+
+def wrong(obs, scene):
+    return sorted(r for r in {*scene, *obs.regions} if canonical(scene.get(r)) != canonical(obs.regions.get(r)))
+
+
+def test_map_is_the_engines_board_and_up_to_date(board):
+    from companion.games.verzauberte_eulen.board import HERE
+
+    data = json.loads((HERE / "board.json").read_text(encoding="utf-8"))
+    assert [r.id for r in board.regions] == [s["id"] for s in data["spaces"]]
+    assert [r.kind for r in board.regions] == [s["kind"] for s in data["spaces"]]
+    pairs = {frozenset((s["id"], n)) for s in data["spaces"] for n in s["neighbours"]}
+    assert {frozenset(e) for e in board.edges} == pairs
+    assert board.fiducial_ids == (0, 1, 2, 3)
+    assert generate("verzauberte-eulen").to_json() == (BOARDS_DIR / "verzauberte-eulen.json").read_text(encoding="utf-8")
+
+
+def test_spots_fit_the_pieces(board, reader):
+    spots = owl_spots(board, reader.config["spots"])
+    by_kind = {}
+    for sp in spots:
+        by_kind.setdefault(board.region(sp.region).kind, {}).setdefault(sp.region, 0)
+        by_kind[board.region(sp.region).kind][sp.region] += 1
+    assert set(by_kind["path"].values()) == {2} and set(by_kind["crossing"].values()) == {2}
+    assert set(by_kind["nest"].values()) == {4} and by_kind["cave"] == {"c3": 17}
+    xy = np.array([[s.x, s.y] for s in spots])
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+    assert d.min() >= 2 * reader.config["owl"]["radius_mm"] + 1.0  # owls on neighbouring spots never overlap
+    for sp in spots:  # every spot (with the owl's radius) lies in its own region
+        assert board.region(sp.region).contains(sp.x, sp.y)
+
+
+def test_reads_engine_states_exactly(board, reader):
+    for k, state in enumerate(sample_states(4, 11)):
+        scene = scene_from_state(state)
+        frame, truth = render(board, scene, np.random.default_rng(300 + k))
+        reader.reset()  # independent pictures, not a video
+        obs = reader.read(frame.image)
+        assert obs.usable, obs.status
+        assert wrong(obs, truth.scene) == [], k
+        assert not obs.uncertain
+
+
+def test_every_colour_pair_is_read(board, reader):
+    colours = ["red", "blue", "green", "yellow", "black"]
+    pairs = [(h, b) for h in colours for b in colours]
+    paths = [r.id for r in board.regions if r.kind == "path"]
+    scene = {paths[i // 2]: [] for i in range(len(pairs))}
+    for i, (h, b) in enumerate(pairs):
+        scene[paths[i // 2]].append({"owl": {"head": h, "body": b}})
+    frame, truth = render(board, scene, np.random.default_rng(5))
+    obs = EulenReader(board).read(frame.image)
+    assert obs.usable and wrong(obs, truth.scene) == []
+
+
+def test_dark_frame_gives_a_status_and_nothing(board):
+    state = sample_states(1, 3)[0]
+    frame, _ = render(board, scene_from_state(state), np.random.default_rng(1), gain=0.12)
+    obs = EulenReader(board).read(frame.image)
+    assert not obs.usable and "too dark" in obs.status and not obs.regions
+
+
+def test_no_markers_gives_a_status_and_nothing(board):
+    image = _table(np.random.default_rng(2), 1280, 720)
+    obs = EulenReader(board).read(image)
+    assert not obs.usable and obs.status.startswith("board pose:") and not obs.regions
+
+
+def test_hand_over_the_board_gives_a_status_and_nothing(board):
+    state = sample_states(1, 4)[0]
+    for k, at in enumerate([(250.0, 250.0), (120.0, 380.0)]):
+        frame, _ = render(board, scene_from_state(state), np.random.default_rng(40 + k), hand_at_mm=at)
+        obs = EulenReader(board).read(frame.image)
+        assert not obs.usable, k
+        assert "covers the board" in obs.status or obs.status.startswith("board pose:")
+        assert not obs.regions
