@@ -12,10 +12,15 @@ from companion.games.registry import GAMES, load_game
 
 # Subcommands that live beside their code; each module has register(subparsers).
 EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli"]
+# Commands whose module parses its own arguments: name -> (module with main(argv), help).
+PASSTHROUGH = {
+    "scan-kingdom": ("companion.referee.kingdom_scan", "score a row of Eagle Kingdoms character stands from photos"),
+    "scan-tiles": ("companion.referee.tile_scan", "score a player's Mighty Magpies tiles from photos"),
+}
 # ``companion bench NAME``: name -> "module:function(argv) -> exit code".
 BENCHES = {
     "dice": "companion.vision.bench_dice:main",
-    "board": "companion.vision.bench_board:main",
+    "board": "companion.referee.bench:main",
 }
 
 
@@ -172,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
     bench.set_defaults(func=cmd_bench)
 
+    for name, (_, text) in PASSTHROUGH.items():
+        sub.add_parser(name, help=text, add_help=False)
+
     for name in EXTRA_COMMANDS:
         try:
             module = importlib.import_module(name)
@@ -184,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in PASSTHROUGH:
+        return importlib.import_module(PASSTHROUGH[argv[0]][0]).main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

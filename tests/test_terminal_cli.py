@@ -101,3 +101,10 @@ def test_cli_options_reach_the_game(capsys):
     assert game.options == {"goal": 12, "label": "x"}
     assert cli.main(["simulate", "toy-race", "--option", "oops"]) == 2
     assert "key=value" in capsys.readouterr().err
+
+
+def test_scan_commands_pass_their_arguments_through(tmp_path, capsys):
+    missing = str(tmp_path / "none.png")
+    assert cli.main(["scan-tiles", missing]) != 0
+    assert cli.main(["scan-kingdom", missing]) != 0
+    assert "none.png" in capsys.readouterr().out + capsys.readouterr().err
