@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import random
 import re
 import time
@@ -36,6 +37,34 @@ from companion.journal import Journal, JournalError, Session
 
 NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
 MAX_CHOICES_SHOWN = 60
+DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
+APP_SUFFIX = ".app.json"  # beside each journal: what the app remembers of a game (the player colours)
+
+
+def app_file(journal_path: Path) -> Path:
+    return Path(journal_path).with_suffix(APP_SUFFIX)
+
+
+def load_colours(journal_path: Path | None, players: int) -> list[int]:
+    """The player colours saved beside a journal (defaults for a journal without them or a damaged file)."""
+    colours = list(DEFAULT_COLOURS)
+    if journal_path is not None:
+        try:
+            data = json.loads(app_file(journal_path).read_text(encoding="utf-8"))
+            saved = data.get("colours") if isinstance(data, dict) else None
+            if isinstance(saved, list) and all(isinstance(c, int) and c >= 0 for c in saved):
+                colours[:len(saved)] = saved
+        except (OSError, ValueError):
+            pass
+    return (colours * 2)[:max(players, len(DEFAULT_COLOURS))]
+
+
+def save_colours(journal_path: Path, colours: list[int]) -> None:
+    """Atomically, beside the journal (the journal's own header is written by the journal module)."""
+    path = app_file(journal_path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"colours": [int(c) for c in colours]}), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 @dataclass
@@ -171,6 +200,7 @@ class Controller:
         self.dropped = 0
         self.vision_status = ""
         self.rng = random.Random(seed)
+        self.colours: list[int] = list(DEFAULT_COLOURS)
         self._entry: list[DieValue] = []
 
     # --- events ---------------------------------------------------------------------------------
@@ -215,8 +245,9 @@ class Controller:
         return paths.journals_dir(self.root)
 
     def new_game(self, name: str, players: list[str], mode: str | None = None, variant: str | None = None,
-                 journal: bool = True) -> Session:
-        """Start a game (raises :class:`GameError` with a plain message for a bad set-up)."""
+                 journal: bool = True, colours: list[int] | None = None) -> Session:
+        """Start a game (raises :class:`GameError` with a plain message for a bad set-up). ``colours``: each
+        player's colour (an index into the theme's colours), saved beside the journal for a resume."""
         module = load_game(name)
         game = module.game_class(players=players, mode=mode or None, variant=variant or None)
         path = None
@@ -228,12 +259,19 @@ class Controller:
                 n += 1
                 path = self.journal_folder() / f"{module.name}-{stamp}-{n}.jsonl"
         self._install(module, Session.start(game, path))
+        self.colours = (list(colours or DEFAULT_COLOURS) + DEFAULT_COLOURS)[:max(len(players), len(DEFAULT_COLOURS))]
+        if path is not None:
+            try:
+                save_colours(path, self.colours)
+            except OSError:  # the colours are a convenience: the game goes on without them
+                pass
         self.say("info", tr("table:started", game=self.title()))
         return self.session
 
     def resume(self, path: str | Path) -> Session:
         session = Session.resume(path)  # JournalError with a plain message
         self._install(load_game(session.game.name), session)
+        self.colours = load_colours(session.journal.path if session.journal else None, len(session.game.players))
         for warning in session.warnings:
             self.say("warn", warning)
         self.say("info", tr("table:resumed", game=self.title(), count=len(session.history)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
@@ -17,6 +18,7 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n, overlay, paths, theme
+from companion.app.board import CameraRecognizer, is_usable
 from companion.app.controller import Controller
 from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography, renderer_for
 from companion.app.i18n import tr
@@ -29,6 +31,7 @@ from companion.app.screens import (
     SetupScreen,
     TableScreen,
     TallyScreen,
+    TilesScreen,
 )
 from companion.app.speech import Speaker
 from companion.app.widgets import Preview  # noqa: F401  (registers the class for the kv files)
@@ -36,7 +39,8 @@ from companion.app.worker import DiceRecognizer, RecognitionWorker
 from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, open_source
 
 KV = Path(__file__).resolve().parent / "kv"
-KV_FILES = ["widgets.kv", "home.kv", "setup.kv", "table.kv", "scores.kv", "rules.kv", "history.kv", "end.kv", "tally.kv"]
+KV_FILES = ["widgets.kv", "home.kv", "setup.kv", "table.kv", "scores.kv", "rules.kv", "history.kv", "end.kv", "tally.kv",
+            "tiles.kv"]
 PHONE_RATIO = 1.1  # taller than wide by this much: the portrait (phone) layout
 
 
@@ -44,6 +48,7 @@ class CompanionApp(App):
     lang = StringProperty(i18n.DEFAULT)
     portrait = BooleanProperty(False)
     board_found = BooleanProperty(False)
+    board_status = StringProperty("")
     source_name = StringProperty("")
     speech_label = StringProperty("")
 
@@ -70,6 +75,8 @@ class CompanionApp(App):
         self._last_observation: dict = {}
         self._marks: dict[str, str] = {}
         self._overlay_dirty = True
+        self._pose_H: np.ndarray | None = None
+        self.camera_recognizer: CameraRecognizer | None = None
         self._lost_reported = False
         self._shots: list[tuple[str, str, tuple | None]] = []
         self._shot_phase = 0
@@ -95,7 +102,8 @@ class CompanionApp(App):
         self.speaker = Speaker(bool(self.settings.get("speech")))
         self._update_speech_label()
         self.sm = ScreenManager(transition=NoTransition())
-        for cls in (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen):
+        for cls in (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
+                    TilesScreen):
             self.sm.add_widget(cls())
         self.open_source(self.source_spec)
         Window.bind(on_resize=self._on_resize)
@@ -109,6 +117,7 @@ class CompanionApp(App):
         if self.tour:
             self.shoot("home", "home")
             self.shoot("tally", "score-a-kingdom")
+            self.shoot("tiles", "score-tiles")
             self.shoot("setup", "setup")
             self.shoot("home", "home-de", lang="de")
         if self.exit_after_game or self.autoplay is not None:
@@ -129,13 +138,27 @@ class CompanionApp(App):
         return tr(key, **params)
 
     def player_colour(self, index: int) -> int:
-        return self.colours[index % len(self.colours)] % len(theme.PLAYER_COLOURS)
+        colours = self.controller.colours if self.controller is not None else self.colours
+        return colours[index % len(colours)] % len(theme.PLAYER_COLOURS)
 
     def go(self, screen: str) -> None:
         if screen == "table" and self.controller.session is None:
             screen = "home"
         self.sm.current = screen
         self._overlay_dirty = True
+        self._track_board()
+
+    def board_game(self) -> str | None:
+        """The game whose board the camera looks for: the game played, else the one chosen on the home screen."""
+        if self.controller.module is not None:
+            return self.controller.module.name
+        home = self.sm.get_screen("home")
+        game = getattr(home, "_games", {}).get(home.ids.game.text)
+        return game["name"] if game else None
+
+    def _track_board(self) -> None:
+        if self.camera_recognizer is not None:
+            self.camera_recognizer.set_game(self.board_game())
 
     def _on_resize(self, window, width, height):
         self.portrait = height > width * PHONE_RATIO
@@ -215,12 +238,16 @@ class CompanionApp(App):
             self.source_notice = ""
         if source is None:
             return
+        self.camera_recognizer = None
+        self._pose_H = None
         if self.source_is_demo:
             recognize = DemoRecognizer(self._load_demo())
         else:
-            recognize = DiceRecognizer()
+            recognize = self.camera_recognizer = CameraRecognizer(self.controller.root, DiceRecognizer())
+            self._track_board()
         self.worker = RecognitionWorker(recognize, self._deliver).start()
-        self.grabber = FrameGrabber(source).start()
+        self._frame_trigger = Clock.create_trigger(self._on_frame, 0)
+        self.grabber = FrameGrabber(source, on_frame=lambda _f: self._frame_trigger()).start()
 
     def _deliver(self, generation: int, observation: dict, captured_at: float) -> None:
         """Called on the worker thread: hand the result to the UI thread."""
@@ -228,7 +255,18 @@ class CompanionApp(App):
 
     def on_observation(self, generation: int, observation: dict, captured_at: float | None = None) -> None:
         self._last_observation = observation
-        self.board_found = observation.get("status") == "board found"
+        if "board" in observation:  # a camera: the board tracker's word
+            board = observation["board"]
+        elif self.source_is_demo and "status" in observation:  # the demo's scripted reading
+            board = observation["status"]
+        else:
+            board = None
+        if board is not None:
+            self.board_status = board
+            self.board_found = is_usable(board)
+        if not self.source_is_demo and "board" in observation:
+            H = observation.get("homography")
+            self._pose_H = np.asarray(H, np.float64) if H is not None else None
         if self.controller.session is not None and (self.demo_game or not self.source_is_demo):
             self.controller.observe(generation, observation, captured_at)
             if self.sm.current == "table":
@@ -239,10 +277,18 @@ class CompanionApp(App):
         screen = self.sm.current_screen
         return screen.ids.get("preview") if hasattr(screen, "ids") else None
 
+    def _on_frame(self, dt) -> None:
+        """A new camera frame arrived (the grabber thread pulls this trigger): show it at once."""
+        if not self._shots:
+            self._show_latest()
+
     def _tick(self, dt) -> None:
         if self._shots:
             self._process_shot()
             return
+        self._show_latest()
+
+    def _show_latest(self) -> None:
         grabber = self.grabber
         if grabber is not None and grabber.status == "lost" and not self._lost_reported:
             self._lost_reported = True
@@ -251,13 +297,27 @@ class CompanionApp(App):
         frame = grabber.latest() if grabber else None
         if frame is not None and frame is not self._last_frame:
             self._last_frame = frame
-            if self.worker is not None and not self.worker.busy:
+            if self.worker is not None:  # replaces a frame still waiting: the worker reads the present
                 self.worker.submit(self.controller.generation, frame.image, frame.meta, frame.time)
             self._draw(frame)
         elif self._overlay_dirty and self._last_frame is not None:
             self._draw(self._last_frame)
 
+    def board_view(self) -> tuple[np.ndarray | None, dict[str, tuple[float, float]]]:
+        """(homography board mm -> frame px, region centres in board mm) of what the preview shows:
+        the tracked pose with a real camera, the fixed demo homography only for the demo."""
+        if self.source_is_demo:
+            if self.demo_script is None:
+                return None, {}
+            name = self.demo_script.module.name
+            return demo_homography(board_size_mm(name)), board_geometry(name)
+        info = self.camera_recognizer.info if self.camera_recognizer is not None else None
+        if self._pose_H is None or info is None:
+            return None, {}
+        return self._pose_H, info.geometry()
+
     def _draw(self, frame) -> None:
+        """Per frame: one texture upload. The overlay layer is redrawn only when its content changed."""
         preview = self._current_preview()
         if preview is None:
             return
@@ -268,20 +328,56 @@ class CompanionApp(App):
             dice = [{"box": d.box, "value": d.value, "uncertain": d.uncertain} for d in proposal.dice]
         else:
             dice = self._last_observation.get("dice") or self._last_observation.get("live") or []
-        homography = geometry = None
+        homography, geometry = self.board_view()
         marks = {}
-        if self.source_is_demo and self.demo_script is not None:
-            name = self.demo_script.module.name
-            homography = demo_homography(board_size_mm(name))
-            geometry = board_geometry(name)
-            if self.sm.current == "table" and ctl.module is not None and ctl.module.name == name:
-                marks = self._marks
-        status = ctl.vision_status if self.sm.current == "table" else ""
-        preview.show(overlay.compose(frame.image, dice, marks, geometry or {}, homography, status))
-        self.preview_frames += 1
+        on_table = self.sm.current == "table"
+        if on_table and ctl.module is not None and (not self.source_is_demo or self.demo_script is not None
+                                                    and ctl.module.name == self.demo_script.module.name):
+            marks = self._marks
+        outline = None
+        if self.sm.current == "setup":
+            setup = self.sm.get_screen("setup")
+            teaching = setup.teaching if setup.flow == "teach" else None
+            if teaching is not None and teaching.current is not None:  # the space to tap, where the map expects it
+                homography = np.asarray(teaching.pose.homography, np.float64)
+                geometry = {teaching.current: teaching.reference.region(teaching.current).center_mm}
+                marks = {teaching.current: "proposed"}
+            elif homography is not None and not self.source_is_demo:
+                w, h = self.camera_recognizer.info.map.size_mm
+                outline = overlay.project(homography, [(0, 0), (w, 0), (w, h), (0, h)])
+        status = ctl.vision_status if on_table else ""
+        if on_table and not self.source_is_demo and self.board_status and not self.board_found:
+            status = f"{self.board_status} - {status}" if status else self.board_status  # why no marks on the board
+        h_px, w_px = frame.image.shape[:2]
+        key = (w_px, h_px, self.sm.current, status, tuple(sorted(marks.items())),
+               tuple((tuple(d.get("box") or ()), d.get("value"), bool(d.get("uncertain"))) for d in dice),
+               None if homography is None else homography.round(3).tobytes(),
+               None if outline is None else outline.round(1).tobytes())
+        if key != preview.overlay_key:
+            preview.set_overlay(overlay.layer((w_px, h_px), dice, marks, geometry, homography, status, outline), key)
+        if getattr(preview, "shown_frame", None) is not frame:
+            preview.show(frame.image)
+            preview.shown_frame = frame
+            self.preview_frames += 1
+
+    def redraw_overlay(self) -> None:
+        self._overlay_dirty = True
+
+    def board_taught(self) -> None:
+        """The family's fitted map was saved: the tracker loads it (a real camera; the demo keeps its own)."""
+        if self.camera_recognizer is not None:
+            self.camera_recognizer.set_game(self.board_game(), reload=True)
+        self._overlay_dirty = True
+
+    def dice_registered(self) -> None:
+        if self.camera_recognizer is not None:
+            self.camera_recognizer.set_game(self.board_game(), reload=True)
 
     def preview_tapped(self, x: float, y: float) -> None:
         ctl = self.controller
+        if self.sm.current == "setup":
+            self.sm.get_screen("setup").tap(x, y)
+            return
         if ctl.session is None or self.sm.current != "table":
             return
         table = self.sm.get_screen("table")
@@ -291,16 +387,15 @@ class CompanionApp(App):
             if index is not None:
                 table.open_correction(index)
                 return
-        if self.source_is_demo and self.demo_script is not None:
-            name = self.demo_script.module.name
-            piece = overlay.hit_space(self._marks, board_geometry(name), demo_homography(board_size_mm(name)), x, y)
-            if piece:
-                ctl.choose_piece(piece)
+        homography, geometry = self.board_view()
+        piece = overlay.hit_space(self._marks, geometry, homography, x, y)
+        if piece:
+            ctl.choose_piece(piece)
 
     # --- games -----------------------------------------------------------------------------------------------
-    def start_game(self, name: str, players: list[str], mode=None, variant=None) -> None:
+    def start_game(self, name: str, players: list[str], mode=None, variant=None, colours=None) -> None:
         self.demo_game = False
-        self.controller.new_game(name, players, mode, variant)
+        self.controller.new_game(name, players, mode, variant, colours=colours)
         if self.source_is_demo:
             self.controller.say("info", tr("table:demo_diverged"))
         self.go("table")
@@ -437,13 +532,15 @@ class CompanionApp(App):
             if size:
                 Window.size = size
             self.go(screen)
-            if self._last_frame is not None:
-                self._draw(self._last_frame)
+            self._shot_waits = 0
+            self._overlay_dirty = True
+            self._show_latest()
             self._shot_phase = 1
-        elif self._shot_phase < 3:
+        elif self._shot_phase < 3 or (self._shot_waits < 5 * theme.PREVIEW_FPS and not self._demo_frame_current()):
             self._shot_phase += 1
-            if self._last_frame is not None:  # a resized window needs the preview drawn again
-                self._draw(self._last_frame)
+            self._shot_waits += 1
+            self._overlay_dirty = True  # a resized window needs the preview drawn again
+            self._show_latest()
         else:
             self.screenshot_dir.mkdir(parents=True, exist_ok=True)
             target = self.screenshot_dir / f"{name}.png"
@@ -459,6 +556,12 @@ class CompanionApp(App):
                 self.go(self._shot_return)
             self._shots.pop(0)
             self._shot_phase = 0
+
+    def _demo_frame_current(self) -> bool:
+        """The demo's picture shows the present step (a screenshot waits up to ~5 s for its scene to be drawn)."""
+        if not (self.source_is_demo and self.demo_game) or self.sm.current not in ("table", "setup"):
+            return True
+        return self._last_frame is not None and self._last_frame.meta.get("step") == self._demo_step
 
     def _tour_on_proposal(self, proposal) -> None:
         if not self.tour or proposal is None or not self.demo_game:

@@ -1,7 +1,9 @@
 """Overlays drawn onto the camera picture (OpenCV, no Kivy): dice read, legal and proposed spaces.
 
 Board spaces are projected from board millimetres through the homography of the current pose, so the
-marks sit on the real pieces. No mark relies on colour alone: each carries its letter (``theme.MARKS``)
+marks sit on the real pieces. The marks are drawn once into a transparent BGRA *layer* (:func:`layer`)
+that the preview shows over the camera picture; it is redrawn only when what it shows changes (a new
+reading, proposal, highlight or pose), never per camera frame. No mark relies on colour alone: each carries its letter (``theme.MARKS``)
 and its own shape (box, dashed box, ring, double ring, cross).
 """
 
@@ -20,13 +22,20 @@ def _bgr(rgba) -> tuple[int, int, int]:
     return int(b * 255), int(g * 255), int(r * 255)
 
 
+def _c(img, colour) -> tuple:
+    """An opaque colour for ``img`` (BGR, or BGRA with alpha 255)."""
+    colour = tuple(int(v) for v in colour[:3])
+    return colour + (255,) if img.ndim == 3 and img.shape[2] == 4 else colour
+
+
 def _label(img, text, org, colour, scale=0.6) -> None:
     x, y = int(org[0]), int(org[1])
-    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 4, cv2.LINE_AA)
-    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, _c(img, (0, 0, 0)), 4, cv2.LINE_AA)
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, _c(img, colour), 2, cv2.LINE_AA)
 
 
 def _dashed_rect(img, p0, p1, colour, dash=8) -> None:
+    colour = _c(img, colour)
     x0, y0 = p0
     x1, y1 = p1
     for x in range(x0, x1, dash * 2):
@@ -48,7 +57,7 @@ def draw_dice(img: np.ndarray, dice: list[dict[str, Any]]) -> None:
         if d.get("uncertain"):
             _dashed_rect(img, (x - 4, y - 4), (x + w + 4, y + h + 4), colour)
         else:
-            cv2.rectangle(img, (x - 4, y - 4), (x + w + 4, y + h + 4), colour, 3)
+            cv2.rectangle(img, (x - 4, y - 4), (x + w + 4, y + h + 4), _c(img, colour), 3)
         text = f"{d.get('value')}" + ("?" if d.get("uncertain") else "")
         _label(img, text, (x, y - 10), colour, 0.8)
 
@@ -64,7 +73,7 @@ def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tupl
     for pid, (px, py) in zip(ids, pts, strict=True):
         kind = marks[pid]
         mark = theme.MARKS[kind]
-        colour = _bgr(mark["colour"])
+        colour = _c(img, _bgr(mark["colour"]))
         centre = (int(px), int(py))
         if mark["shape"] == "cross":
             cv2.line(img, (centre[0] - 12, centre[1] - 12), (centre[0] + 12, centre[1] + 12), colour, 3)
@@ -76,14 +85,40 @@ def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tupl
         _label(img, mark["letter"], (centre[0] + 14, centre[1] - 12), colour, 0.55)
 
 
-def compose(image: np.ndarray, dice: list[dict[str, Any]], marks: dict[str, str],
-            geometry: dict[str, tuple[float, float]], homography: np.ndarray | None, status: str = "") -> np.ndarray:
-    out = image.copy()
+def layer(size: tuple[int, int], dice: list[dict[str, Any]], marks: dict[str, str],
+          geometry: dict[str, tuple[float, float]], homography: np.ndarray | None, status: str = "",
+          outline: np.ndarray | None = None) -> np.ndarray | None:
+    """The overlay of a ``size`` (width, height) frame as a transparent BGRA image; None when empty.
+    ``outline``: the board's corners in image px (the pose found), drawn as a thin frame."""
+    w, h = size
+    if not (dice or (marks and homography is not None) or status or outline is not None):
+        return None
+    out = np.zeros((h, w, 4), np.uint8)
+    if outline is not None:
+        cv2.polylines(out, [np.asarray(outline, np.float32).reshape(-1, 1, 2).round().astype(np.int32)], True,
+                      _c(out, _bgr(theme.MARKS["legal"]["colour"])), 2, cv2.LINE_AA)
     draw_spaces(out, marks, geometry, homography)
     draw_dice(out, dice)
     if status:
         _label(out, status, (8, 22), (235, 235, 235), 0.55)
     return out
+
+
+def blend(image: np.ndarray, over: np.ndarray | None) -> np.ndarray:
+    """``over`` (BGRA) drawn on a copy of ``image`` (BGR), as the preview shows them."""
+    out = image.copy()
+    if over is None:
+        return out
+    alpha = over[..., 3:4].astype(np.float32) / 255.0
+    out[:] = (over[..., :3] * alpha + out * (1.0 - alpha)).round().astype(np.uint8)
+    return out
+
+
+def compose(image: np.ndarray, dice: list[dict[str, Any]], marks: dict[str, str],
+            geometry: dict[str, tuple[float, float]], homography: np.ndarray | None, status: str = "") -> np.ndarray:
+    """The camera picture with its overlay burnt in (for tools and tests; the app shows them as two layers)."""
+    h, w = image.shape[:2]
+    return blend(image, layer((w, h), dice, marks, geometry, homography, status))
 
 
 def hit_die(dice: list[dict[str, Any]], x: float, y: float, slack: float = 12) -> int | None:
@@ -106,3 +141,9 @@ def hit_space(marks: dict[str, str], geometry: dict[str, tuple[float, float]], h
     d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
     best = int(d.argmin())
     return ids[best] if d[best] <= radius else None
+
+
+def project(homography: np.ndarray, points_mm) -> np.ndarray:
+    """Board mm points -> frame px through ``homography`` ((N, 2) float32)."""
+    pts = np.float32(points_mm).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, np.asarray(homography, np.float64)).reshape(-1, 2)

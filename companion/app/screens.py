@@ -110,13 +110,95 @@ class HomeScreen(Screen):
             else:
                 variant = value
         try:
-            app.start_game(game["name"], self.players(), mode, variant)
+            app.start_game(game["name"], self.players(), mode, variant, colours=list(self.colours))
         except GameError as exc:
             self.message = tr("home:bad_setup", reason=str(exc))
 
 
 class SetupScreen(Screen):
-    pass
+    """Set up the camera: the live "board found" indicator, "teach the board" and "show each die once".
+    The flows are :mod:`companion.app.setup_flow` (UI-free); this screen only forwards taps."""
+
+    flow = StringProperty("")  # "" | "teach" | "dice"
+    flow_text = StringProperty("")
+    teaching = None
+    registration = None
+
+    def on_pre_enter(self, *args):
+        if not self.flow:
+            self.flow_text = tr("setup:teach_start")
+
+    def _game(self) -> str | None:
+        game = App.get_running_app().board_game()
+        if game is None:
+            self.flow, self.flow_text = "", tr("setup:no_camera_flow")
+        return game
+
+    def start_teaching(self) -> bool:
+        from companion.app.setup_flow import BoardTeaching
+
+        app = App.get_running_app()
+        game = self._game()
+        if game is None:
+            return False
+        frame = app._last_frame
+        try:
+            self.teaching = BoardTeaching(game, app.controller.root)
+        except Exception as exc:  # no board map for this game, or a damaged one: said in plain words
+            self.flow, self.flow_text = "", str(exc)
+            return False
+        if frame is None:
+            self.flow, self.flow_text = "", tr("setup:teach_no_board", status=tr("table:manual"))
+            return False
+        ok, self.flow_text = self.teaching.start(frame.image)
+        self.flow = "teach" if ok else ""
+        app.redraw_overlay()
+        return ok
+
+    def tap(self, x: float, y: float) -> bool:
+        """A tap on the preview while teaching: the centre of the space asked for."""
+        if self.flow != "teach" or self.teaching is None:
+            return False
+        self.flow_text = self.teaching.tap(x, y)
+        App.get_running_app().redraw_overlay()
+        return True
+
+    def skip_space(self) -> None:
+        if self.flow == "teach" and self.teaching is not None:
+            self.flow_text = self.teaching.skip()
+            App.get_running_app().redraw_overlay()
+
+    def save_board(self) -> bool:
+        if self.flow != "teach" or self.teaching is None:
+            return False
+        ok, self.flow_text = self.teaching.finish()
+        if ok:
+            self.flow = ""
+            App.get_running_app().board_taught()
+        return ok
+
+    def start_dice(self) -> None:
+        from companion.app.setup_flow import DiceRegistration
+
+        app = App.get_running_app()
+        game = self._game()
+        if game is None:
+            return
+        self.registration = DiceRegistration(game, app.controller.root)
+        self.flow = "dice" if self.registration.needed and not self.registration.done else ""
+        self.flow_text = self.registration.prompt()
+
+    def capture_die(self) -> bool:
+        app = App.get_running_app()
+        if self.flow != "dice" or self.registration is None:
+            return False
+        frame = app._last_frame
+        obs = app._last_observation
+        ok, self.flow_text = self.registration.capture(frame.image if frame else None, obs.get("dice") or obs.get("live") or [])
+        if self.registration.done:
+            self.flow = ""
+            app.dice_registered()
+        return ok
 
 
 class TableScreen(Screen):
@@ -342,9 +424,10 @@ class EndScreen(Screen):
 
 
 class TallyScreen(Screen):
-    """Score a kingdom without a game: count the characters by hand (Eagle Kingdoms scoring)."""
+    """Score a kingdom without a game: count the characters by hand, or read them (Eagle Kingdoms scoring)."""
 
     total_text = StringProperty("")
+    read_message = StringProperty("")
 
     def on_pre_enter(self, *args):
         from companion.games.eagle_kingdoms import rules as ek
@@ -373,7 +456,20 @@ class TallyScreen(Screen):
 
     def clear(self) -> None:
         self.counts = [0] * len(self.ek.KINDS)
+        self.read_message = ""
         self.update()
+
+    def read(self) -> bool:
+        """Read the kingdom from the camera picture (the kingdom scan); unsure stands are said, not guessed."""
+        from companion.app.scoring import read_kingdom
+
+        frame = App.get_running_app()._last_frame
+        reading = read_kingdom(frame.image if frame is not None else None)
+        if reading.ok:
+            self.counts = [min(c, self.ek.COUNTS[k]) for k, c in enumerate(reading.counts)]
+        self.read_message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+        self.update()
+        return reading.ok
 
     def update(self) -> None:
         for label, n in zip(self.count_labels, self.counts, strict=True):
@@ -381,3 +477,61 @@ class TallyScreen(Screen):
         kingdoms = self.ek.kingdoms_of(self.counts)
         self.total_text = tr("tally:total", points=self.ek.score_of(self.counts), kingdoms=kingdoms,
                              bonus=kingdoms * self.ek.KINGDOM_BONUS)
+
+
+class TilesScreen(Screen):
+    """Score my tiles (Mighty Magpies): read from the camera picture, or counted by hand."""
+
+    total_text = StringProperty("")
+    read_message = StringProperty("")
+
+    def on_pre_enter(self, *args):
+        from companion.app.scoring import TILE_KINDS
+
+        self.kinds = TILE_KINDS
+        if not hasattr(self, "counts"):
+            self.counts = [0] * len(TILE_KINDS)
+        grid = self.ids.rows
+        grid.clear_widgets()
+        self.count_labels = []
+        for k, kind in enumerate(TILE_KINDS):
+            grid.add_widget(Label(text=tr(f"tiles:{kind}"), font_size=f"{theme.FONT_SIZE}sp"))
+            minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
+            minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
+            count = Label(text=str(self.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
+            plus = Button(text="+", font_size=f"{theme.TITLE_SIZE}sp")
+            plus.bind(on_release=lambda _b, k=k: self.bump(k, 1))
+            self.count_labels.append(count)
+            for w in (minus, count, plus):
+                grid.add_widget(w)
+        self.update()
+
+    def bump(self, k: int, delta: int) -> None:
+        self.counts[k] = max(0, min(99, self.counts[k] + delta))
+        self.update()
+
+    def clear(self) -> None:
+        self.counts = [0] * len(self.kinds)
+        self.read_message = ""
+        self.update()
+
+    def read(self) -> bool:
+        from companion.app.scoring import read_tiles
+
+        frame = App.get_running_app()._last_frame
+        reading = read_tiles(frame.image if frame is not None else None)
+        if reading.counts:
+            self.counts = list(reading.counts)
+        self.read_message = "" if reading.ok else tr("tiles:read_failed", reason=reading.message)
+        self.update()
+        return reading.ok
+
+    def update(self) -> None:
+        from companion.app.scoring import tile_points
+
+        if not hasattr(self, "count_labels"):
+            return
+        for label, n in zip(self.count_labels, self.counts, strict=True):
+            label.text = str(n)
+        young = self.ids.young.state == "down"
+        self.total_text = tr("tiles:total", points=tile_points(dict(zip(self.kinds, self.counts, strict=True)), young))

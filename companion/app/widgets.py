@@ -1,11 +1,22 @@
-"""Kivy widgets of the app: the camera preview (a texture refreshed from BGR frames, taps mapped back)."""
+"""Kivy widgets of the app: the camera preview (a texture refreshed from BGR frames, taps mapped back).
+
+Per camera frame the preview does one thing: ``blit_buffer`` of the frame into a texture it keeps
+(re-created only when the frame size changes). The overlay (dice boxes, legal/proposed spaces, the
+board outline, the status line) is a second, transparent texture drawn above it in ``canvas.after``,
+uploaded only when its content changes (:meth:`Preview.set_overlay`), never per frame.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from kivy.app import App
+from kivy.graphics import Color, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.uix.image import Image
+
+
+def _bytes(image: np.ndarray) -> memoryview:
+    return memoryview(np.ascontiguousarray(image)).cast("B")
 
 
 class Preview(Image):
@@ -15,6 +26,14 @@ class Preview(Image):
         super().__init__(**kw)
         self.fit_mode = "contain"
         self.frame_size = (0, 0)
+        self.overlay_key = None
+        self.uploads = 0  # camera frames uploaded
+        self.overlay_uploads = 0  # overlay redraws (only when what it shows changed)
+        self._overlay_texture: Texture | None = None
+        with self.canvas.after:
+            self._overlay_colour = Color(1, 1, 1, 0)
+            self._overlay_rect = Rectangle(pos=self.pos, size=(0, 0))
+        self.bind(pos=self._place_overlay, size=self._place_overlay, texture=self._place_overlay)
 
     def show(self, image: np.ndarray) -> None:
         h, w = image.shape[:2]
@@ -23,8 +42,35 @@ class Preview(Image):
             texture.flip_vertical()
             self.texture = texture
             self.frame_size = (w, h)
-        self.texture.blit_buffer(np.ascontiguousarray(image).tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+            self.overlay_key = None  # the overlay was drawn for the old size
+        self.texture.blit_buffer(_bytes(image), colorfmt="bgr", bufferfmt="ubyte")
+        self.uploads += 1
         self.canvas.ask_update()
+
+    def set_overlay(self, layer: np.ndarray | None, key=None) -> None:
+        """Show ``layer`` (BGRA, the frame's size) over the picture; None hides the overlay."""
+        self.overlay_key = key
+        self.overlay_uploads += 1
+        if layer is None:
+            self._overlay_colour.a = 0
+            return
+        h, w = layer.shape[:2]
+        texture = self._overlay_texture
+        if texture is None or tuple(texture.size) != (w, h):
+            texture = Texture.create(size=(w, h), colorfmt="bgra")
+            texture.flip_vertical()
+            self._overlay_texture = texture
+            self._overlay_rect.texture = texture
+        texture.blit_buffer(_bytes(layer), colorfmt="bgra", bufferfmt="ubyte")
+        self._overlay_rect.texture = texture
+        self._overlay_colour.a = 1
+        self._place_overlay()
+        self.canvas.ask_update()
+
+    def _place_overlay(self, *_args) -> None:
+        iw, ih = self.norm_image_size if self.texture is not None else (0, 0)
+        self._overlay_rect.pos = (self.center_x - iw / 2, self.center_y - ih / 2)
+        self._overlay_rect.size = (iw, ih)
 
     def to_frame(self, x: float, y: float) -> tuple[float, float] | None:
         w, h = self.frame_size

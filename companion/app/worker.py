@@ -9,6 +9,7 @@ game or position. No Kivy import.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -21,9 +22,18 @@ Recognize = Callable[[np.ndarray, dict[str, Any]], dict[str, Any]]
 
 
 class RecognitionWorker:
-    def __init__(self, recognize: Recognize, deliver: Callable[[int, dict[str, Any], float], None]):
+    """``max_hz`` caps how often a frame is recognised (the preview keeps its own rate; dice settle over a
+    few readings, so ~8 a second is plenty); ``nice`` lowers the thread's CPU priority on Linux/Android
+    before the reader is built, so the reader's own threads (onnxruntime's pool) inherit it and the UI
+    thread wins the cores when both want them."""
+
+    def __init__(self, recognize: Recognize, deliver: Callable[[int, dict[str, Any], float], None],
+                 max_hz: float | None = 8.0, nice: int = 10):
         self.recognize = recognize
         self.deliver = deliver
+        self.max_hz = max_hz
+        self.nice = nice
+        self.niced = False
         self.processed = 0
         self.replaced = 0
         self.last_ms = 0.0
@@ -54,13 +64,29 @@ class RecognitionWorker:
             except queue.Full:
                 pass
 
+    def _lower_priority(self) -> None:
+        if not self.nice or not hasattr(os, "setpriority"):
+            return
+        try:  # on Linux a thread id is a task: this lowers only this thread (and threads it starts later)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, os.getpriority(os.PRIO_PROCESS, 0) + self.nice))
+            self.niced = True
+        except (OSError, AttributeError):
+            pass
+
     def _run(self) -> None:
+        self._lower_priority()
+        next_at = 0.0
         while not self._stop.is_set():
+            if self.max_hz:
+                wait = next_at - time.perf_counter()
+                if wait > 0 and self._stop.wait(wait):
+                    break
             try:
                 generation, image, meta, captured_at = self._queue.get(timeout=0.1)
             except queue.Empty:
                 continue
             t0 = time.perf_counter()
+            next_at = t0 + 1.0 / self.max_hz if self.max_hz else 0.0
             try:
                 observation = self.recognize(image, meta)
             except Exception as exc:  # a reader failure is reported, the game goes on by hand
@@ -82,8 +108,9 @@ class DiceRecognizer:
     frames), else a ``status``. Built lazily; a missing or damaged model gives ``error``.
     """
 
-    def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour")):
+    def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour"), registry=None):
         self.kinds = kinds
+        self.registry = registry  # the family's registered dice (show each die once): readings get .identity
         self._reader = None
         self._tracker = None
         self.error = ""
@@ -99,12 +126,18 @@ class DiceRecognizer:
             from companion.vision.tracker import SettleTracker
 
             kinds = tuple(k for k in KINDS if k in self.kinds or k == "magpie") or KINDS
-            self._reader = DiceReader(kinds=kinds)
+            self._reader = DiceReader(kinds=kinds, registry=self.registry)
             self._tracker = SettleTracker()
         except Exception as exc:  # ModelError, missing onnxruntime (Android: see android/README.md)
             self.error = f"The dice reader is not available ({exc}); enter the dice by hand."
             return False
         return True
+
+    def set_registry(self, registry) -> None:
+        """Use these registered dice from the next frame on (None: dice of one kind stay anonymous)."""
+        self.registry = registry
+        if self._reader is not None:
+            self._reader.registry = registry
 
     def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
         if not self._ensure():

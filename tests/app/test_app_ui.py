@@ -17,7 +17,7 @@ import pytest
 
 from companion.app.demo import dice_values
 
-EXPECTED_SHOTS = {"home", "home-de", "setup", "score-a-kingdom", "table-dice", "table-uncertain", "table-choice",
+EXPECTED_SHOTS = {"home", "home-de", "setup", "setup-teach", "score-a-kingdom", "score-tiles", "table-dice", "table-uncertain", "table-choice",
                   "scores", "history", "rules", "scores-final", "end"}
 
 
@@ -57,6 +57,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
     window = _kivy_window()
     from kivy.base import EventLoop
 
+    from companion.app.controller import app_file
     from companion.app.i18n import tr
     from companion.app.main import CompanionApp
     from companion.journal import Journal
@@ -93,6 +94,29 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         home.ids.language.dispatch("on_release")
         assert app.lang == "en" and home.ids.start.text == "Start game"
 
+        # --- set-up: the live indicator, teach the board on the demo's picture (real markers), the dice ----------
+        app.go("setup")
+        setup = app.sm.get_screen("setup")
+        pump(lambda: app.board_found and app._last_frame is not None, what="the board found")
+        assert setup.ids.indicator.text == tr("setup:board_found")
+        setup.ids.teach.dispatch("on_release")
+        assert setup.flow == "teach", setup.flow_text
+        app.shoot("setup", "setup-teach", keep=True)
+        pump(lambda: not app._shots, what="the teaching screenshot")
+        preview = setup.ids.preview
+        while setup.teaching.current is not None:
+            x, y = setup.teaching.expected_px(setup.teaching.current)
+            iw, ih = preview.norm_image_size  # a real tap on the picture, in window coordinates
+            fw, fh = preview.frame_size
+            touch = type("T", (), {"pos": (preview.center_x - iw / 2 + (x + 1.5) / fw * iw,
+                                           preview.center_y - ih / 2 + (1 - y / fh) * ih)})()
+            assert preview.on_touch_down(touch)
+        setup.ids.save.dispatch("on_release")
+        assert setup.flow == "" and (data / "boards" / "eagle-kingdoms.fitted.json").is_file(), setup.flow_text
+        setup.ids.dice.dispatch("on_release")
+        assert setup.flow == "" and setup.flow_text == tr("setup:dice_none")
+        app.go("home")
+
         # --- the demo game: the first proposal arrives from the worker thread via the Clock -------------------
         home.ids.demo.dispatch("on_release")
         assert app.sm.current == "table" and app.demo_game
@@ -100,6 +124,13 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         pump(lambda: ctl.proposal is not None, what="the camera's first proposal")
         assert ctl.proposal.source == "camera" and ctl.proposal.action == script.truth(0)
         assert table.has_proposal and table.ids.confirm.text == "Confirm"
+        # per frame only the picture is uploaded; the overlay is redrawn only when what it shows changes
+        preview = table.ids.preview
+        pump(lambda: preview.overlay_key is not None, what="the overlay")
+        uploads, overlays = preview.uploads, preview.overlay_uploads
+        pump(lambda: preview.uploads >= uploads + 5, what="preview frames")
+        assert preview.overlay_uploads == overlays
+        assert app_file(ctl.session.journal.path).is_file()  # the player colours, kept for a resume
 
         # confirm: journal first, then the confirmation on screen
         order = []
@@ -141,6 +172,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
             assert steps < 2000
             step = len(ctl.session.history)
             app.on_observation(ctl.generation, script.observation(step))
+            if app._shots:  # the proposal's screenshot, before it is confirmed
+                pump(lambda: not app._shots, what="screenshots")
             if ctl.phase == "decision" and not chose and len(ctl.choices()) > 1:
                 buttons = [b for b in table.ids.entry.children if hasattr(b, "choice_index")]
                 target = next(b for b in buttons if ctl.choices()[b.choice_index].action == script.truth(step))
@@ -186,6 +219,31 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert table.ids.panel.parent.parent.orientation == "vertical"
         window.size = size
         pump(lambda: not app.portrait, what="landscape layout")
+
+        # --- a real picture source: the board pose comes from the tracker, not from the demo's fixed homography ------
+        import cv2
+        import numpy as np
+
+        from companion.app.board import reference_map_path
+        from companion.app.demo import demo_homography
+        from companion.vision.boardmap import load_board_map
+        from companion.vision.synth_table import random_homography, render_scene
+
+        board = load_board_map(reference_map_path("eagle-kingdoms"))
+        rng = np.random.default_rng(11)
+        true_H = random_homography(board, rng, (960, 720))
+        (tmp_path / "frames").mkdir()
+        cv2.imwrite(str(tmp_path / "frames" / "board.png"), render_scene(board, true_H, (960, 720), rng=rng).image)
+        app.open_source(f"images:{tmp_path / 'frames'}")
+        app.go("setup")
+        pump(lambda: app._pose_H is not None, timeout=30, what="the tracked board pose")
+        assert app.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
+        H, geometry = app.board_view()
+        corners = board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64)
+        seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
+        assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
+        assert not np.allclose(H, demo_homography(board.size_mm)) and "shield" in geometry
+        app.go("table")
 
         # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
         app.grabber = FrameGrabber(_Lost()).start()

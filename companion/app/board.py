@@ -1,0 +1,144 @@
+"""The board on camera, for the app (no Kivy import): which board map, and its pose frame by frame.
+
+- :func:`board_map_for` -- the game's reference map ``calibration/boards/<game>.json`` through
+  :func:`companion.vision.boardmap.load_user_map`, so the family's fitted map (``teach the board``)
+  wins when it is sound; ``None`` (with the reason) for a game without a map.
+- :class:`CameraRecognizer` -- what the recognition worker runs on a real camera's frames: the
+  board pose (:class:`companion.vision.pose.BoardTracker`) of the current game's board, then the
+  dice. It reports ``board`` (the pose status in plain words: "board found", "board not in view",
+  "markers partly hidden", "camera moved - re-checking", ...), ``homography`` (board mm -> frame px,
+  only while the pose is usable) and whatever the dice reader says. The demo keeps its fixed
+  homography; a real camera never uses it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BOARDS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "boards"
+USABLE = ("board found", "markers partly hidden")
+
+
+@dataclass
+class BoardInfo:
+    game: str
+    map: Any  # BoardMap
+    source: str  # "fitted map" | "reference map ..." (boardmap.MapSource's words)
+    message: str
+
+    def geometry(self) -> dict[str, tuple[float, float]]:
+        """Region id -> centre in board mm (what the overlays mark)."""
+        return {r.id: (float(r.center_mm[0]), float(r.center_mm[1])) for r in self.map.regions}
+
+
+def reference_map_path(game: str, boards_dir: str | Path | None = None) -> Path:
+    return Path(boards_dir or BOARDS_DIR) / f"{game}.json"
+
+
+def board_map_for(game: str, user_dir: str | Path | None = None, boards_dir: str | Path | None = None
+                  ) -> tuple[BoardInfo | None, str]:
+    """(the map readers should use, "") or (None, why not) -- never raises."""
+    from companion.vision.boardmap import BoardMapError, load_board_map, load_user_map
+
+    path = reference_map_path(game, boards_dir)
+    if not path.is_file():
+        return None, f"no board map for {game} ({path.name} is missing)"
+    try:
+        reference = load_board_map(path)
+    except BoardMapError as exc:
+        return None, f"the board map {path.name} is damaged: {exc.reason}"
+    user = load_user_map(reference, user_dir)
+    return BoardInfo(game, user.map, user.source.value, user.message), ""
+
+
+def is_usable(status: str) -> bool:
+    return status in USABLE
+
+
+class CameraRecognizer:
+    """Board pose, then dice, for a real camera (runs on the recognition worker's thread).
+
+    ``set_game`` is called from the UI thread; the tracker of the new board is built on the worker's
+    thread at its next frame. ``dice`` is the dice recognizer (``worker.DiceRecognizer``) or None.
+    """
+
+    def __init__(self, user_dir: str | Path | None = None, dice=None, boards_dir: str | Path | None = None):
+        self.user_dir = user_dir
+        self.boards_dir = boards_dir
+        self.dice = dice
+        self._game: str | None = None
+        self._built_for: tuple[str | None, int] | None = None
+        self._version = 0
+        self._tracker = None
+        self._info: BoardInfo | None = None
+        self._why = ""
+        self._lock = threading.Lock()
+        self._tapped: list | None = None
+
+    @property
+    def info(self) -> BoardInfo | None:
+        return self._info
+
+    def set_game(self, game: str | None, reload: bool = False) -> None:
+        """The board to track (a new game, or ``reload`` after the board was taught)."""
+        with self._lock:
+            if game != self._game or reload:
+                self._game = game
+                self._version += 1
+
+    def tap_corners(self, corners_px: list[tuple[float, float]]) -> None:
+        """Four tapped board corners (top-left, top-right, bottom-right, bottom-left) when no marker shows."""
+        with self._lock:
+            self._tapped = [tuple(map(float, c)) for c in corners_px]
+
+    def _ensure(self) -> None:
+        with self._lock:
+            wanted = (self._game, self._version)
+        if wanted == self._built_for:
+            return
+        self._built_for = wanted
+        self._tracker = self._info = None
+        self._why = ""
+        if wanted[0] is None:
+            return
+        if hasattr(self.dice, "set_registry"):
+            from companion.app.setup_flow import load_registry
+
+            self.dice.set_registry(load_registry(self.user_dir, wanted[0]))
+        info, why = board_map_for(wanted[0], self.user_dir, self.boards_dir)
+        self._info, self._why = info, why
+        if info is not None:
+            from companion.vision.pose import BoardTracker
+
+            self._tracker = BoardTracker(info.map)
+
+    def pose(self, image: np.ndarray) -> dict[str, Any]:
+        self._ensure()
+        if self._tracker is None:
+            return {"board": "no board map", "board_reason": self._why} if self._game else {}
+        with self._lock:
+            tapped, self._tapped = self._tapped, None
+        if tapped is not None:
+            from companion.vision.pose import PoseError
+
+            try:
+                self._tracker.set_tapped_corners(image, tapped)
+            except PoseError as exc:
+                return {"board": "board not in view", "board_reason": str(exc)}
+        result = self._tracker.update(image)
+        out: dict[str, Any] = {"board": result.status.value, "board_reason": result.reason,
+                               "board_map": self._info.source if self._info else ""}
+        if result.usable:
+            out["homography"] = np.asarray(result.homography, np.float64).tolist()
+        return out
+
+    def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
+        observation = self.pose(image)
+        if self.dice is not None:
+            observation.update(self.dice(image, meta))
+        return observation

@@ -1,0 +1,96 @@
+"""The demo's real board scene: the Eagle Kingdoms puzzle as the board readers see it, with the dice.
+
+Each step's frame is drawn by :func:`companion.vision.scenes.eagle_kingdoms.render` from the demo's
+engine state (:func:`companion.referee.eagle_kingdoms.scene_from_state`), through the same fixed
+demo homography the overlays use, then the roll's dice are drawn in with the dice engineer's
+renderer (:func:`companion.vision.synth.render_die`). A scene costs 0.1-0.8 s to draw, so it is drawn
+once per step, on a helper thread, one step ahead (the next step is ready before the family confirms):
+per camera frame the cost is a dictionary look-up. Imported lazily by :mod:`companion.app.demo`;
+when the vision scene code is missing the demo keeps its placeholder drawing.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import cv2
+import numpy as np
+
+from companion.app.board import reference_map_path
+from companion.app.demo import FRAME_SIZE, DemoScript, demo_homography, dice_values
+from companion.referee.eagle_kingdoms import scene_from_state
+from companion.vision.boardmap import load_board_map
+from companion.vision.scenes import eagle_kingdoms as ek_scene
+from companion.vision.scenes.stands import StandStyle
+from companion.vision.synth import random_material, render_die
+
+GAME = "eagle-kingdoms"
+LIGHT = np.array([0.3, -0.4, 1.0]) / np.linalg.norm([0.3, -0.4, 1.0])
+KEEP = 48  # steps kept drawn
+
+
+def paste(img: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
+    """A BGRA float sprite (alpha 0-1) onto ``img`` at (x, y), cropped to the image."""
+    h, w = img.shape[:2]
+    sh, sw = sprite.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
+    if x1 <= x0 or y1 <= y0:
+        return
+    spr = sprite[y0 - y:y1 - y, x0 - x:x1 - x]
+    a = spr[..., 3:4]
+    region = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(region * (1 - a) + spr[..., :3] * a, 0, 255).astype(np.uint8)
+
+
+class SceneRenderer:
+    """``(script, step) -> BGR frame`` of the real scene, drawn one step ahead on a helper thread."""
+
+    def __init__(self, seed: int = 7):
+        self.board = load_board_map(reference_map_path(GAME))
+        self.style = StandStyle.random(np.random.default_rng(seed))
+        self.seed = seed
+        self._jobs: dict[int, Future] = {}
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-scene")
+
+    def draw(self, script: DemoScript, step: int) -> np.ndarray:
+        """The frame of ``step`` (slow: the whole scene)."""
+        if script.module.name != GAME:
+            raise ValueError(f"the scene renderer draws {GAME}, not {script.module.name}")
+        rng = np.random.default_rng((self.seed, step))
+        H = demo_homography(self.board.size_mm)
+        scene = scene_from_state(script.state_at(step))
+        frame, _truth = ek_scene.render(self.board, scene, rng, FRAME_SIZE, homography=H, style=self.style,
+                                        gain=1.0, hand_at_mm=None)
+        img = np.ascontiguousarray(frame.image)
+        if step < len(script):
+            readings = script.observation(step).get("dice", [])
+            truth = dice_values(script.truth(step) or {}) if readings else []
+            for i, (r, value) in enumerate(zip(readings, truth, strict=False)):
+                x, y, bw, bh = r["box"]
+                out = render_die(np.random.default_rng((self.seed, step, i)), r["kind"], value, bw * 0.8, 0.0, LIGHT,
+                                 random_material(np.random.default_rng((self.seed, i))))
+                if out is not None:
+                    sprite = out[0]
+                    paste(img, sprite, x + (bw - sprite.shape[1]) // 2, y + (bh - sprite.shape[0]) // 2)
+                if r.get("uncertain"):  # a hand half over the die: why the reader is unsure
+                    cv2.ellipse(img, (x + bw, y + bh // 3), (bw // 2, bh // 2), 30, 0, 360, (120, 150, 190), -1, cv2.LINE_AA)
+        cv2.putText(img, f"demo {step}/{len(script)}", (8, FRAME_SIZE[1] - 8), cv2.FONT_HERSHEY_PLAIN, 1.0,
+                    (230, 230, 230), 1, cv2.LINE_AA)
+        return img
+
+    def _job(self, script: DemoScript, step: int) -> Future:
+        with self._lock:
+            job = self._jobs.get(step)
+            if job is None:
+                job = self._jobs[step] = self._pool.submit(self.draw, script, step)
+                for old in sorted(self._jobs, key=lambda s: abs(s - step))[KEEP:]:
+                    del self._jobs[old]
+            return job
+
+    def __call__(self, script: DemoScript, step: int) -> np.ndarray:
+        job = self._job(script, step)
+        if step + 1 <= len(script):
+            self._job(script, step + 1)  # ready before the family confirms
+        return job.result()

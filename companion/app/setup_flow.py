@@ -1,0 +1,204 @@
+"""The set-up screen's two flows, without any UI (no Kivy import; tested headless and fast).
+
+- :class:`DiceRegistration` -- "show each die once": for a game whose dice differ (Verzauberte Eulen's
+  head, body and eye dice), the family shows one die at a time; its body colour is registered
+  (:class:`companion.vision.registry.DieRegistry`) under its role and saved to
+  ``<data>/dice/<game>.json``, which the camera's dice reader loads to tell the dice apart.
+- :class:`BoardTeaching` -- "teach the board": one photo of the board (its pose from the markers),
+  then the family taps the centre of a few spaces spread over the board; the reference map is fitted
+  to those taps (:func:`companion.vision.teach.fit_board_map`) and saved as this family's map, which
+  :func:`companion.vision.boardmap.load_user_map` (and so the app's board tracker) prefers from then on.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.app.board import reference_map_path
+from companion.app.i18n import tr
+
+
+def dice_roles(game_name: str, seed: int = 0) -> list[tuple[str, str]]:
+    """(role, kind) of each die of the game's dice rolls (the first roll of a simulated game)."""
+    from companion.games.registry import load_game
+
+    module = load_game(game_name)
+    cls = module.game_class
+    game = cls(players=[f"P{i + 1}" for i in range(cls.default_player_count())])
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            request = state.chance_request()
+            if request is not None and request.dice:
+                roles = list(request.roles) if len(request.roles) == len(request.dice) else [""] * len(request.dice)
+                return [(role or f"die {i + 1}", kind) for i, (role, kind) in enumerate(zip(roles, request.dice, strict=True))]
+            state.apply(state.sample_chance(rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    return []
+
+
+def registry_path(user_dir: str | Path, game: str) -> Path:
+    return Path(user_dir) / "dice" / f"{game}.json"
+
+
+def load_registry(user_dir: str | Path | None, game: str | None):
+    """The family's registered dice of ``game`` (a DieRegistry) or None (none saved, or unreadable)."""
+    if user_dir is None or game is None:
+        return None
+    path = registry_path(user_dir, game)
+    if not path.is_file():
+        return None
+    from companion.vision.registry import DieRegistry
+
+    try:
+        return DieRegistry.load(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class DiceRegistration:
+    """Show each die once. ``capture(frame, readings)`` with the dice the reader found in the frame."""
+
+    def __init__(self, game: str, user_dir: str | Path, roles: list[tuple[str, str]] | None = None):
+        from companion.vision.registry import DieRegistry
+
+        self.game = game
+        self.path = registry_path(user_dir, game)
+        self.roles = dice_roles(game) if roles is None else list(roles)
+        self.registry = DieRegistry()
+        self.index = 0
+        self.saved: Path | None = None
+
+    @property
+    def needed(self) -> bool:
+        """False when the game's dice have no roles (alike dice are read in any order: nothing to tell apart)."""
+        return any(not role.startswith("die ") for role, _ in self.roles)
+
+    @property
+    def done(self) -> bool:
+        return self.index >= len(self.roles)
+
+    def prompt(self) -> str:
+        if not self.needed:
+            return tr("setup:dice_none")
+        if self.done:
+            return tr("setup:dice_done", count=len(self.roles))
+        role, kind = self.roles[self.index]
+        return tr("setup:dice_show", role=role, number=self.index + 1, total=len(self.roles))
+
+    def capture(self, frame: np.ndarray | None, readings: list[dict[str, Any]]) -> tuple[bool, str]:
+        """Register the one die in view as the current role; (ok, what to tell the family)."""
+        if self.done or frame is None or not self.needed:
+            return False, self.prompt()
+        role, kind = self.roles[self.index]
+        boxes = [r for r in readings or [] if r.get("box") and r.get("kind", kind) == kind]
+        if not boxes:
+            return False, tr("setup:dice_none_seen", role=role)
+        if len(boxes) > 1:
+            return False, tr("setup:dice_many", count=len(boxes), role=role)
+        self.registry.register(role, frame, boxes[0]["box"], kind=kind)
+        self.index += 1
+        if self.done:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.registry.save(self.path)
+            self.saved = self.path
+        return True, self.prompt()
+
+
+class BoardTeaching:
+    """Teach the board from one photo and a few taps (``targets`` spaces spread over the board)."""
+
+    def __init__(self, game: str, user_dir: str | Path, boards_dir: str | Path | None = None, targets: int = 5):
+        from companion.vision.boardmap import load_board_map
+
+        self.game = game
+        self.user_dir = Path(user_dir)
+        self.reference = load_board_map(reference_map_path(game, boards_dir))
+        self.targets = self._spread(targets)
+        self.pose = None
+        self.photo: np.ndarray | None = None
+        self.taps: dict[str, tuple[float, float]] = {}
+        self.index = 0
+        self.report = None
+        self.saved: Path | None = None
+
+    def _spread(self, n: int) -> list[str]:
+        """Spaces near the four board corners and the middle: a fit from them holds everywhere."""
+        regions = [r for r in self.reference.regions if r.polygon_mm is not None or r.circle_center_mm is not None]
+        w, h = self.reference.size_mm
+        aims = [(0, 0), (w, 0), (w, h), (0, h), (w / 2, h / 2)][:n]
+        chosen: list[str] = []
+        for ax, ay in aims:
+            best = min((r for r in regions if r.id not in chosen),
+                       key=lambda r: (r.center_mm[0] - ax) ** 2 + (r.center_mm[1] - ay) ** 2, default=None)
+            if best is not None:
+                chosen.append(best.id)
+        return chosen
+
+    def start(self, photo: np.ndarray) -> tuple[bool, str]:
+        """Take the teaching photo: the board must be found in it."""
+        from companion.vision.pose import estimate_pose
+
+        pose = estimate_pose(photo, self.reference)
+        if not pose.usable:
+            return False, tr("setup:teach_no_board", status=pose.message)
+        self.pose, self.photo = pose, photo.copy()
+        self.taps, self.index = {}, 0
+        return True, self.prompt()
+
+    @property
+    def current(self) -> str | None:
+        return self.targets[self.index] if self.pose is not None and self.index < len(self.targets) else None
+
+    @property
+    def ready(self) -> bool:
+        return self.pose is not None and len(self.taps) >= 1 and self.current is None
+
+    def expected_px(self, region_id: str) -> tuple[float, float]:
+        """Where the reference map puts the space in the teaching photo (drawn as a hint)."""
+        centre = np.asarray([self.reference.region(region_id).center_mm], np.float64)
+        x, y = self.pose.board_to_image(centre)[0]
+        return float(x), float(y)
+
+    def prompt(self) -> str:
+        if self.pose is None:
+            return tr("setup:teach_start")
+        if self.current is not None:
+            return tr("setup:teach_tap", space=self.current, number=self.index + 1, total=len(self.targets))
+        return tr("setup:teach_ready", count=len(self.taps))
+
+    def tap(self, x: float, y: float) -> str:
+        if self.current is not None:
+            self.taps[self.current] = (float(x), float(y))
+            self.index += 1
+        return self.prompt()
+
+    def skip(self) -> str:
+        """The space is hidden or missing: go on without it."""
+        if self.current is not None:
+            self.index += 1
+        return self.prompt()
+
+    def finish(self) -> tuple[bool, str]:
+        """Fit and save; (ok, message). A bad tap is explained and the taps start over."""
+        from companion.vision.boardmap import save_fitted_map
+        from companion.vision.teach import Correction, TeachError, fit_board_map
+
+        if self.pose is None or not self.taps:
+            return False, self.prompt()
+        try:
+            fitted, report = fit_board_map(self.reference, self.pose, [Correction(k, v) for k, v in self.taps.items()])
+        except TeachError as exc:
+            self.taps, self.index = {}, 0
+            return False, tr("setup:teach_failed", reason=str(exc))
+        self.report = report
+        self.saved = save_fitted_map(fitted, self.reference, self.user_dir)
+        return True, tr("setup:teach_saved", before=f"{report.residual_before_mm:.1f}", after=f"{report.residual_after_mm:.1f}")
