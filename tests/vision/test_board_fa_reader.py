@@ -111,3 +111,25 @@ def test_hand_over_the_cards_reads_nothing(one_frame, seed):
     frame, _ = render(BOARD, scene, np.random.default_rng(seed), hand_at_mm=truth.card_centres_mm[cell])
     obs = FalconryReader(BOARD).read(frame.image)
     assert not obs.usable and "hand or object" in obs.status
+
+
+def test_white_run_bridges_a_lower_cards_field_and_ignores_blur():
+    from companion.vision.readers.falconry import _white_run
+
+    offs = np.arange(-7.0, 10.0 + 1e-9, 0.25)
+    field, paper, table = 40.0, 200.0, 90.0
+
+    def profile(run_end: float, dip: tuple[float, float] | None = None, blur: float = 0.0) -> np.ndarray:
+        p = np.where(offs < -4.0, field, np.where(offs < run_end, paper, table))
+        if dip is not None:
+            p = np.where((offs >= dip[0]) & (offs < dip[1]), field, p)
+        if blur:
+            k = np.exp(-0.5 * (np.arange(-12, 13) * 0.25 / blur) ** 2)
+            p = np.convolve(np.pad(p, 12, mode="edge"), k / k.sum(), mode="valid")
+        return p
+
+    up, down = np.array([[(field + paper) / 2]]), np.array([[(table + paper) / 2]])
+    profs = np.stack([profile(0.0), profile(0.0, blur=1.0), profile(3.0, dip=(0.0, 1.0)), profile(3.0, (0.0, 1.0), 1.0)])
+    widths = _white_run(profs[None], up[None], down[None], offs, 2.0)[0]
+    assert widths[:2] == pytest.approx([4.0, 4.0], abs=0.3)  # the border alone
+    assert widths[2] == pytest.approx(7.0, abs=0.3) and widths[3] > 6.3  # border + 1 mm field + a lower card's 2 mm
