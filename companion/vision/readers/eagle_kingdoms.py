@@ -49,8 +49,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "known_full": 0.45,  # share at which the piece reading is fully trusted
     "clear_without_card": 0.8,  # a region with no card must be this much felt/piece to say "no stand"
     "stray_card_mm": 15.0,  # a card outside every region belongs to the nearest within this distance
-    "shield_capacity": 12,  # stands the centre shield shows side by side; at this many, more may be hidden
-    "close_cards": False,  # no closing of the paper mask: stands on the shield stand 2 mm apart
+    "shield_capacity": 20,  # places on the centre shield (stands side by side); at this many, more may be hidden
+    "shield_zone_mm": 7.0,  # a card whose middle is this close outside the shield stands on its rim
+    "close_cards": False,  # no closing of the paper mask: stands on the shield stand 3 mm apart
     "uncertain_below": DEFAULT_UNCERTAIN_BELOW,
 }
 
@@ -81,6 +82,14 @@ class EagleKingdomsReader:
                 (cx, cy), rad = r.circle_center_mm, float(r.radius_mm or 0)
                 cv2.circle(self.labels, (round((cx * s - 0.5) * 16), round((cy * s - 0.5) * 16)), round(rad * s * 16), k + 1, -1, cv2.LINE_8, shift=4)
         self.region_px = np.bincount(self.labels.ravel(), minlength=len(self.ids) + 1)
+        # where a card's middle counts as on a shield: the shield and a band around it (stands on
+        # the shield's rim overhang the felt and the pieces around it; no piece's own stand is near)
+        self.card_labels = self.labels.copy()
+        zone = max(1, round(float(self.cfg["shield_zone_mm"]) * s))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * zone + 1, 2 * zone + 1))
+        for k, kind in enumerate(self.kinds):
+            if kind == "shield":
+                self.card_labels[cv2.dilate((self.labels == k + 1).astype(np.uint8), kernel) > 0] = k + 1
         self.centres_px = np.array([r.center_mm for r in board.regions]) * s - 0.5
         self.last_ms: dict[str, float] = {}
 
@@ -194,9 +203,10 @@ class EagleKingdomsReader:
         )
 
     def _region_at(self, x: float, y: float) -> int:
-        """Index of the region under canvas pixel (x, y), else the nearest within ``stray_card_mm``, else -1."""
+        """Index of the region a card whose middle is at canvas pixel (x, y) stands on (a shield's
+        rim band counts as the shield), else the nearest within ``stray_card_mm``, else -1."""
         xi, yi = min(max(round(x), 0), self.shape[1] - 1), min(max(round(y), 0), self.shape[0] - 1)
-        k = int(self.labels[yi, xi]) - 1
+        k = int(self.card_labels[yi, xi]) - 1
         if k < 0:
             d = np.hypot(*(self.centres_px - (x, y)).T) / self.px_per_mm
             k = int(d.argmin()) if d.min() <= self.cfg["stray_card_mm"] else -1

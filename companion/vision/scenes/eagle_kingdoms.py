@@ -28,8 +28,9 @@ FELT_BGR = (40, 95, 35)  # the felt template (dark green)
 TEMPLATE_LINE_BGR = (70, 140, 60)  # piece outlines printed on the felt
 PIECE_BGR = ((20, 160, 225), (20, 110, 220), (35, 35, 190), (30, 60, 150), (60, 20, 170), (25, 130, 200))
 STAND_JITTER_MM = 1.5
-SHIELD_PITCH_MM = (21.0, 24.0)  # where characters forfeited to the shield stand (a grid, jittered)
-SHIELD_JITTER_MM = 0.3  # characters on the shield stand in a neat grid, turned a little
+SHIELD_PITCH_MM = (21.0, 24.0)  # places of characters forfeited to the shield: 3 mm between cards (rows of places)
+SHIELD_RIM_MM = 4.0  # a place's middle may lie this far beyond the shield's outline (the stand overhangs the rim)
+SHIELD_JITTER_MM = 0.3  # characters on the shield stand neatly on their places, turned a little
 SHIELD_MAX_YAW_DEG = 3.0
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
 
@@ -46,28 +47,39 @@ def piece_colour(index: int) -> tuple[int, int, int]:
 
 
 def shield_slots(board: BoardMap, region_id: str = "shield") -> list[tuple[float, float]]:
-    """Stand positions on the shield, centre first (reading order of a grid inside the shield)."""
+    """Stand places on the shield, centre first: rows ``SHIELD_PITCH_MM[1]`` apart, places
+    ``SHIELD_PITCH_MM[0]`` apart in a row, each row centred on the shield's chord where a place's
+    middle lies no more than ``SHIELD_RIM_MM`` beyond the shield's outline (a stand on the rim
+    overhangs the felt around it); the rows' offset that gives the most places (ties: the least offset)."""
+    key = (board.digest(), region_id)
+    if key in _SLOTS:
+        return list(_SLOTS[key])
     r = board.region(region_id)
-    x0, y0, x1, y1 = r.bounds_mm()
+    poly = np.asarray(r.polygon_mm, np.float32)
     cx, cy = r.center_mm
     px, py = SHIELD_PITCH_MM
+    x0, _y0, x1, _y1 = r.bounds_mm()
+    xs = np.arange(x0 - SHIELD_RIM_MM - 1, x1 + SHIELD_RIM_MM + 1, 0.25)
     best: list[tuple[float, float]] = []
-    for phase in ((0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)):  # the grid placing the most stands
+    for off in sorted(np.arange(-py / 2, py / 2 + 1e-9, 0.5), key=abs):
         slots = []
-        for j in range(-4, 5):
-            for i in range(-4, 5):
-                x, y = cx + (i + phase[0]) * px, cy + (j + phase[1]) * py
-                # the stand's middle well inside the shield (its card may overhang the edge)
-                corners = [(x + dx, y + dy) for dx in (-3, 3) for dy in (-3, 3)]
-                if all(r.contains(a, b) for a, b in corners):
-                    slots.append((x, y))
+        for j in range(-6, 7):
+            y = cy + off + j * py
+            ok = [float(x) for x in xs if cv2.pointPolygonTest(poly, (float(x), float(y)), True) >= -SHIELD_RIM_MM]
+            if not ok:
+                continue
+            left, right = min(ok), max(ok)
+            n = int((right - left) // px) + 1
+            mid = (left + right) / 2
+            slots += [(mid + (i - (n - 1) / 2) * px, float(y)) for i in range(n)]
         if len(slots) > len(best):
             best = slots
-    slots = best
-    slots.sort(key=lambda p: (abs(p[0] - cx) + abs(p[1] - cy), p[1], p[0]))
-    return slots
+    best.sort(key=lambda p: (abs(p[0] - cx) + abs(p[1] - cy), p[1], p[0]))
+    _SLOTS[key] = best
+    return list(best)
 
 
+_SLOTS: dict[tuple[str, str], list[tuple[float, float]]] = {}
 _SPOTS: dict[str, dict[str, tuple[float, float]]] = {}
 
 
