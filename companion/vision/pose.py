@@ -192,6 +192,15 @@ class MarkerDetector:
             approx = (c + 0.5) / self.scale - 0.5
             fine = self._refine(gray, i, approx)
             out[i] = fine if fine is not None else approx
+        if len(out) < int(self.cfg.get("full_size_retry_below", 0)):
+            # Small or distant markers can vanish in the reduced copy: search once more at full
+            # size. Only frames that came up short pay for it.
+            full = _collect(*self._fine.detectMarkers(gray)[:2])
+            if len(full) > len(out):
+                self.last_path = "coarse+full"
+                if self.cfg["edge_refine"]:
+                    full = {i: refine_corners_by_edges(gray, c, self.cfg) for i, c in full.items()}
+                out = {**out, **{i: c for i, c in full.items() if i not in out}}
         return out
 
     def find_in_windows(self, gray: np.ndarray, predicted: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
