@@ -64,6 +64,41 @@ def test_grid_phase_follows_a_shifted_layout():
     assert {r: canonical(v) for r, v in obs.regions.items()} == {r: canonical(v) for r, v in vocabulary(scene).items()}
 
 
+def test_grid_phase_scores_both_border_edges():
+    """Two rows at the map's far edge, shifted up: the top row's outer edges lie outside the phase lines,
+    so the outer edges alone put the lattice a card gap (12 mm) off and the frame was refused as a hand."""
+    scene = {"x1y-3": {"noble": "E", "kind": "marker"}, "x2y-3": {"noble": "H", "kind": "falconer"},
+             "x3y-3": {"noble": "H", "kind": "bird"}, "x4y-3": {"noble": "H", "kind": "marker"},
+             "x2y-2": {"noble": "E", "kind": "bird"}, "x3y-2": {"noble": "E", "kind": "falconer"}}
+    for seed in (1, 5):  # seed 1 put the lattice 12 mm off with the outer edges alone
+        frame, _ = render(BOARD, scene, np.random.default_rng(seed), shift_mm=(-12.0, -10.0))
+        obs = FalconryReader(BOARD).read(frame.image)
+        assert obs.usable, obs.status
+        assert obs.extra["phase_mm"] == pytest.approx([-12.0, -10.0], abs=2.0)
+        assert {r: canonical(v) for r, v in obs.regions.items()} == {r: canonical(v) for r, v in vocabulary(scene).items()}
+
+
+def test_a_pose_off_far_from_the_markers_is_re_registered(one_frame):
+    """A pose a few mm off over part of the table (few markers on one strip) puts the sampling points
+    off the cards there; the reader finds the cards and reads them, not 'hand or object'."""
+    from dataclasses import replace
+
+    frame, truth, _ = one_frame
+    reader = FalconryReader(BOARD)
+    pose = reader.tracker.update(frame.image)
+    x0, y0, x1, y1 = BOARD.play_area_mm
+    # board -> board: up to 6 mm off at the far left of the play area, none at the right
+    warp = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    warp[0, 0] = warp[1, 1] = 1.0 + 6.0 / (x1 - x0)
+    warp[0, 2] = -6.0 * x1 / (x1 - x0)
+    warp[1, 2] = -6.0 * (y0 + y1) / 2 / (x1 - x0)
+    off = replace(pose, homography=pose.homography @ warp)
+    obs = reader.read(frame.image, pose=off)
+    assert obs.usable, obs.status
+    wrong = [r for r in set(truth.scene) | set(obs.regions) if canonical(truth.scene.get(r)) != canonical(obs.regions.get(r))]
+    assert all(obs.is_uncertain(r) for r in wrong) and len(wrong) <= 1, (wrong, obs.status)
+
+
 def test_no_markers_is_board_not_in_view():
     table = np.clip(np.random.default_rng(0).normal((60, 90, 120), 8, (720, 1280, 3)), 0, 255).astype(np.uint8)
     obs = FalconryReader(BOARD).read(table)

@@ -12,8 +12,8 @@ Stages, thresholds in ``readers/falconry.json`` (``reader``):
    (:func:`sample_bgr`, one ``cv2.remap`` per stage), only where it is needed;
 3. grid phase: hand-laid cards do not sit on the map's nominal grid, so the offset of the card
    lattice is measured from the card edges (whiteness profiles along lines across the play area,
-   derivative folded by the pitch) and kept continuous from frame to frame; each card is reported in
-   the nominal cell it falls in;
+   derivative folded by the pitch, scored for a card's four edges: outer and inner border edge at each
+   end) and kept continuous from frame to frame; each card is reported in the nominal cell it falls in;
 4. per cell, sampled at fixed card-local points: *occupied* (the card's white border against the
    local table colour), *noble* (the field colour, white-balanced by the card's own border, nearest
    to the deck's colours), *kind* (the white emblem's shape, correlated with templates drawn from
@@ -23,8 +23,16 @@ Stages, thresholds in ``readers/falconry.json`` (``reader``):
    dips (a lower card's field showing) bridged -- is the top card's 4 mm border alone or a border plus a
    peeking lower card on two sides of one corner; each with a margin turned into a confidence, the
    cell's confidence is the least;
-5. two or more uncertain cells touching each other mean a hand or an object over the table: the
-   observation is not usable ("hand over the cards").
+5. when any cell is doubtful: re-registration -- each occupied or doubtful cell's card is sought within
+   10 mm (border ring against table gap), a smooth (quadratic) offset field is fitted to the cards found
+   and every cell re-read with it (a found card where it was found); kept when it leaves fewer doubtful
+   cells. This absorbs the pose's error far from the markers when one strip shows a single marker;
+6. an occluded cell (foreign colours in the gap, a border not white, an empty cell's inside not table) or
+   three or more uncertain cells touching each other mean a hand or an object over the table: the
+   observation is not usable ("hand or object over the cards").
+
+Cost: the border ring and the table gap are sampled for every cell; the field, emblem and edge profiles
+only for the occupied cells, a sparse inside (every ``empty_inner_stride``-th point) for the empty ones.
 
 Region ids are the map's table cells ``x{tx}y{ty}``; descriptors ``{"noble", "kind", "covers"}``.
 The reader knows nothing of the rules (the referee aligns table cells with the engine's cells).
@@ -98,9 +106,10 @@ def _sample_points(card: Sequence[float], rcfg: Mapping[str, Any]) -> dict[str, 
     w, h = card
     r0, r1 = rcfg["ring_mm"]
     ring = []
+    rs = float(rcfg["ring_step_mm"])
     for d in np.arange(r0, r1 + 1e-9, 0.9):
-        xs = np.arange(6.0, w - 6.0 + 1e-9, 2.0)
-        ys = np.arange(6.0, h - 6.0 + 1e-9, 2.0)
+        xs = np.arange(6.0, w - 6.0 + 1e-9, rs)
+        ys = np.arange(6.0, h - 6.0 + 1e-9, rs)
         ring += [np.c_[xs, np.full_like(xs, d)], np.c_[xs, np.full_like(xs, h - d)]]
         ring += [np.c_[np.full_like(ys, d), ys], np.c_[np.full_like(ys, w - d), ys]]
     fx0, fy0, fx1, fy1 = rcfg["field_box_mm"]
@@ -180,6 +189,9 @@ class FalconryReader:
         self.noble_ref = np.array([np.array(self.deck["nobles"][n]["bgr"], np.float64) / paper for n in NOBLES])
         origin = np.array(self.grid.origin_mm)
         self.cell_tl = np.array([origin + np.multiply(c, self.grid.pitch_mm) for c in self.grid.cells])  # board mm
+        self.cell_ids = [cell_id(tx, ty) for tx, ty in self.grid.cells]
+        stride = int(self.rcfg["empty_inner_stride"])  # an empty cell's inside: only foreign colours are sought
+        self.inner_sparse = np.vstack([self.points["field"], self.points["emblem"]])[::stride]
 
     def _edge_of(self, marker_id: int) -> bool:
         """True for a marker beyond the play area's far edge (y < play area), False for the near edge."""
@@ -212,10 +224,21 @@ class FalconryReader:
         t = time.perf_counter()
         regions, confidence, extra = self._cells(frame, pose, phase)
         timings["cells"] = (time.perf_counter() - t) * 1000
+        unc = float(self.rcfg["uncertain_below"])
+        if any(c < unc for c in confidence.values()):
+            # pose error far from the markers (few markers on one strip) or a card laid off its cell can
+            # put the sampling points off the cards: measure where the cards lie, re-read with the fit
+            t = time.perf_counter()
+            shift = self._registration(frame, pose, phase, confidence, extra)
+            if shift is not None:
+                r2, c2, x2 = self._cells(frame, pose, phase, shift)
+                if sum(c < unc for c in c2.values()) < sum(c < unc for c in confidence.values()):
+                    regions, confidence, extra = r2, c2, x2
+                    extra["registered_mm"] = round(float(np.abs(shift).max()), 2)
+            timings["register"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
         extra["phase_mm"] = [round(float(v), 2) for v in phase]
         extra["pose"] = pose.message
-        unc = float(self.rcfg["uncertain_below"])
         low = {r for r, c in confidence.items() if c < unc}
         blob = _largest_touching(low)
         if extra["occluded"] or blob >= int(self.rcfg["hand_uncertain_cells"]):
@@ -252,7 +275,12 @@ class FalconryReader:
             bins = np.floor(((pos - self.grid.origin_mm[axis]) % pitch) / step).astype(int) % n
             folded = np.bincount(bins, weights=prof, minlength=n)
             folded = folded + np.roll(folded, 1) + np.roll(folded, -1)  # +-1 sample tolerance
-            score = folded + np.roll(folded, -int(round(self.grid.card_mm[axis] / step)))
+            # a card's four edges across this axis: outer and inner border edge at each end (the inner
+            # field/border edge is often the stronger; scoring the outer pair alone let a row's inner edge
+            # plus noise beat the true phase when a row's far edges lay outside the sampled lines)
+            card = int(round(self.grid.card_mm[axis] / step))
+            border = int(round(float(self.deck["border_mm"]) / step))
+            score = folded + np.roll(folded, -border) + np.roll(folded, -(card - border)) + np.roll(folded, -card)
             p = int(np.argmax(score))
             # sub-sample: parabola through the peak
             s_l, s_c, s_r = score[p - 1], score[p], score[(p + 1) % n]
@@ -269,108 +297,189 @@ class FalconryReader:
         self.phase_mm = np.array(out)
         return self.phase_mm
 
-    def _cells(self, frame: np.ndarray, pose: PoseResult, phase: np.ndarray):
+    def _registration(self, frame: np.ndarray, pose: PoseResult, phase: np.ndarray, confidence: Mapping[str, float],
+                      extra: Mapping[str, Any]) -> np.ndarray | None:
+        """Per-cell correction (C, 2) mm of the sampling points, or None: each occupied or doubtful cell's
+        card is found by the offset (within ``register_mm``) that best separates its border ring from its
+        table gap; an affine field of board position is fitted to the cards found (robust to one card's
+        jitter) and applied to every cell. Only run when a frame has doubtful cells."""
+        rc = self.rcfg
+        feats = extra["features"]
+        ratio = np.array([feats[r][0] for r in self.cell_ids])
+        conf = np.array([confidence[r] for r in self.cell_ids])
+        idx = np.flatnonzero((ratio >= float(rc["occupied_ratio"])) | (conf < float(rc["uncertain_below"])))
+        if len(idx) < 3:
+            return None
+        reach, step = float(rc["register_mm"]), float(rc["register_step_mm"])
+        o = np.arange(-reach, reach + 1e-9, step)
+        offs = np.stack(np.meshgrid(o, o, indexing="ij"), -1).reshape(-1, 2)  # (O, 2)
+        stride = int(rc["register_stride"])
+        ring, gap = self.points["ring"][::stride], self.points["gap"][:: max(1, stride // 2)]
+        local = np.vstack([ring, gap])
+        tl = (self.cell_tl + phase)[idx]
+        pts = tl[:, None, None, :] + offs[None, :, None, :] + local[None, None, :, :]
+        w = _whiteness(sample_bgr(frame, pose, pts.reshape(-1, 2))).reshape(len(idx), len(offs), len(local))
+        score = w[..., : len(ring)].mean(-1) / np.maximum(w[..., len(ring):].mean(-1), 8.0)  # (K, O)
+        best = np.argmax(score, axis=1)
+        k = np.arange(len(idx))
+        good = score[k, best] >= float(rc["occupied_ratio"])
+        n = len(o)
+        bi, bj = np.divmod(best, n)
+        good &= (bi > 0) & (bi < n - 1) & (bj > 0) & (bj < n - 1)  # at the search's edge: not found
+        if good.sum() < 3:
+            return None
+        # sub-step: a parabola through the best offset and its neighbours, per axis
+        sc = score.reshape(len(idx), n, n)
+        ci, cj = np.clip(bi, 1, n - 2), np.clip(bj, 1, n - 2)
+
+        def vertex(lo: np.ndarray, c: np.ndarray, hi: np.ndarray) -> np.ndarray:
+            den = lo - 2 * c + hi
+            return np.where(den < 0, np.clip(0.5 * (lo - hi) / np.where(den < 0, den, -1.0), -0.5, 0.5), 0.0)
+
+        found = np.c_[o[ci] + step * vertex(sc[k, ci - 1, cj], sc[k, ci, cj], sc[k, ci + 1, cj]),
+                      o[cj] + step * vertex(sc[k, ci, cj - 1], sc[k, ci, cj], sc[k, ci, cj + 1])][good]
+        centre = (tl[good] + np.array(self.grid.card_mm) / 2) / 100.0
+
+        def design(c: np.ndarray, quadratic: bool) -> np.ndarray:
+            x, y = c[:, 0], c[:, 1]
+            cols = [x, y, np.ones(len(c))] + ([x * x, x * y, y * y] if quadratic else [])
+            return np.stack(cols, 1)
+
+        quadratic = len(found) >= int(rc["register_quadratic_min"])  # the pose's error is projective
+        X = design(centre, quadratic)
+        coef = np.linalg.lstsq(X, found, rcond=None)[0]
+        res = np.abs(X @ coef - found).max(axis=1)
+        keep = res <= max(2.0, 3 * float(np.median(res)))  # drop a card laid far off its cell
+        if keep.sum() >= X.shape[1]:
+            coef = np.linalg.lstsq(X[keep], found[keep], rcond=None)[0]
+        allc = (self.cell_tl + phase + np.array(self.grid.card_mm) / 2) / 100.0
+        shift = design(allc, quadratic) @ coef
+        shift[idx[good]] = found  # a card found lies where it was found
+        return shift
+
+    def _cells(self, frame: np.ndarray, pose: PoseResult, phase: np.ndarray, shift: np.ndarray | None = None):
+        """Two sampling stages (one ``cv2.remap`` each): the border ring and the table gap of every cell
+        (occupied, table colour, foreign colours in the gap); then, only where needed, the field, emblem
+        and edge profiles of the occupied cells and a sparse inside of the empty ones (foreign colours)."""
         rc = self.rcfg
         tl = self.cell_tl + phase  # (C, 2) board mm of each card's top-left
+        if shift is not None:
+            tl = tl + shift
         P = self.points
         C = len(tl)
-        names = ("ring", "gap", "field", "emblem")
-        sizes = [len(P[k]) for k in names]
-        local = np.vstack([P[k] for k in names])
+        # -- stage 1, every cell: ring + gap
+        n_ring = len(P["ring"])
+        local = np.vstack([P["ring"], P["gap"]])
         bgr = sample_bgr(frame, pose, (tl[:, None, :] + local[None, :, :]).reshape(-1, 2)).reshape(C, len(local), 3)
-        white = {k: _whiteness(v) for k, v in zip(names, np.split(bgr, np.cumsum(sizes)[:-1], axis=1), strict=True)}
-        parts = dict(zip(names, np.split(bgr.astype(np.float32), np.cumsum(sizes)[:-1], axis=1), strict=True))
-
-        ring_w = np.median(white["ring"], axis=1).astype(np.float64)
-        gap_w = np.percentile(white["gap"], 25, axis=1).astype(np.float64)  # peeks may cover two sides
+        wh = _whiteness(bgr)
+        ring_px, gap_px = bgr[:, :n_ring].astype(np.float32), bgr[:, n_ring:].astype(np.float32)
+        ring_wv, gap_wv = wh[:, :n_ring], wh[:, n_ring:]
+        ring_w = np.median(ring_wv, axis=1).astype(np.float64)
+        gap_w = np.percentile(gap_wv, 25, axis=1).astype(np.float64)  # peeks may cover two sides
         ratio = ring_w / np.maximum(gap_w, 8.0)
         lo, hi = rc["occupied_band"]
         occupied = ratio >= float(rc["occupied_ratio"])
         occ_conf = np.where(occupied, np.clip((ratio - lo) / (float(rc["occupied_ratio"]) - lo), 0, 1),
                             np.clip((hi - ratio) / (hi - float(rc["occupied_ratio"])), 0, 1))
-        # noble: field colour white-balanced by the card's border
-        ring_bgr = np.median(parts["ring"], axis=1).astype(np.float64)
-        field_bgr = np.median(parts["field"], axis=1).astype(np.float64)
-        norm = field_bgr / np.maximum(ring_bgr, 1.0)
-        d = np.linalg.norm(norm[:, None, :] - self.noble_ref[None, :, :], axis=2)
-        order = np.argsort(d, axis=1)
-        d1 = np.take_along_axis(d, order[:, :1], 1)[:, 0]
-        d2 = np.take_along_axis(d, order[:, 1:2], 1)[:, 0]
-        noble_margin = (d2 - d1) / np.maximum(d2, 1e-6)
-        noble_conf = np.clip(noble_margin / float(rc["noble_margin"]), 0, 1)
-        # kind: emblem whiteness against the templates
-        em = white["emblem"].astype(np.float32)
-        em = em - em.mean(axis=1, keepdims=True)
-        em /= np.linalg.norm(em, axis=1, keepdims=True) + 1e-6
-        ncc = em @ self.templates.T
-        korder = np.argsort(-ncc, axis=1)
-        k1 = np.take_along_axis(ncc, korder[:, :1], 1)[:, 0]
-        k2 = np.take_along_axis(ncc, korder[:, 1:2], 1)[:, 0]
-        kind_conf = np.clip((k1 - k2) / float(rc["kind_margin"]), 0, 1) * np.clip(
-            (k1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
-        )
-        # covers (occupied cells only): the white run across each edge, from the top card's field to
-        # the first non-white beyond it -- the top card's border, plus a peeking lower card's
-        peek = np.zeros(C)
-        widths = np.zeros((C, 4))
         occ_idx = np.flatnonzero(occupied)
-        if len(occ_idx):
-            pk = P["peek"]  # (4, positions * offsets, 2)
-            n_pos, n_off = len(self.peek_positions), len(self.peek_offsets)
-            pts = tl[occ_idx][:, None, None, :] + pk[None, :, :, :]
-            w = _whiteness(sample_bgr(frame, pose, pts.reshape(-1, 2))).reshape(len(occ_idx), 4, n_pos, n_off)
-            prof = np.median(w, axis=2)  # (K, 4, n_off): field -> border -> (peek) -> table
-            f = float(rc["peek_level"])
-            field_w = np.median(white["field"], axis=1).astype(np.float64)
-            up = (field_w + f * (ring_w - field_w))[occ_idx][:, None, None]
-            down = (gap_w + f * (ring_w - gap_w))[occ_idx][:, None, None]
-            widths[occ_idx] = _white_run(prof, up, down, self.peek_offsets, float(rc["peek_dip_mm"]))
-            corner = np.stack([np.minimum(widths[:, a], widths[:, b]) for a, b in ((0, 1), (1, 2), (2, 3), (3, 0))], axis=1)
-            peek = corner.max(axis=1)
-        covers = peek >= float(rc["covers_min_mm"])
-        cov_conf = np.clip(np.abs(peek - float(rc["covers_min_mm"])) / float(rc["covers_band_mm"]), 0, 1)
-        # occlusion: a hand or object is neither table nor card paper
-        gap_bgr = parts["gap"]
-        table_bgr = np.percentile(gap_bgr, 25, axis=1)  # (C, 3)
-        paper_w = float(np.percentile(ring_w[occupied], 90)) if occupied.any() else 200.0
+        emp_idx = np.flatnonzero(~occupied)
+        K = len(occ_idx)
+        ring_bgr = np.median(ring_px[occ_idx], axis=1).astype(np.float64)  # (K, 3)
+        table_bgr = np.percentile(gap_px, 25, axis=1)  # (C, 3)
+        paper_w = float(np.percentile(ring_w[occ_idx], 90)) if K else 200.0
+        paper_bgr = np.percentile(ring_bgr, 90, axis=0) if K else np.full(3, 200.0)
         white_mid = gap_w + 0.5 * (paper_w - gap_w)
         tol = np.maximum(float(rc["foreign_min_dist"]), float(rc["foreign_rel_dist"]) * np.linalg.norm(table_bgr, axis=1))
-        paper_bgr = np.percentile(ring_bgr[occupied], 90, axis=0) if occupied.any() else np.full(3, 200.0)
 
-        def foreign(samples_bgr: np.ndarray, samples_w: np.ndarray, blends: bool = False) -> np.ndarray:
-            far = np.linalg.norm(samples_bgr - table_bgr[:, None, :], axis=2) > tol[:, None]
+        def foreign(idx: np.ndarray, samples_bgr: np.ndarray, samples_w: np.ndarray, blends: bool = False) -> np.ndarray:
+            """Fraction of samples neither table nor (with ``blends``) a table/paper blend, nor white."""
+            tb = table_bgr[idx]
+            diff = samples_bgr - tb[:, None, :]
+            far = np.einsum("kni,kni->kn", diff, diff) > (tol[idx] ** 2)[:, None]
             if blends:  # a card edge blurred into the table lies between table and paper colour
-                seg = paper_bgr[None, :] - table_bgr  # (C, 3)
-                t = np.clip(((samples_bgr - table_bgr[:, None, :]) * seg[:, None, :]).sum(2) / (seg * seg).sum(1)[:, None], 0, 1)
-                off = np.linalg.norm(samples_bgr - (table_bgr[:, None, :] + t[..., None] * seg[:, None, :]), axis=2)
-                far &= off > tol[:, None]
-            return (far & (samples_w < white_mid[:, None])).mean(axis=1)
+                seg = paper_bgr[None, :] - tb  # (k, 3)
+                t = np.clip(np.einsum("kni,ki->kn", diff, seg) / (seg * seg).sum(1)[:, None], 0, 1)
+                off = diff - t[..., None] * seg[:, None, :]
+                far &= np.einsum("kni,kni->kn", off, off) > (tol[idx] ** 2)[:, None]
+            return (far & (samples_w < white_mid[idx][:, None])).mean(axis=1)
 
-        gap_foreign = foreign(gap_bgr, white["gap"], blends=True)
-        inner_bgr = np.concatenate([parts["field"], parts["emblem"]], axis=1)
-        inner_foreign = foreign(inner_bgr, np.concatenate([white["field"], white["emblem"]], axis=1))
-        ring_white = (white["ring"] > white_mid[:, None]).mean(axis=1)
+        gap_foreign = foreign(np.arange(C), gap_px, gap_wv, blends=True)
+        ring_white = np.ones(C)
+        ring_white[occ_idx] = (ring_wv[occ_idx] > white_mid[occ_idx][:, None]).mean(axis=1)
+        # -- stage 2: occupied cells' field, emblem and edge profiles; empty cells' sparse inside
+        n_f, n_e = len(P["field"]), len(P["emblem"])
+        pk = P["peek"].reshape(-1, 2)  # (4 * positions * offsets, 2)
+        occ_local = np.vstack([P["field"], P["emblem"], pk])
+        inner = self.inner_sparse
+        pts = np.vstack([(tl[occ_idx][:, None, :] + occ_local[None]).reshape(-1, 2),
+                         (tl[emp_idx][:, None, :] + inner[None]).reshape(-1, 2)])
+        bgr2 = sample_bgr(frame, pose, pts)
+        occ_bgr = bgr2[: K * len(occ_local)].reshape(K, len(occ_local), 3)
+        emp_bgr = bgr2[K * len(occ_local):].reshape(len(emp_idx), len(inner), 3).astype(np.float32)
+        inner_foreign = np.zeros(C)
+        if len(emp_idx):
+            inner_foreign[emp_idx] = foreign(emp_idx, emp_bgr, _whiteness(emp_bgr))
+        noble_i = np.zeros(C, int)
+        kind_i = np.zeros(C, int)
+        noble_margin = np.zeros(C)
+        k1 = np.zeros(C)
+        kd = np.zeros(C)
+        peek = np.zeros(C)
+        conf_occ = np.zeros(C)
+        if K:
+            field_px = occ_bgr[:, :n_f].astype(np.float32)
+            field_w = np.median(_whiteness(field_px), axis=1).astype(np.float64)
+            # noble: field colour white-balanced by the card's border
+            field_bgr = np.median(field_px, axis=1).astype(np.float64)
+            norm = field_bgr / np.maximum(ring_bgr, 1.0)
+            d = np.linalg.norm(norm[:, None, :] - self.noble_ref[None, :, :], axis=2)
+            order = np.argsort(d, axis=1)
+            d1, d2 = np.take_along_axis(d, order[:, :2], 1).T
+            noble_margin[occ_idx] = (d2 - d1) / np.maximum(d2, 1e-6)
+            noble_i[occ_idx] = order[:, 0]
+            # kind: emblem whiteness against the templates
+            em = _whiteness(occ_bgr[:, n_f:n_f + n_e])
+            em = em - em.mean(axis=1, keepdims=True)
+            em /= np.linalg.norm(em, axis=1, keepdims=True) + 1e-6
+            ncc = em @ self.templates.T
+            korder = np.argsort(-ncc, axis=1)
+            a1, a2 = np.take_along_axis(ncc, korder[:, :2], 1).T
+            k1[occ_idx], kd[occ_idx], kind_i[occ_idx] = a1, a1 - a2, korder[:, 0]
+            # covers: the white run across each edge, from the top card's field to the first non-white
+            # beyond it -- the top card's border, plus a peeking lower card's
+            n_pos, n_off = len(self.peek_positions), len(self.peek_offsets)
+            w = _whiteness(occ_bgr[:, n_f + n_e:]).reshape(K, 4, n_pos, n_off)
+            prof = np.median(w, axis=2)  # (K, 4, n_off): field -> border -> (peek) -> table
+            f = float(rc["peek_level"])
+            rw, gw = ring_w[occ_idx], gap_w[occ_idx]
+            up = (field_w + f * (rw - field_w))[:, None, None]
+            down = (gw + f * (rw - gw))[:, None, None]
+            widths = _white_run(prof, up, down, self.peek_offsets, float(rc["peek_dip_mm"]))
+            corner = np.minimum(widths, np.roll(widths, -1, axis=1))  # (top, right), (right, bottom), ...
+            peek[occ_idx] = corner.max(axis=1)
+            noble_conf = np.clip(noble_margin[occ_idx] / float(rc["noble_margin"]), 0, 1)
+            kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
+                (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
+            )
+            cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_min_mm"])) / float(rc["covers_band_mm"]), 0, 1)
+            conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
+        covers = peek >= float(rc["covers_min_mm"])
+        # occlusion: a hand or object is neither table nor card paper
         occluded = (gap_foreign > float(rc["foreign_gap_max"])) | np.where(
             occupied, ring_white < float(rc["ring_white_min"]), inner_foreign > float(rc["foreign_inner_max"])
         )
+        conf = np.where(occluded, 0.0, np.where(occupied, conf_occ, occ_conf))
+        feats = np.round(np.stack([ratio, noble_margin, k1, kd, peek, gap_foreign, inner_foreign, ring_white], 1), 3).tolist()
+        conf_l = np.round(conf, 4).tolist()
         regions: dict[str, list[Any]] = {}
         confidence: dict[str, float] = {}
         details: dict[str, Any] = {}
-        for i, (tx, ty) in enumerate(self.grid.cells):
-            rid = cell_id(tx, ty)
+        for i, rid in enumerate(self.cell_ids):
             if occupied[i]:
-                regions[rid] = [{"noble": NOBLES[order[i, 0]], "kind": KINDS[korder[i, 0]], "covers": bool(covers[i])}]
-                conf = min(occ_conf[i], noble_conf[i], kind_conf[i], cov_conf[i])
-            else:
-                conf = occ_conf[i]
-            if occluded[i]:
-                conf = 0.0
-            confidence[rid] = round(float(conf), 4)
-            details[rid] = [
-                round(float(v), 3)
-                for v in (ratio[i], noble_margin[i], k1[i], k1[i] - k2[i], peek[i], gap_foreign[i], inner_foreign[i], ring_white[i])
-            ]
-        hidden = sorted(cell_id(*self.grid.cells[i]) for i in np.flatnonzero(occluded))
+                regions[rid] = [{"noble": NOBLES[noble_i[i]], "kind": KINDS[kind_i[i]], "covers": bool(covers[i])}]
+            confidence[rid] = conf_l[i]
+            details[rid] = feats[i]
+        hidden = sorted(self.cell_ids[i] for i in np.flatnonzero(occluded))
         return regions, confidence, {"features": details, "occluded": hidden}
 
 
