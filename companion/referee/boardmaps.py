@@ -65,7 +65,10 @@ def eagle_kingdoms_map() -> dict[str, Any]:
         shield = p["id"] == BOARD["shield"]
         radius = EK_SHIELD_RADIUS_MM if shield else EK_PIECE_RADIUS_MM
         poly = _cell(centres, i, radius, EK_GAP_MM, (1.0, 1.0, w - 1.0, h - 1.0))
-        regions.append({"id": p["id"], "kind": "shield" if shield else "piece", "polygon_mm": [[round(x, 2), round(y, 2)] for x, y in poly]})
+        region = {"id": p["id"], "kind": "shield" if shield else "piece", "polygon_mm": [[round(x, 2), round(y, 2)] for x, y in poly]}
+        if p.get("dice"):  # printed on the reference board, so a family without the box can play
+            region["label"] = ":".join(str(v) for v in p["dice"])
+        regions.append(region)
     o = EK_MARKER_OUTSIDE_MM
     corners = [[-o, -o], [w + o, -o], [w + o, h + o], [-o, h + o]]
     return {

@@ -88,6 +88,8 @@ class Region:
     polygon_mm: tuple[tuple[float, float], ...] | None = None
     circle_center_mm: tuple[float, float] | None = None
     radius_mm: float | None = None
+    label: str | None = None
+    """Optional text printed on the reference board (e.g. the dice shown on an Eagle Kingdoms piece)."""
 
     @property
     def center_mm(self) -> tuple[float, float]:
@@ -112,8 +114,12 @@ class Region:
     def translated(self, dx: float, dy: float) -> Region:
         if self.circle_center_mm is not None:
             cx, cy = self.circle_center_mm
-            return Region(self.id, self.kind, circle_center_mm=(cx + dx, cy + dy), radius_mm=self.radius_mm)
-        return Region(self.id, self.kind, polygon_mm=tuple((x + dx, y + dy) for x, y in self.polygon_mm or ()))
+            return Region(
+                self.id, self.kind, circle_center_mm=(cx + dx, cy + dy), radius_mm=self.radius_mm, label=self.label
+            )
+        return Region(
+            self.id, self.kind, polygon_mm=tuple((x + dx, y + dy) for x, y in self.polygon_mm or ()), label=self.label
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "kind": self.kind}
@@ -122,6 +128,8 @@ class Region:
             out["radius_mm"] = _round(self.radius_mm or 0.0)
         else:
             out["polygon_mm"] = [_round_list(p) for p in self.polygon_mm or ()]
+        if self.label is not None:
+            out["label"] = self.label
         return out
 
 
@@ -434,6 +442,9 @@ def _parse_region(raw: Any, where: str, fail) -> Region:
     kind = raw.get("kind")
     if not isinstance(kind, str) or not kind:
         raise fail(f"{where}: 'kind' must be a non-empty string")
+    label = raw.get("label")
+    if label is not None and not isinstance(label, str):
+        raise fail(f"{where}: 'label' must be a string, got {label!r}")
     has_poly, has_circle = "polygon_mm" in raw, ("center_mm" in raw or "radius_mm" in raw)
     if has_poly == has_circle:
         raise fail(f"{where} needs exactly one of polygon_mm or center_mm + radius_mm")
@@ -444,12 +455,12 @@ def _parse_region(raw: Any, where: str, fail) -> Region:
         pts = tuple(_vec(p, 2, f"{where}.polygon_mm[{j}]", fail) for j, p in enumerate(poly))
         if abs(_polygon_area(np.asarray(pts))) < 1e-3:
             raise fail(f"{where}: polygon_mm has no area")
-        return Region(rid, kind, polygon_mm=pts)
+        return Region(rid, kind, polygon_mm=pts, label=label)
     centre = _vec(raw.get("center_mm"), 2, f"{where}.center_mm", fail)
     radius = _number(raw.get("radius_mm"), f"{where}.radius_mm", fail)
     if radius <= 0:
         raise fail(f"{where}: radius_mm must be positive, got {radius}")
-    return Region(rid, kind, circle_center_mm=centre, radius_mm=radius)
+    return Region(rid, kind, circle_center_mm=centre, radius_mm=radius, label=label)
 
 
 def _number(value: Any, where: str, fail) -> float:

@@ -337,6 +337,8 @@ def reference_board(board: BoardMap, margin_mm: float = 12.0, labels: bool = Tru
             size = max(1.2, min(4.0, (bx1 - bx0) / max(3, len(r.id)) * 0.9, (by1 - by0) * 0.3))
             cx, cy = r.center_mm
             d.text(ox + cx, oy + cy + size / 2, r.id, size, "middle")
+            if r.label:
+                d.text(ox + cx, oy + cy + size / 2 + 1.6 * size, r.label, size * 1.4, "middle")
     for f in board.fiducials:
         corner = f.corners_mm()[0]
         d.marker(f.id, ox + corner[0], oy + corner[1], f.side_mm, board.dictionary)
