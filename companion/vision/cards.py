@@ -42,14 +42,27 @@ def synth_table(syn: dict) -> str:
     return "\n".join(lines)
 
 
+def training_text(tr: dict, cls: dict) -> str:
+    kept = tr.get("detector_kept_from")
+    if not kept:
+        return (f"`{tr['command'].strip()}` (or `make train`), seed {tr['seed']}, CPU only (torch {tr['torch']}, "
+                f"1 thread),\n{tr['wall_seconds'] / 60:.1f} minutes wall time for both models, rendering included.")
+    size = cls["config"]["size"]
+    return (f"Classifier: `{tr['command'].strip()}` (trains the classifier only, {size}x{size} crops, and keeps the "
+            f"detector of `models/`), seed {tr['seed']}, CPU only (torch {tr['torch']}, 1 thread), "
+            f"{tr['wall_seconds'] / 60:.1f} minutes wall time, rendering included.\n"
+            f"Detector: `{kept['command'].strip()}`, seed {kept['seed']} (torch {kept['torch']}, 1 thread).\n"
+            "The classifier's command without `--keep-detector` (with the detector's default steps) repeats both "
+            "in one run; the classifier does not depend on the detector run.")
+
+
 def write_model_cards(out: Path, manifest: dict, results: dict, cm) -> None:
     det, cls, tr = manifest["dice_detector"], manifest["dice_classifier"], manifest["training"]
     timing = results["ms_1280x720_one_thread"]
     common = f"""\
 ## Training
 
-`{tr['command'].strip()}` (or `make train`), seed {tr['seed']}, CPU only (torch {tr['torch']}, 1 thread),
-{tr['wall_seconds'] / 60:.1f} minutes wall time for both models, rendering included.
+{training_text(tr, cls)}
 Synthetic scenes come from `companion/vision/synth.py` (cubes and octahedra with random body and pip colours,
 pip shapes, translucent, marbled and glittery bodies, numerals, colour faces and a magpie symbol; perspective,
 rotation, scale 15-120 px, lighting, shadows, highlights, motion blur, JPEG noise, textured tables, clutter,

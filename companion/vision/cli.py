@@ -31,6 +31,9 @@ def register(subparsers) -> None:
     p.add_argument("--kinds", default=None, help="dice kinds on the table, comma-separated: d6,d8,magpie (default all)")
     p.add_argument("--registry", metavar="FILE", help="registered dice (JSON) so readings carry the die's identity")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    p.add_argument("--backend", choices=("auto", "onnxruntime", "opencv"), default=None,
+                   help="inference runtime (default auto: onnxruntime if installed, else OpenCV DNN; "
+                        "or $COMPANION_DICE_BACKEND)")
     p.set_defaults(func=cmd_dice)
 
 
@@ -67,7 +70,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
             print(f"error: cannot load registry {args.registry}: {exc}", file=sys.stderr)
             return 2
     try:
-        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry)
+        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry, backend=args.backend)
     except ModelError as exc:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2

@@ -1,6 +1,11 @@
 """The committed ONNX models: find them, check their SHA-256 against ``models/manifest.json``, load them.
 
 Named root: ``models/`` at the repo root, or $COMPANION_MODELS. Nothing is downloaded.
+
+Two run-time backends read the same ONNX files: onnxruntime (desktop) and OpenCV's DNN module (Android,
+where onnxruntime is not packaged). ``backend_session`` returns either behind one small interface
+(``get_inputs()[0].name`` and ``run(output_names, feed)``, as onnxruntime's ``InferenceSession``);
+"auto" (the default, or $COMPANION_DICE_BACKEND) takes onnxruntime when it can be imported, else OpenCV.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from companion.vision.errors import ModelError
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = "manifest.json"
+BACKENDS = ("auto", "onnxruntime", "opencv")
+BACKEND_ENV = "COMPANION_DICE_BACKEND"
 
 
 def models_dir() -> Path:
@@ -84,3 +91,56 @@ def opencv_net(name: str, folder: Path | None = None):
     except cv2.error as exc:
         raise ModelError(f"OpenCV DNN cannot load {path}: {exc}") from exc
     return net, entry
+
+
+class OpenCVSession:
+    """An OpenCV DNN net behind the part of onnxruntime's InferenceSession API the dice stages use."""
+
+    class _Input:
+        def __init__(self, name: str):
+            self.name = name
+
+    def __init__(self, net, input_name: str = "input"):
+        self.net = net
+        self.outputs = list(net.getUnconnectedOutLayersNames())
+        self._inputs = [self._Input(input_name)]
+
+    def get_inputs(self):
+        return self._inputs
+
+    def run(self, output_names, feed: dict):
+        import numpy as np
+
+        (x,) = feed.values()
+        self.net.setInput(np.ascontiguousarray(x, dtype=np.float32))
+        names = list(output_names) if output_names else self.outputs
+        outs = self.net.forward(names)
+        return [np.asarray(o) for o in outs]
+
+
+def resolve_backend(backend: str | None = None) -> str:
+    """"onnxruntime" or "opencv": the explicit choice, else $COMPANION_DICE_BACKEND, else what is importable."""
+    choice = (backend or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
+    if choice not in BACKENDS:
+        raise ModelError(f"unknown dice backend {choice!r}; choose one of {', '.join(BACKENDS)}")
+    if choice != "auto":
+        return choice
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "opencv"
+    return "onnxruntime"
+
+
+def backend_session(name: str, backend: str | None = None, threads: int = 1, folder: Path | None = None):
+    """(session, manifest entry, backend name) of a checked model in the chosen backend."""
+    chosen = resolve_backend(backend)
+    if chosen == "onnxruntime":
+        try:
+            session, entry = ort_session(name, threads, folder)
+        except ImportError as exc:
+            raise ModelError("the onnxruntime backend was asked for but onnxruntime is not installed; "
+                             f"use backend='opencv' (or {BACKEND_ENV}=opencv)") from exc
+        return session, entry, chosen
+    net, entry = opencv_net(name, folder)
+    return OpenCVSession(net), entry, chosen

@@ -8,6 +8,11 @@ A reading below ``uncertain_below`` confidence is marked uncertain (never silent
 die whose face the classifier calls unreadable (partly hidden, tilted against another die, a
 finger over it) is kept as an uncertain reading when the detector is sure there is a die, and
 dropped as a false find otherwise.
+
+``backend`` picks the runtime: "onnxruntime", "opencv" (OpenCV DNN, the Android path) or "auto"
+(default; $COMPANION_DICE_BACKEND overrides it): onnxruntime when importable, else OpenCV. Both read
+the same checked ONNX files and give the same readings. The classifier's crop size comes from the
+manifest (``config.size``).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import numpy as np
 from companion.vision.classes import CLASSES, KINDS, NONE
 from companion.vision.classify import Classifier
 from companion.vision.detect import Detector
-from companion.vision.models import ort_session
+from companion.vision.models import backend_session
 
 
 @dataclass
@@ -45,9 +50,10 @@ class Reading:
 
 class DiceReader:
     def __init__(self, kinds=KINDS, threads: int = 1, uncertain_below: float | None = None,
-                 detector_threshold: float | None = None, models_folder=None, registry=None):
-        det_session, det_entry = ort_session("dice_detector", threads, models_folder)
-        cls_session, cls_entry = ort_session("dice_classifier", threads, models_folder)
+                 detector_threshold: float | None = None, models_folder=None, registry=None,
+                 backend: str | None = None):
+        det_session, det_entry, self.backend = backend_session("dice_detector", backend, threads, models_folder)
+        cls_session, cls_entry, _ = backend_session("dice_classifier", self.backend, threads, models_folder)
         det_cfg = dict(det_entry.get("config", {}))
         if detector_threshold is not None:
             det_cfg["threshold"] = detector_threshold

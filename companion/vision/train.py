@@ -1,10 +1,16 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 3000] [--cls-steps 3500] [--quick]``
+Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 4000] [--cls-steps 7000] [--cls-size 48]
+[--balance-classes] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the
+committed models (models/manifest.json "training"; its classifier stopped at the 12-minute cap, so the
+step it reached depends on the machine's load). ``--keep-detector FOLDER`` trains the classifier only
+and keeps that folder's (checked) detector; ``--cls-size`` changes the crop side (written to the
+manifest config, which the reader follows).
 
 Steps (each seeded): render synthetic detector scenes and classifier crops (cached under
 runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
-AWS re:Invent set is never used), train the detector, train the classifier, fit the temperature
+AWS re:Invent set is never used), train the detector, train the classifier (with --balance-classes, rare
+synthetic classes such as each d8 face are drawn more often, weight 1/sqrt(class count)), fit the temperature
 on a calibration set (synthetic + 10% of the real training photos), export both models
 (torch.onnx.export, dynamo=False, opset 13), check onnxruntime against torch, write
 models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
@@ -28,12 +34,16 @@ import numpy as np
 from companion.vision import classify, detect, realdata, synth
 from companion.vision.classes import CLASSES, NONE, class_index
 from companion.vision.confidence import ece, fit_temperature, softmax
+from companion.vision.models import manifest as manifest_of
 from companion.vision.models import models_dir, sha256
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / "runs" / "dice-cache"
 DET_SIZE = 256  # training patch side of the detector
-CLS_SIZE = classify.DEFAULTS["size"]
+CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size is --cls-size
+# the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
+DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 4000, 12.0
+DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 7000, 48, 12.0
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
 
 
@@ -86,7 +96,7 @@ def negative_crops(rng, img, boxes, n, size=CLS_SIZE):
 
 
 def _cls_chunk(args):
-    seed, n = args
+    seed, n, size = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     crops = []
@@ -95,8 +105,8 @@ def _cls_chunk(args):
                                kind_weights=[0.5, 0.25, 0.25])
         boxes = [d.box for d in s.dice]
         for d in s.dice:
-            crops += jittered_crops(rng, s.image, d.box, 2, d.label)
-        crops += negative_crops(rng, s.image, boxes, max(1, len(boxes) // 2))
+            crops += jittered_crops(rng, s.image, d.box, 2, d.label, size)
+        crops += negative_crops(rng, s.image, boxes, max(1, len(boxes) // 2), size)
     return crops
 
 
@@ -127,12 +137,12 @@ def synthetic_detector_set(seed: int, n: int):
     return imgs, targets
 
 
-def synthetic_crop_set(seed: int, n_scenes: int):
-    path = CACHE / f"cls_{seed}_{n_scenes}.npz"
+def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE):
+    path = CACHE / (f"cls_{seed}_{n_scenes}.npz" if size == 48 else f"cls_{seed}_{n_scenes}_{size}.npz")
     if path.is_file():
         z = np.load(path)
         return z["x"], z["y"]
-    jobs = [(seed * 100_000 + 50_000 + i, 20) for i in range(n_scenes // 20)]
+    jobs = [(seed * 100_000 + 50_000 + i, 20, size) for i in range(n_scenes // 20)]
     crops = []
     for r in _pool_map(_cls_chunk, jobs, "render classifier crops"):
         crops += r
@@ -166,7 +176,7 @@ def _label_box(ds: str, box):
     return tuple(float(v) for v in box)
 
 
-def real_crops(rng, photos, per_die: int, negatives: bool = True):
+def real_crops(rng, photos, per_die: int, negatives: bool = True, size: int = CLS_SIZE):
     out = []
     for ds, p in photos:
         img = cv2.imread(str(p.path))
@@ -176,10 +186,10 @@ def real_crops(rng, photos, per_die: int, negatives: bool = True):
         for d, b in zip(p.dice, boxes, strict=True):
             if d.value is None:
                 continue
-            out += jittered_crops(rng, img, b, per_die, class_index("d6", d.value))
+            out += jittered_crops(rng, img, b, per_die, class_index("d6", d.value), size)
         # catan photos do not label every die: no negatives from them
         if negatives and ds == "dice-photos-matteop65":
-            out += negative_crops(rng, img, boxes, 2)
+            out += negative_crops(rng, img, boxes, 2, size)
     return out
 
 
@@ -374,10 +384,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-scenes", type=int, default=3000)
     ap.add_argument("--cls-scenes", type=int, default=1500)
-    ap.add_argument("--det-steps", type=int, default=3000)
-    ap.add_argument("--cls-steps", type=int, default=3500)
-    ap.add_argument("--minutes-det", type=float, default=11.0, help="time cap of detector training")
-    ap.add_argument("--minutes-cls", type=float, default=9.0, help="time cap of classifier training")
+    ap.add_argument("--det-steps", type=int, default=DEFAULT_DET_STEPS)
+    ap.add_argument("--cls-steps", type=int, default=DEFAULT_CLS_STEPS)
+    ap.add_argument("--cls-size", type=int, default=DEFAULT_CLS_SIZE, help="classifier crop side in pixels")
+    ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
+    ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
+    ap.add_argument("--balance-classes", action="store_true",
+                    help="draw rare synthetic classes (each d8 face, each colour face) more often: weight 1/sqrt(count)")
+    ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
+                    help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
     args = ap.parse_args(argv)
@@ -404,28 +419,42 @@ def main(argv: list[str] | None = None) -> int:
     log(f"real photos: {len(real_train)} train, {len(real_calib)} calibration")
 
     # detector
-    syn_imgs, syn_targets = synthetic_detector_set(args.seed, args.det_scenes)
-    real_scenes = real_detector_scenes(real_train)
-    det, det_steps = train_detector(torch, syn_imgs, syn_targets, real_scenes, args.seed, args.det_steps,
-                                     args.minutes_det, log)
-    del syn_imgs, syn_targets
+    det = kept_detector = None
+    if args.keep_detector is not None:
+        from companion.vision.models import model_entry
+
+        kept_path, kept_entry = model_entry("dice_detector", args.keep_detector)  # checks its sha256
+        kept_detector = (kept_path.read_bytes(), kept_entry, manifest_of(args.keep_detector).get("training"))
+        det_steps = kept_entry.get("trained_steps")
+    else:
+        syn_imgs, syn_targets = synthetic_detector_set(args.seed, args.det_scenes)
+        real_scenes = real_detector_scenes(real_train)
+        det, det_steps = train_detector(torch, syn_imgs, syn_targets, real_scenes, args.seed, args.det_steps,
+                                         args.minutes_det, log)
+        del syn_imgs, syn_targets
 
     # classifier
-    xs, ys = synthetic_crop_set(args.seed, args.cls_scenes)
+    cls_size = args.cls_size
+    xs, ys = synthetic_crop_set(args.seed, args.cls_scenes, cls_size)
     n_cal = len(xs) // 10
     x_cal_s, y_cal_s = xs[:n_cal], ys[:n_cal]
     xs, ys = xs[n_cal:], ys[n_cal:]
-    rc = real_crops(rng, real_train, 4)
-    rcal = real_crops(np.random.default_rng(args.seed + 9), real_calib, 1, negatives=False)
+    rc = real_crops(rng, real_train, 4, size=cls_size)
+    rcal = real_crops(np.random.default_rng(args.seed + 9), real_calib, 1, negatives=False, size=cls_size)
+    w_syn = np.full(len(xs), 1.0)
+    if args.balance_classes:  # rare synthetic classes (each d8 face, each colour face) drawn more often
+        counts = np.bincount(ys, minlength=len(CLASSES)).astype(np.float64)
+        w_syn = 1.0 / np.sqrt(np.maximum(counts[ys], 1.0))
+        w_syn *= len(xs) / w_syn.sum()
     if rc:
         xr = np.stack([c for c, _ in rc])
         yr = np.array([lab for _, lab in rc], np.int64)
         x_train = np.concatenate([xs, xr])
         y_train = np.concatenate([ys, yr])
         # real crops get about a third of each batch
-        w = np.concatenate([np.full(len(xs), 1.0), np.full(len(xr), 0.5 * len(xs) / len(xr))])
+        w = np.concatenate([w_syn, np.full(len(xr), 0.5 * len(xs) / len(xr))])
     else:
-        x_train, y_train, w = xs, ys, np.ones(len(xs))
+        x_train, y_train, w = xs, ys, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
     cls, cls_steps = train_classifier(torch, x_train, y_train, w, args.seed, args.cls_steps, args.minutes_cls, log)
 
@@ -441,22 +470,27 @@ def main(argv: list[str] | None = None) -> int:
     # export
     from companion.vision.nets import ClassifierExport, DetectorExport, export_onnx
 
-    det = det.to(memory_format=torch.contiguous_format)
     cls = cls.to(memory_format=torch.contiguous_format)
     det_path, cls_path = out / "dice_detector.onnx", out / "dice_classifier.onnx"
-    export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
-                {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
-    export_onnx(ClassifierExport(cls, temperature), torch.zeros(2, 3, CLS_SIZE, CLS_SIZE), cls_path, ["crops"],
+    if kept_detector is not None:
+        if det_path.resolve() != (args.keep_detector / kept_detector[1]["file"]).resolve():
+            det_path.write_bytes(kept_detector[0])
+    else:
+        det = det.to(memory_format=torch.contiguous_format)
+        export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
+                    {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
+    export_onnx(ClassifierExport(cls, temperature), torch.zeros(2, 3, cls_size, cls_size), cls_path, ["crops"],
                 ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
     wall = time.time() - started
     manifest = {
         "dice_detector": {
             "file": det_path.name, "sha256": sha256(det_path), "bytes": det_path.stat().st_size,
-            "config": dict(detect.DEFAULTS), "trained_steps": det_steps,
+            "config": dict(kept_detector[1]["config"]) if kept_detector else dict(detect.DEFAULTS),
+            "trained_steps": det_steps,
         },
         "dice_classifier": {
             "file": cls_path.name, "sha256": sha256(cls_path), "bytes": cls_path.stat().st_size,
-            "config": {**classify.DEFAULTS, "uncertain_below": 0.6},
+            "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
@@ -465,6 +499,8 @@ def main(argv: list[str] | None = None) -> int:
                      "arguments": {k: str(v) for k, v in vars(args).items()},
                      "seed": args.seed, "wall_seconds": round(wall, 1), "torch": torch.__version__},
     }
+    if kept_detector is not None:  # the detector was trained by an earlier run: keep its record
+        manifest["training"]["detector_kept_from"] = kept_detector[2]
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
           f"ECE {ece_before:.3f} -> {ece_after:.3f}")
