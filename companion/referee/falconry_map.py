@@ -8,7 +8,7 @@ Falconry has no board: cards are laid edge to edge on the table, on an unbounded
 cells. The map describes the part of the table the camera reads (the *play area*) as a grid of
 ``COLUMNS`` x ``ROWS`` card cells, framed by the Falconry strip cut in two halves: markers 10-13
 along the far edge (y < play area), markers 14-17 along the near edge (y > play area), both read the
-same way up and centred on the play area's middle column (``docs/rulings-board-falconry.md``).
+same way up and centred on the play area's middle column (``docs/rulings.md``).
 
 Regions are the *nominal* card cells ``x{tx}y{ty}`` (kind ``cell``), in table cells: ``x0y0`` is
 the middle cell, ``tx`` grows to the right and ``ty`` down the table, like the engine's ``(x, y)``.

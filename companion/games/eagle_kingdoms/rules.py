@@ -2,7 +2,7 @@
 
 The board (46 pieces, which pieces lock which, the dice pair printed on each) lives in
 ``board.json``; the characters and the Enchanted Die live in ``components.json``. Rule IDs
-(``EK-...``) are those of ``RULES.md``; the gaps decided are in ``docs/rulings-eagle-kingdoms.md``.
+(``EK-...``) are those of ``RULES.md``; the gaps decided are in ``docs/rulings.md``.
 
 A turn is a small state machine (phases below). Chance steps are ordinary actions:
 

@@ -9,7 +9,7 @@ legal, ``{"type": "pass"}``. There is no chance: the set-up is laid out by the
 engine from ``falconry.json`` (modes, geometry, card counts, colours).
 
 Rule IDs refer to ``RULES.md`` beside this file; rulings (gaps in the rulebook)
-are explained in ``docs/rulings-falconry.md``.
+are explained in ``docs/rulings.md``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ exactly on an occupied space swaps the two heads. A turn is one chance step
 (the head, body and black eye dice, rolled together) followed by one move or
 forfeit per die: head and body in the order the player chooses, the eye die
 last. Rule IDs (``VE-...``) refer to ``RULES.md`` beside this file; the gaps the
-rulebook leaves are decided in ``docs/rulings-verzauberte-eulen.md``.
+rulebook leaves are decided in ``docs/rulings.md``.
 
 Actions (JSON dicts, canonical as listed by ``legal_actions``)::
 

@@ -14,7 +14,7 @@ The deck's look is data (``companion/vision/readers/falconry.json``, ``cards``):
 in the noble's colour with the noble's letter in two corners and a white emblem in the middle whose
 shape tells the kind. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
 diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`;
-:func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings-board-falconry.md.
+:func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings.md.
 """
 
 from __future__ import annotations
