@@ -17,11 +17,8 @@ from __future__ import annotations
 import json
 import random
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from companion.games.core import Action
 from companion.games.verzauberte_eulen import simulation_policy
@@ -171,67 +168,15 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
     right and none uncertain. ``ms_median``: cold pose (whole-frame marker search) plus reading of one
     1280x720 frame (with the full-size marker search when the half-size one finds too few), one thread, wall clock (``cpu_ms_median``: this thread's CPU time).
     """
-    import cv2
-
     from companion.referee.boardmaps import BOARDS_DIR
+    from companion.referee.evaluation import evaluate_reader
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers.verzauberte_eulen import EulenReader
     from companion.vision.scenes.verzauberte_eulen import render
 
-    cv2.setNumThreads(1)
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or EulenReader(board)
-    rng = np.random.default_rng(seed)
-    n_regions = len(board.regions)
-    wrong = uncertain = silent = exact = not_found = retried = 0
-    ms, cpu, read_ms = [], [], []
-    failures: list[dict[str, Any]] = []
-    for i, state in enumerate(sample_states(scenes, seed)):
-        truth = scene_from_state(state)
-        frame, _ = render(board, truth, rng)
-        reader.reset()  # independent pictures: a cold pose every time
-        t0, c0 = time.perf_counter(), time.thread_time()
-        obs = reader.read(frame.image)
-        t2, c2 = time.perf_counter(), time.thread_time()
-        ms.append((t2 - t0) * 1000)
-        cpu.append((c2 - c0) * 1000)
-        read_ms.append(float(obs.timings_ms.get("read", 0.0)))
-        retried += obs.extra.get("pose_retry", False) if obs.usable else 0
-        if not obs.usable:
-            not_found += 1
-            wrong += n_regions
-            if len(failures) < 10:
-                failures.append({"scene": i, "status": obs.status})
-            continue
-        bad = []
-        for r in board.regions:
-            ok = canonical(truth.get(r.id)) == canonical(obs.regions.get(r.id))
-            if obs.is_uncertain(r.id):
-                uncertain += 1
-                bad.append(r.id)
-            elif not ok:
-                silent += 1
-                bad.append(r.id)
-        wrong += len(bad)
-        exact += not bad
-        if bad and len(failures) < 10:
-            failures.append(
-                {"scene": i, "regions": {r: {"truth": truth.get(r, []), "read": obs.regions.get(r, []), "confidence": round(obs.confidence_of(r), 3)} for r in bad}}
-            )
-    total = n_regions * max(scenes, 1)
-    return {
-        "scenes": scenes,
-        "per_space_error": round(wrong / total, 5),
-        "silent_error": round(silent / total, 5),
-        "uncertain_fraction": round(uncertain / total, 5),
-        "board_exact": round(exact / max(scenes, 1), 4),
-        "board_not_found": not_found,
-        "pose_full_size_retries": int(retried),
-        "ms_median": round(float(np.median(ms)), 2),
-        "cpu_ms_median": round(float(np.median(cpu)), 2),
-        "read_ms_median": round(float(np.median(read_ms)), 2),
-        "failures": failures,
-    }
+    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
 
 
 if __name__ == "__main__":
