@@ -34,7 +34,7 @@ def evaluate_reader(
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     n_regions = len(board.regions)
-    wrong = uncertain = silent = exact = not_found = retried = 0
+    wrong = uncertain = silent = exact = not_found = 0
     ms, cpu, read_ms = [], [], []
     failures: list[dict[str, Any]] = []
     for i, state in enumerate(states):
@@ -47,7 +47,6 @@ def evaluate_reader(
         ms.append((t2 - t0) * 1000)
         cpu.append((c2 - c0) * 1000)
         read_ms.append(float(obs.timings_ms.get("read", 0.0)))
-        retried += obs.extra.get("pose_retry", False) if obs.usable else 0
         if not obs.usable:
             not_found += 1
             wrong += n_regions
@@ -83,7 +82,6 @@ def evaluate_reader(
         "uncertain_fraction": round(uncertain / total, 5),
         "board_exact": round(exact / max(scenes, 1), 4),
         "board_not_found": not_found,
-        "pose_full_size_retries": int(retried),
         "ms_median": round(float(np.median(ms)), 2),
         "cpu_ms_median": round(float(np.median(cpu)), 2),
         "read_ms_median": round(float(np.median(read_ms)), 2),

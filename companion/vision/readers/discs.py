@@ -20,17 +20,7 @@ import cv2
 import numpy as np
 
 from companion.vision.boardmap import BoardMap
-from companion.vision.pose import PoseResult, PoseStatus
-
-RETRY_FULL_SIZE = frozenset({PoseStatus.PARTLY_HIDDEN, PoseStatus.NOT_IN_VIEW})
-"""Pose statuses after which a reader searches the markers again at full size."""
-
-
-def fine_pose_config(pose_config: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``pose_config`` with the marker search at full size (the fallback tracker's config)."""
-    out = {k: dict(v) if isinstance(v, Mapping) else v for k, v in (pose_config or {}).items()}
-    out.setdefault("aruco", {})["detect_scale"] = 1.0
-    return out
+from companion.vision.pose import PoseResult
 
 
 def load_config(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +40,9 @@ from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation
 from companion.vision.readers.discs import (
-    RETRY_FULL_SIZE,
     Prototypes,
     bare_board_points,
     confidence,
-    fine_pose_config,
     fit_illumination,
     load_config,
     patch,
@@ -113,8 +111,7 @@ class EulenReader:
     ) -> None:
         self.board = board if board is not None else load_board_map(MAP_PATH)
         self.config = load_config(CONFIG_NAME, config)
-        self._pose_args = (pose_config, camera)
-        self.reset()
+        self.tracker = BoardTracker(self.board, pose_config, camera)
         cfg = self.config
         self.spots = owl_spots(self.board, cfg["spots"])
         self.regions = tuple(r.id for r in self.board.regions)
@@ -140,23 +137,11 @@ class EulenReader:
 
     def read(self, frame: np.ndarray) -> Observation:
         """Pose (tracked from the previous frames) and reading of one frame."""
-        pose = self.tracker.update(frame)
-        if not pose.usable and pose.status in RETRY_FULL_SIZE:
-            # small markers can vanish in the half-size search: look again at full size (rare, slower)
-            self._fine.reset()
-            fine = self._fine.update(frame)
-            if fine.usable:
-                pose = replace(fine, timings_ms={"total": pose.timings_ms.get("total", 0.0) + fine.timings_ms.get("total", 0.0)})
-                self.tracker = self._fine  # go on tracking this view (later searches at full size)
-                obs = self.read_with_pose(frame, pose)
-                return replace(obs, extra={**obs.extra, "pose_retry": True})
-        return self.read_with_pose(frame, pose)
+        return self.read_with_pose(frame, self.tracker.update(frame))
 
     def reset(self) -> None:
         """Forget the pose (a new camera set-up, or independent pictures)."""
-        pose_config, camera = self._pose_args
-        self.tracker = BoardTracker(self.board, pose_config, camera)
-        self._fine = BoardTracker(self.board, fine_pose_config(pose_config), camera)
+        self.tracker.reset()
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()
