@@ -174,10 +174,15 @@ def random_scene(
     hand_at_mm: tuple[float, float] | None = None,
     gain: float | None = None,
     camera: CameraProfile | None = None,
+    paint: Callable | None = None,
+    homography: np.ndarray | None = None,
     **camera_kw,
 ) -> Scene:
-    """A random view with random light (gain 0.75-1.15), noise (sigma 1-4) and blur (sigma 0-0.8)."""
-    Hm = random_homography(board, rng, size, **camera_kw)
+    """A random view with random light (gain 0.75-1.15), noise (sigma 1-4) and blur (sigma 0-0.8).
+
+    ``homography`` fixes the camera instead of drawing one; ``paint`` draws pieces on the flat board
+    (the game scene painters of :mod:`companion.vision.scenes` use both)."""
+    Hm = homography if homography is not None else random_homography(board, rng, size, **camera_kw)
     return render_scene(
         board,
         Hm,
@@ -189,6 +194,7 @@ def random_scene(
         blur_sigma=rng.uniform(0, 0.8),
         hand_at_mm=hand_at_mm,
         camera=camera,
+        paint=paint,
     )
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from companion.vision.boardmap import BoardMap
 from companion.vision.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
-from companion.vision.synth_table import Scene, random_homography, render_scene
+from companion.vision.synth_table import Scene, random_scene
 
 FELT_BGR = (40, 95, 35)  # the felt template (dark green)
 TEMPLATE_LINE_BGR = (70, 140, 60)  # piece outlines printed on the felt
@@ -174,17 +174,14 @@ def render(
     """A camera frame of ``scene``: random camera (board fills 75-95 % of the frame height), light,
     noise and blur as :func:`companion.vision.synth_table.random_scene`."""
     paint, truth = painter(board, scene, rng, style)
-    H = homography if homography is not None else random_homography(board, rng, size, **CAMERA)
-    frame = render_scene(
+    frame = random_scene(
         board,
-        H,
+        rng,
         size,
-        rng=rng,
-        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
-        gradient=rng.uniform(0.0, 0.25),
-        noise_sigma=rng.uniform(1, 4),
-        blur_sigma=rng.uniform(0, 0.8),
         hand_at_mm=hand_at_mm,
+        gain=gain,
         paint=paint,
+        homography=homography,
+        **CAMERA,
     )
     return frame, truth

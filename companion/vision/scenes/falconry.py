@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from companion.vision.boardmap import BoardMap
-from companion.vision.synth_table import Scene, random_homography, render_scene
+from companion.vision.synth_table import Scene, random_scene
 
 KINDS = ("marker", "bird", "falconer")
 NOBLES = ("H", "E", "G", "P")
@@ -231,17 +231,14 @@ def render(
 ) -> tuple[Scene, Truth]:
     """A camera frame of ``scene`` (random camera, light, noise, blur; optional hand) and its truth."""
     paint, truth = painter(board, scene, rng, shift_mm=shift_mm)
-    H = homography if homography is not None else random_homography(board, rng, size, **CAMERA)
-    frame = render_scene(
+    frame = random_scene(
         board,
-        H,
+        rng,
         size,
-        rng=rng,
-        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
-        gradient=rng.uniform(0.0, 0.25),
-        noise_sigma=rng.uniform(1, 4),
-        blur_sigma=rng.uniform(0, 0.8),
         hand_at_mm=hand_at_mm,
+        gain=gain,
         paint=paint,
+        homography=homography,
+        **CAMERA,
     )
     return frame, truth

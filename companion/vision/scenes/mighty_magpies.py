@@ -24,7 +24,7 @@ from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.mighty_magpies import CONFIG_NAME, MAGPIE_COLOURS, TILE_KINDS, nest_spots
 from companion.vision.scenes.verzauberte_eulen import Paint, shape
-from companion.vision.synth_table import Scene, _table, random_homography, render_scene
+from companion.vision.synth_table import Scene, _table, random_scene
 
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.12}  # the board framed by the user
 WOOD_BGR = (120, 175, 215)  # a tile's bare wood, seen through a ring's hole
@@ -131,18 +131,14 @@ def render(
 ) -> tuple[Scene, Truth]:
     """A camera frame of ``scene`` (random camera, light, noise, blur, as ``synth_table.random_scene``)."""
     paint, truth = painter(board, scene, rng, config)
-    H = random_homography(board, rng, size, **{**CAMERA, **camera_kw})
-    frame = render_scene(
+    frame = random_scene(
         board,
-        H,
+        rng,
         size,
-        rng=rng,
-        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
-        gradient=rng.uniform(0.0, 0.25),
-        noise_sigma=rng.uniform(1, 4),
-        blur_sigma=rng.uniform(0, 0.8),
         hand_at_mm=hand_at_mm,
+        gain=gain,
         paint=paint,
+        **CAMERA, **camera_kw,
     )
     return frame, truth
 

@@ -26,7 +26,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.verzauberte_eulen import CONFIG_NAME, owl_spots
-from companion.vision.synth_table import Scene, random_homography, render_scene
+from companion.vision.synth_table import Scene, random_scene
 
 NOTCHES = {"red": 1, "blue": 2, "green": 3, "yellow": 4, "black": 0}
 HEAD_SHAPE = {"red": "circle", "blue": "square", "green": "star", "yellow": "hexagon", "black": "circle"}
@@ -143,17 +143,13 @@ def render(
 ) -> tuple[Scene, Truth]:
     """A camera frame of ``scene`` (random camera, light, noise, blur, as ``synth_table.random_scene``)."""
     paint, truth = painter(board, scene, rng, config)
-    H = random_homography(board, rng, size, **{**CAMERA, **camera_kw})
-    frame = render_scene(
+    frame = random_scene(
         board,
-        H,
+        rng,
         size,
-        rng=rng,
-        gain=rng.uniform(0.75, 1.15) if gain is None else gain,
-        gradient=rng.uniform(0.0, 0.25),
-        noise_sigma=rng.uniform(1, 4),
-        blur_sigma=rng.uniform(0, 0.8),
         hand_at_mm=hand_at_mm,
+        gain=gain,
         paint=paint,
+        **CAMERA, **camera_kw,
     )
     return frame, truth
