@@ -10,7 +10,8 @@ like any other.
 Actions are small JSON-compatible dicts with a ``"type"`` key, e.g.
 ``{"type": "roll", "dice": [3, 5]}`` or ``{"type": "capture", "piece": "crown-l"}``.
 Legality is membership: ``state.apply(a)`` accepts exactly the actions that
-``state.is_legal(a)`` accepts (by default: ``a in state.legal_actions()``), and
+``state.is_legal(a)`` accepts (by default ``a in state.legal_actions()``; games that diagnose
+any submitted action override ``state.problem(a)`` instead), and
 an illegal action raises :class:`IllegalAction` naming the broken rule ID while
 leaving the state unchanged.
 """
@@ -198,13 +199,35 @@ class State(ABC):
     def legal_actions(self) -> list[Action]:
         """Legal actions now; at a chance node, the possible outcomes when enumerable."""
 
-    def is_legal(self, action: Action) -> bool:
-        return action in self.legal_actions()
+    def problem(self, action: Action) -> GameError | None:
+        """``None`` when ``action`` is legal now, else the error naming the rule it breaks.
 
-    def explain_illegal(self, action: Action) -> GameError:
-        """Why ``action`` is not legal now: an error naming the rule ID. Games override."""
+        Games that diagnose any submitted action override this one method and get
+        ``is_legal`` and ``explain_illegal`` from it; the default compares with
+        ``legal_actions``.
+        """
+        if action in self.legal_actions():
+            return None
+        return self._not_legal_now(action)
+
+    def _not_legal_now(self, action: Action) -> IllegalAction:
         prefix = self.game.rule_prefix or "RULE"
         return IllegalAction(f"{prefix}-ACTION", f"That is not a legal action now: {self.action_to_string(action)}.", action)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            return self.problem(action) is None
+        except GameError:  # a diagnosis that raises instead of returning still means "not legal"
+            return False
+
+    def explain_illegal(self, action: Action) -> GameError:
+        """Why ``action`` is not legal now: an error naming the rule ID."""
+        try:
+            error = self.problem(action)
+        except GameError as exc:
+            return exc
+        # None: a subclass's is_legal refused what its diagnosis accepts; say it generically.
+        return error if error is not None else self._not_legal_now(action)
 
     def apply(self, action: Action) -> None:
         """Validate and apply; an illegal action raises and leaves the state unchanged."""

@@ -276,14 +276,8 @@ class MagpiesState(State):
         second = [(r2, None if k is None else TILE_KINDS[k]) for k in self._kinds_in(d2)]
         return [(a, b) for a in first for b in second]
 
-    def is_legal(self, action: Action) -> bool:
-        return self._diagnose(action) is None
-
-    def explain_illegal(self, action: Action) -> GameError:
-        return self._diagnose(action) or super().explain_illegal(action)
-
     # --- diagnosis of arbitrary submitted actions -----------------------------------
-    def _diagnose(self, action: Any) -> GameError | None:
+    def problem(self, action: Any) -> GameError | None:
         """``None`` if ``action`` is legal now, else the error naming the rule it breaks."""
         if not isinstance(action, Mapping):
             return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")

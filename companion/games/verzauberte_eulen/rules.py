@@ -303,18 +303,6 @@ class EulenState(State):
                 actions.append({"type": "forfeit", "die": die})
         return actions
 
-    def is_legal(self, action: Action) -> bool:
-        try:
-            return self._problem(action) is None
-        except GameError:
-            return False
-
-    def explain_illegal(self, action: Action) -> GameError:
-        problem = self._problem(action)
-        if problem is None:  # pragma: no cover - apply() only asks about refused actions
-            return IllegalAction("VE-TURN-DICE", "That action is legal.", action)
-        return problem
-
     def _apply(self, action: Action) -> None:
         kind = action["type"]
         if kind == "roll":
@@ -384,7 +372,7 @@ class EulenState(State):
                 return
 
     # --- validation with reasons -------------------------------------------------------
-    def _problem(self, action: Any) -> GameError | None:
+    def problem(self, action: Any) -> GameError | None:
         if not isinstance(action, Mapping):
             return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
         kind = action.get("type")
