@@ -18,9 +18,11 @@ from companion.games.eagle_kingdoms.rules import (
     KIND_INDEX,
     KIND_NAMES,
     KIND_PLURALS,
+    KINDS,
     KINGDOM_BONUS,
     PIECE_DICE,
     PIECE_IDS,
+    PIECE_INDEX,
     ROLL,
     SECOND,
     SETUP,
@@ -285,3 +287,246 @@ class EagleTextView:
             lines.append("Winner: " + (", ".join(names[i] for i in winners) or "nobody"))
         return "\n".join(lines)
 
+
+# --- other languages (companion.games.i18n): the words come from i18n/<lang>.json -------------------
+def _char(t, kind: int, case: str = "def") -> str:
+    return f"{t.term(f'{case}.{KINDS[kind]}')} ({VALUES[kind]})"
+
+
+def action_words(state: State, action: Action, t) -> str:
+    """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
+    assert isinstance(state, EagleState)
+    kind = action.get("type")
+    name = state.player_name(state.player)
+    if kind == "roll":
+        dice = action["dice"]
+        shown = "+".join(str(d) for d in dice)
+        if not state.party and len(dice) == 2 and dice == [6, 6] and state.phase == ROLL:
+            hand = state.hands[state.player]
+            top = next((k for k in BY_VALUE_DESC if hand[k]), None)
+            if top is None:
+                return t.text("roll_sixes_none", dice=shown)
+            return t.text("roll_sixes", dice=shown, name=name, char=_char(t, top))
+        return t.text("roll", dice=shown)
+    if kind == "enchanted":
+        face = action["face"]
+        return t.text("enchanted", face=face, text=t.term(f"face.{face}"))
+    if kind == "duel":
+        a, b = action["dice"]
+        target, k = state.duel if state.duel else (None, None)
+        foe = state.player_name(target) if target is not None else t.term("defender")
+        if a >= b and k is not None:
+            return t.text("duel_won", name=name, foe=foe, a=a, b=b, char=_char(t, k))
+        return t.text("duel_lost", name=name, foe=foe, a=a, b=b)
+    if kind in ("capture", "take"):
+        piece = PIECE_INDEX[action["piece"]]
+        if piece == SHIELD:
+            return t.text(f"{kind}_shield", name=name, count=state.shield_count())
+        return t.text(kind, name=name, char=_char(t, state.kind_on[piece]), piece=PIECE_IDS[piece])
+    if kind == "pass":
+        key = {CAPTURE: "pass_capture", SECOND: "pass_second"}.get(state.phase, "pass")
+        return t.text(key, name=name)
+    if kind in ("roll-dice", "roll-again", "roll-enchanted"):
+        return t.text(kind, name=name)
+    if kind == "jester":
+        piece = PIECE_INDEX[action["piece"]]
+        k = KIND_INDEX[action["kind"]] if piece == SHIELD else state.kind_on[piece]
+        if piece == SHIELD:
+            return t.text("jester_shield", name=name, char=_char(t, k))
+        return t.text("jester", name=name, char=_char(t, k), piece=PIECE_IDS[piece])
+    if kind == "give":
+        return t.text("give", name=name, char=_char(t, KIND_INDEX[action["kind"]], "indef"), to=state.player_name(action["to"]))
+    if kind == "forfeit":
+        return t.text("forfeit", name=name, char=_char(t, KIND_INDEX[action["kind"]], "indef"))
+    if kind == "trade":
+        give, take = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
+        return t.text("trade", name=name, give=_char(t, give, "indef"), take=_char(t, take),
+                      other=state.player_name(action["with"]))
+    if kind == "challenge":
+        return t.text("challenge", name=name, other=state.player_name(action["with"]),
+                      char=_char(t, KIND_INDEX[action["kind"]], "indef"))
+    if kind == "setup":
+        return t.text("setup")
+    if kind == "place":
+        return t.text("place", char=_char(t, KIND_INDEX[action["kind"]], "nom"), piece=action["piece"])
+    raise KeyError(kind)
+
+
+def _chance_words(p: Fraction, dice: int = 2) -> str:
+    """chance_text with a decimal comma: '11/36 (30,6 %)'."""
+    text = chance_text(p, dice)
+    return text.replace(".", ",").replace("%", " %")
+
+
+def choice_words(state: State, action: Action, t) -> str:
+    """The menu text: the move and what it changes (as ``EagleTextView.describe_choice``)."""
+    assert isinstance(state, EagleState)
+    text = action_words(state, action, t)
+    effect = _effect_words(state, action, t)
+    return t.text("choice", text=text, effect=effect) if effect else text
+
+
+def _effect_words(state: EagleState, action: Action, t) -> str:
+    kind = action.get("type")
+    if kind in ("roll-again", "roll-dice"):
+        after = state.clone()
+        after.apply_unchecked(action)
+        dice = 2 if kind == "roll-again" else after.dice_count()
+        return t.text("effect_chance", chance=_chance_words(capture_chance(after), dice))
+    if kind == "roll-enchanted":
+        return "; ".join(_faces_words(state, t, only_active=True)) or t.text("effect_nothing")
+    if kind == "pass":
+        first = state.phase == CAPTURE and state.roll_no == 1 and not state.party
+        return t.text("effect_pass_first" if first else "effect_pass")
+    if kind == "challenge":
+        target, k = action["with"], KIND_INDEX[action["kind"]]
+        won = list(state.hands[state.player])
+        won[k] += 1
+        lost = list(state.hands[target])
+        lost[k] -= 1
+        scores = state.scores()
+        gain = score_of(won, state.party) - scores[state.player]
+        loss = score_of(lost, state.party) - scores[target]
+        return t.text("effect_challenge", gain=f"{gain:+g}", loss=f"{loss:+g}", foe=state.player_name(target))
+    after = state.clone()
+    after.apply_unchecked(action)
+    parts = []
+    me = state.player
+    old, new = state.scores(), after.scores()
+    for i in [me] + [j for j in range(len(old)) if j != me]:
+        delta = new[i] - old[i]
+        if delta:
+            key = "effect_point" if abs(delta) == 1 else "effect_points"
+            if i == me:
+                parts.append(t.text(key + "_me", delta=f"{delta:+g}"))
+            else:
+                parts.append(t.text(key, delta=f"{delta:+g}", who=state.player_name(i)))
+    if not state.party:
+        k_old, k_new = kingdoms_of(state.hands[me]), kingdoms_of(after.hands[me])
+        if k_new > k_old:
+            parts.append(t.text("effect_kingdom_done"))
+        elif k_new < k_old:
+            parts.append(t.text("effect_kingdom_broken"))
+    if after.shield_count() != state.shield_count() and not after.is_terminal():
+        parts.append(t.text("effect_shield", before=state.shield_count(), after=after.shield_count()))
+    opened = [PIECE_IDS[p] for p in after.available_pieces() if not state.is_available(p)]
+    text = ", ".join(parts) or t.text("effect_none")
+    if opened:
+        text += t.text("effect_unlocks", pieces=", ".join(opened))
+    if after.final_step() and not state.final_step():
+        text += t.text("effect_final")
+    return text
+
+
+def prompt_words(state: State, t) -> str:
+    """What the chance node waits for (as ``EagleState.chance_request().prompt``)."""
+    assert isinstance(state, EagleState)
+    name = state.player_name(state.player)
+    if state.phase == ROLL:
+        key = "prompt_second" if state.roll_no == 2 else "prompt_roll"
+        return t.text(key, name=name, count=state.dice_count())
+    if state.phase == ENCHANTED:
+        return t.text("prompt_enchanted", name=name, sides=ENCHANTED_SIDES)
+    if state.phase == DUEL:
+        target = state.player_name(state.duel[0]) if state.duel else t.term("defender")
+        return t.text("prompt_duel", name=name, target=target)
+    if state.phase == SETUP:
+        if state.setup_step:
+            return t.text("prompt_place", piece=PIECE_IDS[SETUP_ORDER[state.setup_step]])
+        return t.text("prompt_setup")
+    raise KeyError(state.phase)
+
+
+def _holding_words(counts: list[int], t) -> str:
+    parts = []
+    for k in BY_VALUE_DESC:
+        if counts[k] == 1:
+            parts.append(t.term(f"name.{KINDS[k]}"))
+        elif counts[k] > 1:
+            parts.append(f"{counts[k]} {t.term(f'plural.{KINDS[k]}')}")
+    return ", ".join(parts) or t.term("nothing")
+
+
+def final_words(state: State, t) -> str:
+    """The final table (as ``EagleTextView.final_table``)."""
+    assert isinstance(state, EagleState)
+    names = state.game.players
+    label = t.text("final_player")
+    width = max(len(n) for n in names + [label])
+    winners = ", ".join(names[i] for i in state.winners()) or t.term("nobody")
+    if state.party:
+        lines = [t.text("party_header", player=f"{label:<{width}}")]
+        for i, name in enumerate(names):
+            lines.append(t.text("party_row", player=f"{name:<{width}}", favours=sum(state.hands[i])))
+        lines.append(t.text("party_winner", names=winners))
+        return "\n".join(lines)
+    lines = [t.text("final_header", player=f"{label:<{width}}", face=t.text("final_face"),
+                    kingdoms=t.text("final_kingdoms"), bonus=t.text("final_bonus"), total=t.text("final_total"))]
+    for i, name in enumerate(names):
+        hand = state.hands[i]
+        face = sum(c * VALUES[k] for k, c in enumerate(hand))
+        kingdoms = kingdoms_of(hand)
+        bonus = kingdoms * KINGDOM_BONUS
+        lines.append(t.text("final_row", player=f"{name:<{width}}", face=face, kingdoms=kingdoms, bonus=bonus,
+                            total=face + bonus, holding=_holding_words(hand, t)))
+    key = "final_shared" if len(state.winners()) > 1 else "final_winner"
+    lines.append(t.text(key, names=winners))
+    return "\n".join(lines)
+
+
+def _needs_words(state: EagleState, t) -> str:
+    """``EagleState.shield_needs`` in words of ``t``."""
+    if state.party:
+        return t.text("needs_party")
+    n = state.shield_count()
+    return t.text("needs_double") if n <= 1 or n >= 12 else t.text("needs_sum", count=n)
+
+
+def _faces_words(state: EagleState, t, only_active: bool = False) -> list[str]:
+    parts = []
+    for part in EagleTextView()._faces(state):
+        face = int(part.split()[0])
+        effect = t.term("effect." + ENCHANTED_FACES[face]["effect"])
+        if "no effect" in part:
+            if not only_active:
+                parts.append(t.text("coach_face_idle", face=face, effect=effect))
+        else:
+            parts.append(t.text("coach_face", face=face, effect=effect))
+    return parts
+
+
+def coach_words(state: State, t) -> list[str]:
+    """The coach's advice (as ``EagleTextView.coach``)."""
+    assert isinstance(state, EagleState)
+    phase = state.phase
+    lines: list[str] = []
+    name = state.player_name(state.player)
+    hand = state.hands[state.player] if state.hands else []
+    if phase == ROLL:
+        n = state.dice_count()
+        lines.append(t.text("coach_chance", chance=_chance_words(capture_chance(state), n)))
+        if state.final_step():
+            lines.append(t.text("coach_final", count=state.shield_count(), needs=_needs_words(state, t)))
+        if not state.party and any(hand):
+            top = next(k for k in BY_VALUE_DESC if hand[k])
+            lines.append(t.text("coach_sixes", name=name, char=_char(t, top)))
+        if not state.party and state.roll_no == 1:
+            lines.append(t.text("coach_miss"))
+    elif phase == SECOND:
+        again = state.clone()
+        again.apply_unchecked({"type": "roll-again"})
+        lines.append(t.text("coach_again", chance=_chance_words(capture_chance(again))))
+        lines.append(t.text("coach_enchanted", faces="; ".join(_faces_words(state, t))))
+    elif phase == ENCHANTED:
+        lines.append(t.text("coach_faces", faces="; ".join(_faces_words(state, t))))
+    elif phase == DUEL:
+        lines.append(t.text("coach_duel", name=name))
+    elif phase == START:
+        targets = [(VALUES[k], k, p) for p, k in state.jester_targets()]
+        best = max(targets)
+        where = t.text("coach_jester_shield") if best[2] == SHIELD else PIECE_IDS[best[2]]
+        lines.append(t.text("coach_jester", char=_char(t, best[1], "nom_def"), where=where))
+        lines.append(t.text("coach_jester_ends"))
+    elif phase == CAPTURE and state.roll_no == 1 and not state.party:
+        lines.append(t.text("coach_pass"))
+    return lines

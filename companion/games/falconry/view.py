@@ -148,3 +148,87 @@ class FalconryView(TextView):
         assert isinstance(state, FalconryState)
         winners = ", ".join(state.game.noble(s) for s in state.winners()) or "nobody"
         return f"Winner: {winners} after {state.turn_number} turns ({state.actions_done} actions)."
+
+
+# --- other languages (companion.games.i18n): the words come from i18n/<lang>.json -------------------
+def _noble(state: FalconryState, seat: int, t) -> str:
+    colour = state.game.colours[seat]
+    return t.text("noble", player=state.game.players[seat], colour=t.term(f"colour.{colour['id']}", colour["name"]))
+
+
+def _colour(state: FalconryState, card: int, t) -> str:
+    colour = state.game.colours[card >> 2]
+    return t.term(f"colour.{colour['id']}", colour["name"])
+
+
+def action_words(state: State, action: Action, t) -> str:
+    """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
+    assert isinstance(state, FalconryState)
+    move = state._parse(action)
+    who = _noble(state, state.current_player, t) if not state.over else t.term("nobody")
+    if move[0] == "pass":
+        return t.text("pass", who=who)
+    target = state.stacks.get(move[2])
+    note = ""
+    if target:
+        top = target[-1]
+        key = "note_claim" if top & 3 == 0 else "note_ambush"
+        note = t.text(key, card=t.term(f"def.{KINDS[top & 3]}"), colour=_colour(state, top, t))
+    if move[0] == "place":
+        return t.text("place", who=who, card=t.term(f"indef.{KINDS[move[1]]}"), to=fmt(move[2]), note=note)
+    stack = state.stacks.get(move[1])
+    card = t.term(f"def.{KINDS[stack[-1] & 3]}")
+    return t.text("move", who=who, card=card, frm=fmt(move[1]), to=fmt(move[2]), note=note)
+
+
+def choice_words(state: State, action: Action, t) -> str:
+    """The menu text (as ``FalconryView.describe_choice``): the move, what it covers or uncovers, a win."""
+    assert isinstance(state, FalconryState)
+    seat = state.current_player
+    move = state._parse(action)
+    if move[0] == "pass":
+        return t.text("choice_pass")
+    target = state.stacks.get(move[2])
+    if move[0] == "place":
+        text = t.text("choice_place", kind=t.term(f"kind.{KINDS[move[1]]}"), to=fmt(move[2]))
+    else:
+        kind = state.stacks[move[1]][-1] & 3
+        text = t.text("choice_move", kind=t.term(f"kind.{KINDS[kind]}"), frm=fmt(move[1]), to=fmt(move[2]))
+
+    def whose(card: int, mine: str) -> str:
+        if card >> 2 == seat:
+            return t.term(f"{mine}.{KINDS[card & 3]}")
+        return t.text("choice_other", card=t.term(f"def.{KINDS[card & 3]}"), colour=_colour(state, card, t))
+
+    notes = []
+    if target:
+        top = target[-1]
+        notes.append(t.text("choice_claims" if top & 3 == 0 else "choice_ambushes", card=whose(top, "own")))
+    if move[0] == "move" and len(state.stacks[move[1]]) > 1:
+        notes.append(t.text("choice_uncovers", card=whose(state.stacks[move[1]][-2], "your")))
+    if state._winners_after(seat, move):
+        notes.append(t.text("choice_wins"))
+    return text + (", " + ", ".join(notes) if notes else "")
+
+
+def final_words(state: State, t) -> str:
+    """The end of the game (as ``FalconryView.final_table``)."""
+    assert isinstance(state, FalconryState)
+    names = ", ".join(_noble(state, s, t) for s in state.winners()) or t.text("final_nobody")
+    return t.text("final", names=names, turns=state.turn_number, actions=state.actions_done)
+
+
+def coach_words(state: State, t) -> list[str]:
+    """Threat warnings (as ``FalconryView.coach``)."""
+    assert isinstance(state, FalconryState)
+    lines = []
+    for seat, finishes in threats(state):
+        shown = finishes[:6]
+        more = t.text("coach_more", count=len(finishes) - len(shown)) if len(finishes) > len(shown) else ""
+        if all(len(g) == 1 for g in finishes):
+            where = t.text("coach_at", cells=t.text("coach_or").join(_cells_text(g) for g in shown))
+        else:
+            where = t.text("coach_taking", cells=t.text("coach_or_taking").join(_cells_text(g) for g in shown))
+        key = "coach_now" if seat == state.current_player else "coach_next"
+        lines.append(t.text(key, noble=_noble(state, seat, t), where=where, more=more))
+    return lines

@@ -10,6 +10,8 @@ from companion.games.mighty_magpies.coach import chance_of_points, rank_turns
 from companion.games.mighty_magpies.rules import (
     FACE_INDEX,
     FACES,
+    ROUTE_ENDS,
+    ROUTE_INDEX,
     TILE_NEST_IDS,
     MagpiesState,
     nest_string,
@@ -158,6 +160,99 @@ class MagpiesTextView(TextView):
             else:
                 reason = " (tied on points, rings and gold rings: a shared win)"
         return "\n".join(lines) + f"\nWinner: {names}{reason}"
+
+
+# --- other languages (companion.games.i18n): the words come from i18n/<lang>.json -------------------
+def action_words(state: State, action: Action, t) -> str:
+    """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
+    assert isinstance(state, MagpiesState)
+    kind = action.get("type")
+    if kind == "roll":
+        return t.text("roll", faces=" + ".join(t.term(f"face.{f}") for f in action["faces"]))
+    if kind == "setup":
+        return t.text("setup", nests=", ".join(f"{n} {tiles}" for n, tiles in action["nests"].items()))
+    if kind != "turn":
+        raise KeyError(kind)
+    me = state.player
+    pos = state.position(me)
+    parts: list[str] = []
+    for step in action.get("steps", ()):
+        r = ROUTE_INDEX[step["route"]]
+        a, b = ROUTE_ENDS[r]
+        dest = b if pos == a else a
+        words = dict(colour=t.term(f"route.{B.colours[B.route_colour[r]]}"), route=step["route"],
+                     frm=B.nest_ids[pos], to=B.nest_ids[dest])
+        take = step.get("take")
+        if take is not None:
+            parts.append(t.text("flight", tile=t.term(f"take.{take}"), **words))
+        else:
+            parts.append(t.text("flight_empty", **words))
+        pos = dest
+    if not parts:
+        parts.append(t.text("stay", nest=B.nest_ids[pos]))
+    for victim in action.get("steal", ()):
+        if isinstance(victim, dict):
+            victim = victim.get("player")
+        parts.append(t.text("steal", player=state.player_name(victim)))
+    return t.text("turn", name=state.player_name(me), parts="; ".join(parts))
+
+
+def prompt_words(state: State, t) -> str:
+    """What the chance node waits for (as ``MagpiesState.chance_request().prompt``)."""
+    assert isinstance(state, MagpiesState)
+    if state.phase == "setup":
+        sizes = ", ".join(f"{n} {B.capacity[B.nest_index(n)]}" for n in TILE_NEST_IDS)
+        return t.text("prompt_setup", sizes=sizes)
+    if state.phase == "roll":
+        return t.text("prompt_roll", name=state.player_name(state.player))
+    raise KeyError(state.phase)
+
+
+def final_words(state: State, t) -> str:
+    """The final table with the ring sets and how a tie was broken (as ``MagpiesTextView.final_table``)."""
+    assert isinstance(state, MagpiesState)
+    young = state.game.variant == "young"
+    label = t.text("final_player")
+    width = max(len(p) for p in state.game.players + [label])
+    lines = [t.text("final_header", player=f"{label:<{width}}")]
+    for p, name in enumerate(state.game.players):
+        berries, silver, gold = state.holdings(p)
+        sets = t.text("final_young") if young else t.text("final_sets", silver=ring_points(silver), gold=ring_points(gold))
+        lines.append(t.text("final_row", player=f"{name:<{width}}", berries=berries, silver=silver, gold=gold,
+                            rings=silver + gold, points=f"{state.scores()[p]:g}", sets=sets))
+    winners = state.winners()
+    names = ", ".join(state.game.players[w] for w in winners) or t.text("final_nobody")
+    top = max(state.scores())
+    tied = [p for p in range(state.game.num_players) if state.scores()[p] == top]
+    reason = ""
+    if len(tied) > 1:
+        rings = {p: state.rank_key(p)[1] for p in tied}
+        if len({rings[p] for p in tied}) > 1 and len(winners) == 1:
+            reason = t.text("tie_rings")
+        elif len(winners) == 1:
+            reason = t.text("tie_gold")
+        else:
+            reason = t.text("tie_shared")
+    return "\n".join(lines) + "\n" + t.text("final_winner", names=names, reason=reason)
+
+
+def coach_words(state: State, t) -> list[str]:
+    """The coach's advice (as ``MagpiesTextView.coach``)."""
+    assert isinstance(state, MagpiesState)
+    if state.phase == "roll":
+        chance = f"{chance_of_points(state):.0%}".replace("%", " %")
+        return [t.text("coach_chance", name=state.player_name(state.player), chance=chance)]
+    if state.phase != "move":
+        return []
+    ranked = rank_turns(state)
+    gain, loss, best = ranked[0]
+    if gain == 0:
+        return [t.text("coach_nothing")]
+    extra = t.text("coach_loss", loss=loss) if loss else ""
+    equal = sum(1 for g, lo, _ in ranked if (g, lo) == (gain, loss))
+    tail = t.text("coach_equal", count=equal) if equal > 1 else ""
+    unit = t.text("coach_point" if gain == 1 else "coach_points")
+    return [t.text("coach_best", move=action_words(state, best, t), gain=gain, unit=unit, extra=extra, tail=tail)]
 
 
 __all__ = ["MagpiesTextView", "parse_faces", "parse_setup", "MAGPIE_FACE", "TILE_KINDS"]

@@ -242,3 +242,178 @@ class EulenTextView(TextView):
         assert isinstance(state, EulenState)
         winner = ", ".join(state.player_name(i) for i in state.winners()) or "nobody"
         return self.players_line(state) + f"\nWinner: {winner}"
+
+
+# --- other languages (companion.games.i18n): the words come from i18n/<lang>.json -------------------
+def _to_words(state: EulenState, space: int, t) -> str:
+    b = state.board
+    if b.kind[space] == "cave":
+        return t.text("to_cave", space=b.ids[space])
+    if b.kind[space] == "nest":
+        return t.text("to_nest", nest=t.term(f"nest.{b.label[space]}"), space=b.ids[space])
+    return t.text("to_space", space=b.ids[space])
+
+
+def action_words(state: State, action: Action, t) -> str:
+    """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
+    assert isinstance(state, EulenState)
+    kind = action.get("type")
+    if kind == "roll":
+        return t.text("roll", head=action["head"], body=action["body"], eye=action["eye"])
+    name = state.player_name(state.to_move)
+    die = action.get("die")
+    if kind == "forfeit":
+        value = state.dice.get(die, "?") if state.dice else "?"
+        return t.text("forfeit", name=name, die=t.term(f"def.{die}"), value=value)
+    if kind == "move":
+        b = state.board
+        frm, to = b.index.get(action.get("from")), b.index.get(action.get("to"))
+        body = state._find(frm, action.get("owl")) if frm is not None else -1
+        if body < 0 or to is None:
+            return t.text("move_plain", name=name, owl=action["owl"], frm=action["from"], to=action["to"],
+                          die=t.term(f"die.{die}"))
+        other = next((i for i in state.occupants(to) if i != body), -1) if to != b.cave else -1
+        swap = ""
+        if other >= 0:
+            swap = t.text(
+                "swap", other=state.owl(other),
+                mover=owl_code(state.head[other], state.lay.body_colour[body]),
+                partner=owl_code(state.head[body], state.lay.body_colour[other]),
+            )
+        value = state.dice[die] if state.dice else "?"
+        return t.text("move", name=name, die=t.term(f"dat.{die}"), value=value, owl=state.owl(body), frm=b.ids[frm],
+                      to=_to_words(state, to, t), swap=swap)
+    raise KeyError(kind)
+
+
+def _marks_words(state: EulenState, move: Move, t) -> list[str]:
+    """``move_marks`` in words of ``t``: a cave entry, a completed owl, the black head handed on."""
+    _, _, body, to, other = move
+    lay = state.lay
+    marks = []
+    if to == state.board.cave:
+        marks.append(t.text("mark_cave", owl=state.owl(body)))
+        return marks
+    if other < 0:
+        return marks
+    cb, co = lay.body_colour[body], lay.body_colour[other]
+    hb, ho = state.head[body], state.head[other]
+    for new_head, body_colour, old_head in ((ho, cb, hb), (hb, co, ho)):
+        if new_head == body_colour != BLACK and old_head != body_colour:
+            owner = lay.owner(body_colour)
+            owl = owl_code(new_head, body_colour)
+            if owner >= 0 and owner != state.to_move:
+                marks.append(t.text("mark_complete_for", owl=owl, player=state.player_name(owner)))
+            else:
+                marks.append(t.text("mark_complete", owl=owl))
+    for new_head, body_colour in ((ho, cb), (hb, co)):
+        owner = lay.owner(body_colour)
+        if new_head == BLACK and owner >= 0 and owner != state.to_move:
+            marks.append(t.text("mark_black", player=state.player_name(owner)))
+    return marks
+
+
+def choice_words(state: State, action: Action, t) -> str:
+    """The menu text (as ``EulenTextView.describe_choice``): the move and what it achieves."""
+    assert isinstance(state, EulenState)
+    text = action_words(state, action, t)
+    if action.get("type") != "move":
+        return text
+    move = EulenTextView._as_move(state, action)
+    marks = _marks_words(state, move, t) if move is not None else []
+    return t.text("marks", text=text, marks="; ".join(marks)) if marks else text
+
+
+def _step_words(state: EulenState, action: Action, t) -> str:
+    """One die of a plan, without the player's name (as ``describe_move`` in the coach), with its marks."""
+    die = action["die"]
+    value = state.dice[die] if state.dice else "?"
+    if action["type"] == "forfeit":
+        return t.text("step_forfeit", die=t.term(f"die.{die}"), value=value)
+    move = EulenTextView._as_move(state, action)
+    if move is None:
+        raise KeyError(action["owl"])
+    _, frm, body, to, other = move
+    swap = ""
+    if other >= 0:
+        swap = t.text(
+            "swap", other=state.owl(other),
+            mover=owl_code(state.head[other], state.lay.body_colour[body]),
+            partner=owl_code(state.head[body], state.lay.body_colour[other]),
+        )
+    text = t.text("step", die=t.term(f"die.{die}"), value=value, owl=state.owl(body), frm=state.board.ids[frm],
+                  to=_to_words(state, to, t), swap=swap)
+    marks = _marks_words(state, move, t)
+    return t.text("step_marks", text=text, marks=", ".join(marks)) if marks else text
+
+
+def coach_words(state: State, t) -> list[str]:
+    """The coach's advice (as ``EulenTextView.coach``): the ways to use the dice that achieve something."""
+    assert isinstance(state, EulenState)
+    if state.is_terminal():
+        return []
+    b, lay = state.board, state.lay
+    if state.is_chance_node():
+        mine = lay.player_colours[state.to_move]
+        hints = []
+        for i, s in enumerate(state.space):
+            h = state.head[i]
+            if s >= 0 and s != b.cave and h == lay.body_colour[i] and h in mine and b.cave_steps[s]:
+                values = t.text("coach_values_or").join(map(str, sorted(b.cave_steps[s])))
+                hints.append(t.text("coach_cave", owl=state.owl(i), space=b.ids[s], values=values))
+        return sorted(set(hints))
+    found, cut = plans(state)
+    finals = {repr(p.final.to_json()) for p in found}
+    count = t.text("coach_at_least", count=len(found)) if cut else str(len(found))
+    dice = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=state.dice[d]) for d in state.left)
+    lines = [t.text("coach_ways", count=count, dice=dice or t.text("no_dice"), ends=len(finals))]
+    mover = state.to_move
+
+    def merit(plan: Plan) -> tuple:  # as in EulenTextView.coach (the plans' marks are the English ones)
+        final = plan.final
+        return (
+            final.winner == mover,
+            final.cave_count(mover) - state.cave_count(mover),
+            sum(1 for m in plan.marks if m.startswith("completes") and " for " not in m),
+            len(state.black_on(mover)) - len(final.black_on(mover)),
+            sum(1 for m in plan.marks if m.startswith("hands")),
+        )
+
+    marked = sorted((p for p in found if p.marks or p.final.winner == mover), key=merit, reverse=True)
+    for plan in marked[:SHOWN_PLANS]:
+        here = state.clone()
+        steps = []
+        for step in plan.steps:
+            steps.append(_step_words(here, step.action, t))
+            here.apply_unchecked(step.action)
+        tag = t.text("coach_wins") if plan.final.winner == mover else ""
+        lines.append(tag + "; ".join(steps))
+    if len(marked) > SHOWN_PLANS:
+        lines.append(t.text("coach_more", count=len(marked) - SHOWN_PLANS))
+    if not marked:
+        lines.append(t.text("coach_none"))
+    return lines
+
+def prompt_words(state: State, t) -> str:
+    assert isinstance(state, EulenState)
+    if not state.is_chance_node():
+        raise KeyError("no chance node")
+    return t.text("prompt_roll", name=state.player_name(state.to_move))
+
+
+def final_words(state: State, t) -> str:
+    """The players and the winner (as ``EulenTextView.final_table``)."""
+    assert isinstance(state, EulenState)
+    lay = state.lay
+    parts = []
+    for player in range(state.game.num_players):
+        colours = t.term("and").join(
+            t.term(f"colour.{lay.letter_to_name[c]}") for c in lay.colours_in_play if c in lay.player_colours[player]
+        )
+        text = t.text("player_line", name=state.player_name(player), colours=colours, count=state.cave_count(player),
+                      target=lay.target)
+        if state.black_on(player):
+            text += t.text("player_black")
+        parts.append(text)
+    names = ", ".join(state.player_name(i) for i in state.winners()) or t.term("nobody")
+    return t.text("final", players=t.text("players", parts="; ".join(parts)), names=names)

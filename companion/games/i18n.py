@@ -1,0 +1,236 @@
+"""The engines' texts in other languages, kept as data beside each game (German so far).
+
+English is the engines' own language: ``action_to_string``, the refusals' messages and RULES.md
+stay the reference and are never routed through here (``lang="en"`` returns them unchanged).
+Another language lives in data files:
+
+- ``companion/games/<game>/i18n/<lang>.json`` (one per game):
+  ``"rules"`` rule ID -> one-line statement (every ID of the game's RULES.md);
+  ``"sections"`` RULES.md heading -> heading, ``"intro"`` the rules page's first paragraph;
+  ``"terms"`` words the game's describer looks up (pieces, colours, dice);
+  ``"actions"`` ``str.format`` templates of move descriptions, chance prompts, advice and the final table.
+- ``companion/games/i18n/<lang>.json``: what all games share (refusal sentences).
+
+A game's text view module may define ``action_words(state, action, texts) -> str`` (and
+``choice_words`` for menu texts with more detail): language-neutral code that picks a template
+and fills it from the action's structured fields, taking every word from ``texts``; likewise
+``prompt_words(state, texts)`` (what a chance node waits for), ``coach_words(state, texts)`` (the
+advice lines) and ``final_words(state, texts)`` (the end-of-game table). Anything it cannot describe
+falls back to the English text; a refusal without a rule ID keeps its English message. Pure Python:
+no app, UI or vision import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from companion.games.core import Action, GameError, State
+from companion.games.registry import GAMES, canonical_name
+
+DEFAULT = "en"
+LANGUAGES = ("en", "de")
+FOLDER = Path(__file__).resolve().parent / "i18n"
+RULE_LINE = re.compile(r"^\s*[-*]\s+\*\*([A-Z]{2,3}-[A-Z0-9]+(?:[-.][A-Z0-9]+)*)\*\*")
+
+
+def package_dir(game: str) -> Path:
+    """The folder of a game's package (by registry name or alias)."""
+    module = importlib.import_module(GAMES[canonical_name(game)])
+    return Path(module.__file__).resolve().parent
+
+
+@cache
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def catalogue(game: str, lang: str) -> dict[str, Any]:
+    """A game's data file for ``lang`` (empty for English or a missing file)."""
+    if lang == DEFAULT:
+        return {}
+    try:
+        folder = package_dir(game)
+    except (GameError, ImportError):  # not a registered game (a test's toy game): no texts, English stands
+        return {}
+    return _read(folder / "i18n" / f"{lang}.json")
+
+
+def common(lang: str) -> dict[str, str]:
+    return {} if lang == DEFAULT else _read(FOLDER / f"{lang}.json")
+
+
+class Texts:
+    """One game's words in one language, for the game's describer."""
+
+    def __init__(self, game: str, lang: str):
+        self.game = game
+        self.lang = lang
+        self.data = catalogue(game, lang)
+        self.shared = common(lang)
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    def rule(self, rule_id: str | None) -> str | None:
+        return self.data.get("rules", {}).get(rule_id) if rule_id else None
+
+    def term(self, key: str, default: str | None = None) -> str:
+        """A word; KeyError without a default (the caller falls back to English)."""
+        terms = self.data.get("terms", {})
+        if key in terms:
+            return terms[key]
+        if default is not None:
+            return default
+        raise KeyError(key)
+
+    def text(self, key: str, **params: Any) -> str:
+        """A template of the game (``"actions"``), else a shared one, filled with ``params``."""
+        template = self.data.get("actions", {}).get(key)
+        if template is None:
+            template = self.shared[key]
+        return template.format(**params)
+
+
+def texts(game: str, lang: str) -> Texts:
+    return Texts(game, lang)
+
+
+def rule_texts(game: str, lang: str) -> dict[str, str]:
+    """Rule ID -> statement in ``lang`` (empty for English: RULES.md is the English text)."""
+    return dict(catalogue(game, lang).get("rules", {}))
+
+
+def rule_text(game: str, rule_id: str | None, lang: str) -> str | None:
+    return rule_texts(game, lang).get(rule_id) if rule_id else None
+
+
+def rule_ids(game: str) -> list[str]:
+    """The IDs defined in the game's RULES.md, in order."""
+    path = package_dir(game) / "RULES.md"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return [m.group(1) for line in text.splitlines() if (m := RULE_LINE.match(line))]
+
+
+def _describer(state: State, name: str):
+    package = importlib.import_module(GAMES[canonical_name(state.game.name)])
+    view = getattr(package, "TEXT_VIEW", None)
+    module = importlib.import_module(view.__module__) if view is not None else None
+    return getattr(module, name, None)
+
+
+def _localized(state: State, action: Mapping[str, Any], lang: str, choice: bool = False) -> str | None:
+    """The game's own words for ``action`` in ``lang``; ``None`` where it has none (or a word is missing)."""
+    if lang == DEFAULT or state is None:
+        return None
+    t = texts(state.game.name, lang)
+    if not t:
+        return None
+    for name in (("choice_words", "action_words") if choice else ("action_words",)):
+        words = _describer(state, name)
+        if words is None:
+            continue
+        try:
+            return words(state, dict(action), t)
+        except Exception:  # a word or template missing, or an action the describer cannot read
+            return None
+    return None
+
+
+def describe_action(state: State, action: Mapping[str, Any], lang: str, choice: bool = False) -> str:
+    """A move in words in ``lang``. English: ``state.action_to_string`` unchanged. ``choice``: the menu
+    text (with the game's extra detail, where it has one). Falls back to the English text."""
+    return _localized(state, action, lang, choice) or state.action_to_string(dict(action))
+
+
+def _game_words(state: State, name: str, lang: str) -> Any:
+    """The game's ``name(state, texts)`` in ``lang``; ``None`` for English, a game without it, or a missing word."""
+    if lang == DEFAULT or state is None:
+        return None
+    t = texts(state.game.name, lang)
+    words = _describer(state, name) if t else None
+    if words is None:
+        return None
+    try:
+        return words(state, t)
+    except Exception:  # a word or template missing: the caller shows the English text
+        return None
+
+
+def chance_prompt(state: State, lang: str) -> str | None:
+    """What a chance node waits for, in ``lang`` (``ChanceRequest.prompt`` is the English one)."""
+    return _game_words(state, "prompt_words", lang)
+
+
+def final_table(state: State, lang: str) -> str | None:
+    """The game's end-of-game table in ``lang`` (the text view's ``final_table`` is the English one)."""
+    return _game_words(state, "final_words", lang)
+
+
+def coach(state: State, lang: str) -> list[str] | None:
+    """The coach's advice in ``lang`` (the text view's ``coach`` is the English one)."""
+    lines = _game_words(state, "coach_words", lang)
+    return list(lines) if lines is not None else None
+
+
+def refusal(state: State, action: Action, error: Exception, lang: str, seen: bool = False) -> str | None:
+    """The reason of a refused move in ``lang``, naming the broken rule; ``None`` where the English
+    message must stand (English, or no rule ID, or no statement of that rule)."""
+    rule_id = getattr(error, "rule_id", None)
+    if lang == DEFAULT or not rule_id or state is None:
+        return None
+    t = texts(state.game.name, lang)
+    if not t.rule(rule_id):
+        return None
+    if seen:
+        return t.text("refusal_seen", rule=rule_id)
+    move = _localized(state, action, lang)
+    if move is None:  # a malformed action: no words for it, only the rule
+        return t.text("refusal_unread", rule=rule_id)
+    return t.text("refusal", rule=rule_id, move=move)
+
+
+def rules_markdown(game: str, lang: str) -> str | None:
+    """The game's RULES.md in ``lang``: its headings and one line per rule ID, in the file's order;
+    ``None`` for English (the caller shows RULES.md itself) or a game without texts."""
+    data = catalogue(game, lang)
+    if not data.get("rules"):
+        return None
+    path = package_dir(game) / "RULES.md"
+    out: list[str] = []
+    intro_done = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            level, _, heading = line.partition(" ")
+            if level == "#":
+                out.append(f"# {data.get('title', heading)}")
+                if data.get("intro"):
+                    out += ["", data["intro"]]
+                intro_done = True
+            else:
+                out += ["", f"{level} {data.get('sections', {}).get(heading.strip(), heading.strip())}", ""]
+            continue
+        match = RULE_LINE.match(line)
+        if match:
+            rule_id = match.group(1)
+            out.append(f"- **{rule_id}** {data['rules'].get(rule_id, line.split('**', 2)[-1].strip())}")
+    if not intro_done and data.get("intro"):
+        out.insert(0, data["intro"])
+    return "\n".join(out).strip() + "\n"
+
+
+def missing_rules(game: str, lang: str) -> list[str]:
+    """Rule IDs of RULES.md without a text in ``lang``, and texts naming an unknown ID."""
+    ids = rule_ids(game)
+    have = rule_texts(game, lang)
+    problems = [f"{game}: no {lang} text for {i}" for i in ids if not str(have.get(i, "")).strip()]
+    problems += [f"{game}: {lang} text for unknown rule {i}" for i in sorted(set(have) - set(ids))]
+    return problems
