@@ -1,6 +1,8 @@
 """Append-only JSON Lines journal of a game, and a Session that never reports unsaved work.
 
-Line 1 is a header naming the game, its rules version and configuration; every
+Line 1 is a header naming the game, its rules version and configuration (and, optionally,
+``metadata``: a JSON object the caller keeps with the game, e.g. the app's player colours; written once
+with the header, never changed, absent from older journals); every
 later line is one applied action (``{"seq", "action", "player", "text"}``) or an
 undo record (``{"seq", "undo": n}``). Each line is flushed and fsync'ed before
 ``Session.apply`` returns, so anything the UI acknowledges survives a kill.
@@ -48,6 +50,12 @@ class JournalContents:
     damaged_tail: bytes = b""
     """A truncated or corrupt last line, kept aside before the journal is appended to."""
 
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The header's ``metadata`` object ({} for a journal without one, or with a malformed one)."""
+        metadata = self.header.get("metadata")
+        return dict(metadata) if isinstance(metadata, dict) else {}
+
     def actions(self) -> list[Action]:
         """The effective action list after applying undo records."""
         actions: list[Action] = []
@@ -66,23 +74,31 @@ class Journal:
         self._seq = next_seq
 
     @classmethod
-    def create(cls, path: str | os.PathLike, game: Game) -> Journal:
+    def create(cls, path: str | os.PathLike, game: Game, metadata: Mapping[str, Any] | None = None) -> Journal:
+        """Write the header (fsync'ed). ``metadata``: an optional JSON object kept in the header."""
         path = Path(path)
+        if metadata is not None:
+            if not isinstance(metadata, Mapping):
+                raise JournalError(f"journal metadata must be a JSON object, not {type(metadata).__name__}.")
+            try:
+                metadata = json.loads(json.dumps(dict(metadata)))
+            except (TypeError, ValueError) as exc:
+                raise JournalError(f"journal metadata is not JSON: {exc}.") from None
         if path.exists() and path.stat().st_size > 0:
             raise JournalError(f"{path} already exists; use --resume to continue it or choose another file.")
         path.parent.mkdir(parents=True, exist_ok=True)
+        header = {
+            "format": JOURNAL_FORMAT,
+            "version": JOURNAL_VERSION,
+            "game": game.name,
+            "rules_version": game.version,
+            "config": game.config(),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        if metadata is not None:
+            header["metadata"] = metadata
         handle = open(path, "a", encoding="utf-8")
-        _write_line(
-            handle,
-            {
-                "format": JOURNAL_FORMAT,
-                "version": JOURNAL_VERSION,
-                "game": game.name,
-                "rules_version": game.version,
-                "config": game.config(),
-                "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            },
-        )
+        _write_line(handle, header)
         return cls(path, handle, 1)
 
     @staticmethod
@@ -181,17 +197,21 @@ class Session:
     one is on disk before anyone is told.
     """
 
-    def __init__(self, game: Game, journal: Journal | None = None, warnings: list[str] | None = None):
+    def __init__(self, game: Game, journal: Journal | None = None, warnings: list[str] | None = None,
+                 metadata: Mapping[str, Any] | None = None):
         self.game = game
         self.journal = journal
         self.history: list[Action] = []
         self.state: State = game.new_initial_state()
         self.warnings = list(warnings or [])
+        self.metadata: dict[str, Any] = dict(metadata or {})
 
     @classmethod
-    def start(cls, game: Game, journal_path: str | os.PathLike | None = None) -> Session:
-        journal = Journal.create(journal_path, game) if journal_path else None
-        return cls(game, journal)
+    def start(cls, game: Game, journal_path: str | os.PathLike | None = None,
+              metadata: Mapping[str, Any] | None = None) -> Session:
+        """A new game; ``metadata`` (a JSON object) goes into the journal's header with it."""
+        journal = Journal.create(journal_path, game, metadata) if journal_path else None
+        return cls(game, journal, metadata=metadata)
 
     @classmethod
     def resume(cls, journal_path: str | os.PathLike, expected_game: str | None = None) -> Session:
@@ -213,7 +233,7 @@ class Session:
             game = game_class.from_config(contents.header.get("config") or {})
         except GameError as exc:
             raise JournalError(f"{journal_path}: {exc}") from None
-        session = cls(game, None, contents.warnings)
+        session = cls(game, None, contents.warnings, contents.metadata)
         for index, action in enumerate(contents.actions(), start=1):
             try:
                 session.state.apply(action)

@@ -198,3 +198,42 @@ def test_config_errors():
 def test_journal_undo_never_underflows():
     effective = JournalContents({}, [{"action": ROLL4}, {"undo": 5}, {"action": ROLL4}]).actions()
     assert effective == [ROLL4]
+
+
+def test_header_metadata_is_written_once_fsynced_and_read_back(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    meta = {"colours": [3, 1], "note": "grandma's table"}
+    session = Session.start(toy_game.ToyGame(players=["Ann", "Ben"]), tmp_path / "game.jsonl", metadata=meta)
+    assert synced  # the header (with its metadata) is on disk before start returns
+    meta["colours"].append(9)  # the caller's object is copied, not kept
+    play(session, ROLL4, ADVANCE)
+    lines = (tmp_path / "game.jsonl").read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["metadata"] == {"colours": [3, 1], "note": "grandma's table"}
+    assert all("metadata" not in json.loads(line) for line in lines[1:])  # written once, with the header
+    resumed = Session.resume(tmp_path / "game.jsonl")
+    assert resumed.metadata == {"colours": [3, 1], "note": "grandma's table"}
+    assert resumed.state.positions == [4, 0]
+    play(resumed, {"type": "roll", "dice": [2]})
+    assert json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0]) == header  # never rewritten
+
+
+def test_journals_without_metadata_still_load_and_bad_metadata_is_refused(tmp_path):
+    session = new_session(tmp_path)
+    play(session, ROLL4)
+    header = json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0])
+    assert "metadata" not in header  # no metadata given: the header is as before
+    assert Session.resume(tmp_path / "game.jsonl").metadata == {}
+    from companion.journal import Journal
+
+    assert Journal.read(tmp_path / "game.jsonl").metadata == {}
+    weird = dict(header, metadata=[1, 2])  # a hand-edited header: ignored, the game still loads
+    (tmp_path / "weird.jsonl").write_text(json.dumps(weird) + "\n")
+    assert Session.resume(tmp_path / "weird.jsonl").metadata == {}
+    with pytest.raises(JournalError, match="JSON object"):
+        Session.start(toy_game.ToyGame(players=["Ann"]), tmp_path / "list.jsonl", metadata=[1, 2])
+    with pytest.raises(JournalError, match="not JSON"):
+        Session.start(toy_game.ToyGame(players=["Ann"]), tmp_path / "set.jsonl", metadata={"x": {1, 2}})
+    assert not (tmp_path / "list.jsonl").exists() and not (tmp_path / "set.jsonl").exists()

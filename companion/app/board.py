@@ -7,8 +7,11 @@
   board pose (:class:`companion.vision.pose.BoardTracker`) of the current game's board, then the
   dice. It reports ``board`` (the pose status in plain words: "board found", "board not in view",
   "markers partly hidden", "camera moved - re-checking", ...), ``homography`` (board mm -> frame px,
-  only while the pose is usable) and whatever the dice reader says. The demo keeps its fixed
-  homography; a real camera never uses it.
+  only while the pose is usable), ``board_source`` (markers, tracked, or tapped: the family's four
+  tapped corners) and whatever the dice reader says. The demo keeps its fixed homography; a real
+  camera never uses it. With a camera profile (``camera``, :class:`companion.vision.intrinsics.CameraProfile`)
+  the pose stage undistorts marker corners and taps, and ``homography`` maps to undistorted px (the
+  overlay projects through :func:`companion.vision.pose.to_image` with the same profile).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import numpy as np
 
 BOARDS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "boards"
+CAMERAS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "cameras"
 USABLE = ("board found", "markers partly hidden")
 
 
@@ -56,6 +60,32 @@ def board_map_for(game: str, user_dir: str | Path | None = None, boards_dir: str
     return BoardInfo(game, user.map, user.source.value, user.message), ""
 
 
+def camera_profiles(user_dir: str | Path | None = None, cameras_dir: str | Path | None = None) -> list[Path]:
+    """The camera profiles to choose from: ``calibration/cameras/*.json`` and ``<data>/cameras/*.json``."""
+    found: list[Path] = []
+    for folder in (Path(cameras_dir or CAMERAS_DIR), Path(user_dir) / "cameras" if user_dir else None):
+        if folder is not None and folder.is_dir():
+            found += sorted(folder.glob("*.json"))
+    return found
+
+
+def load_camera_profile(path: str | Path | None) -> tuple[Any, str]:
+    """(the camera profile, "") or (None, why not in plain words: the app goes on without undistortion).
+    ``None`` / ``""``: no profile, no message. Never raises."""
+    if not path:
+        return None, ""
+    from companion.app.i18n import tr
+    from companion.vision.intrinsics import CalibrationError, CameraProfile
+
+    path = Path(path)
+    if not path.is_file():
+        return None, tr("camera:profile_missing", path=str(path))
+    try:
+        return CameraProfile.load(path), ""
+    except CalibrationError as exc:
+        return None, tr("camera:profile_bad", name=path.name, reason=str(exc).split(": ", 1)[-1])
+
+
 def is_usable(status: str) -> bool:
     return status in USABLE
 
@@ -67,10 +97,12 @@ class CameraRecognizer:
     thread at its next frame. ``dice`` is the dice recognizer (``worker.DiceRecognizer``) or None.
     """
 
-    def __init__(self, user_dir: str | Path | None = None, dice=None, boards_dir: str | Path | None = None):
+    def __init__(self, user_dir: str | Path | None = None, dice=None, boards_dir: str | Path | None = None,
+                 camera=None):
         self.user_dir = user_dir
         self.boards_dir = boards_dir
         self.dice = dice
+        self.camera = camera
         self._game: str | None = None
         self._built_for: tuple[str | None, int] | None = None
         self._version = 0
@@ -79,6 +111,8 @@ class CameraRecognizer:
         self._why = ""
         self._lock = threading.Lock()
         self._tapped: list | None = None
+        self._kept: tuple[str | None, list, np.ndarray] | None = None  # (game, corners, frame) of the accepted taps
+        self._source = "none"  # where the pose came from: markers | tapped | none
 
     @property
     def info(self) -> BoardInfo | None:
@@ -91,10 +125,22 @@ class CameraRecognizer:
                 self._game = game
                 self._version += 1
 
-    def tap_corners(self, corners_px: list[tuple[float, float]]) -> None:
-        """Four tapped board corners (top-left, top-right, bottom-right, bottom-left) when no marker shows."""
+    def tap_corners(self, corners_px: list[tuple[float, float]] | None) -> None:
+        """Four tapped board corners (top-left, top-right, bottom-right, bottom-left) when no marker shows;
+        applied on the worker's next frame. They hold for the session (a rebuilt tracker of the same
+        board gets them again) until the picture changes; None forgets them."""
         with self._lock:
-            self._tapped = [tuple(map(float, c)) for c in corners_px]
+            if corners_px is None:
+                self._tapped, self._kept = None, None
+                self._version += 1  # a fresh tracker: the old taps are gone there too
+            else:
+                self._tapped = [tuple(map(float, c)) for c in corners_px]
+
+    def set_camera(self, camera) -> None:
+        """Use this camera profile (None: treat the camera as distortion-free) from the next frame on."""
+        with self._lock:
+            self.camera = camera
+            self._version += 1
 
     def _ensure(self) -> None:
         with self._lock:
@@ -104,6 +150,7 @@ class CameraRecognizer:
         self._built_for = wanted
         self._tracker = self._info = None
         self._why = ""
+        self._source = "none"
         if wanted[0] is None:
             return
         if hasattr(self.dice, "set_registry"):
@@ -113,12 +160,39 @@ class CameraRecognizer:
         info, why = board_map_for(wanted[0], self.user_dir, self.boards_dir)
         self._info, self._why = info, why
         if info is not None:
-            from companion.vision.pose import BoardTracker
+            from companion.vision.pose import BoardTracker, PoseError
 
-            self._tracker = BoardTracker(info.map)
+            self._tracker = BoardTracker(info.map, camera=self.camera)
+            kept = self._kept
+            if kept is not None and kept[0] == wanted[0]:  # the same board again (reloaded): the taps still hold
+                try:
+                    self._tracker.set_tapped_corners(kept[2], kept[1])
+                except PoseError:
+                    self._kept = None
+
+    def _check_camera(self, image: np.ndarray) -> str:
+        """A profile calibrated for another picture size would bend the picture wrongly: it is set aside
+        (the pose stage goes on without undistortion) and the reason returned once."""
+        camera = self.camera
+        size = (int(image.shape[1]), int(image.shape[0]))
+        if camera is None or tuple(int(v) for v in camera.image_size) == size:
+            return ""
+        from companion.app.i18n import tr
+
+        with self._lock:
+            self.camera = None
+            self._version += 1
+        w, h = camera.image_size
+        return tr("camera:profile_size", name=camera.name, profile=f"{w}x{h}", frame=f"{size[0]}x{size[1]}")
 
     def pose(self, image: np.ndarray) -> dict[str, Any]:
+        warning = self._check_camera(image)
         self._ensure()
+        if warning:
+            return {"camera_warning": warning, **self._pose(image)}
+        return self._pose(image)
+
+    def _pose(self, image: np.ndarray) -> dict[str, Any]:
         if self._tracker is None:
             return {"board": "no board map", "board_reason": self._why} if self._game else {}
         with self._lock:
@@ -128,11 +202,16 @@ class CameraRecognizer:
 
             try:
                 self._tracker.set_tapped_corners(image, tapped)
+                self._kept = (self._built_for[0], tapped, image)
             except PoseError as exc:
                 return {"board": "board not in view", "board_reason": str(exc)}
         result = self._tracker.update(image)
+        if self._kept is not None and getattr(self._tracker, "_tapped", None) is None:
+            self._kept = None  # the tracker dropped the taps (the picture changed since): tap again
+        if result.source != "tracked":  # a still picture keeps the pose it had: say where that came from
+            self._source = result.source
         out: dict[str, Any] = {"board": result.status.value, "board_reason": result.reason,
-                               "board_map": self._info.source if self._info else ""}
+                               "board_map": self._info.source if self._info else "", "board_source": self._source}
         if result.usable:
             out["homography"] = np.asarray(result.homography, np.float64).tolist()
         return out

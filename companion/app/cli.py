@@ -40,8 +40,15 @@ def cmd_app(args: argparse.Namespace) -> int:
     autoplay = args.autoplay
     if args.exit_after_game and autoplay is None:
         autoplay = 0.0
+    if args.camera_profile:
+        from companion.app.board import load_camera_profile
+
+        _profile, why = load_camera_profile(args.camera_profile)
+        if why:  # said here too (the app shows it on its home screen and goes on without lens correction)
+            print(f"warning: {why}", file=sys.stderr)
     app = CompanionApp(source=args.source, data_dir=args.data, screenshot_dir=args.screenshot,
-                       exit_after_game=args.exit_after_game, autoplay=autoplay, language=args.lang)
+                       exit_after_game=args.exit_after_game, autoplay=autoplay, language=args.lang,
+                       camera_profile=args.camera_profile)
     app.run()
     if args.screenshot:
         for path in app.shots_taken:
@@ -57,6 +64,9 @@ def register(subparsers) -> None:
     p.add_argument("--source", default="auto",
                    help="auto (camera, else the demo), demo, camera[:N], video:PATH, images:DIR, or a video/folder path")
     p.add_argument("--data", default=None, help="folder for journals and settings (default: $COMPANION_DATA or ~/.local/share/companion)")
+    p.add_argument("--camera-profile", metavar="PATH", default=None,
+                   help="camera intrinsics profile (JSON from companion.vision.intrinsics calibrate, e.g. "
+                        "calibration/cameras/NAME.json): lens correction for the board pose; default: the one chosen in set-up")
     p.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the saved setting)")
     p.add_argument("--autoplay", type=float, default=None, metavar="SECONDS",
                    help="start the demo game and confirm each reading after SECONDS (watch the referee work)")

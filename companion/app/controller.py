@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import random
 import re
 import time
@@ -30,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.app import paths
-from companion.app.i18n import tr
+from companion.app.i18n import language, tr
+from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
 from companion.journal import Journal, JournalError, Session
@@ -38,33 +38,34 @@ from companion.journal import Journal, JournalError, Session
 NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
 MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
-APP_SUFFIX = ".app.json"  # beside each journal: what the app remembers of a game (the player colours)
+APP_SUFFIX = ".app.json"  # beside journals of older app versions: the player colours (now in the journal header)
 
 
 def app_file(journal_path: Path) -> Path:
     return Path(journal_path).with_suffix(APP_SUFFIX)
 
 
-def load_colours(journal_path: Path | None, players: int) -> list[int]:
-    """The player colours saved beside a journal (defaults for a journal without them or a damaged file)."""
+def _valid_colours(saved: Any) -> list[int] | None:
+    if isinstance(saved, list) and saved and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in saved):
+        return list(saved)
+    return None
+
+
+def load_colours(journal_path: Path | None, players: int, metadata: dict[str, Any] | None = None) -> list[int]:
+    """The player colours of a game: from the journal header's ``metadata`` (games started by this
+    version), else from the ``<journal>.app.json`` older versions kept beside the journal, else the
+    defaults (also for a damaged file)."""
     colours = list(DEFAULT_COLOURS)
-    if journal_path is not None:
+    saved = _valid_colours((metadata or {}).get("colours"))
+    if saved is None and journal_path is not None:
         try:
             data = json.loads(app_file(journal_path).read_text(encoding="utf-8"))
-            saved = data.get("colours") if isinstance(data, dict) else None
-            if isinstance(saved, list) and all(isinstance(c, int) and c >= 0 for c in saved):
-                colours[:len(saved)] = saved
+            saved = _valid_colours(data.get("colours") if isinstance(data, dict) else None)
         except (OSError, ValueError):
             pass
+    if saved:
+        colours[:len(saved)] = saved
     return (colours * 2)[:max(players, len(DEFAULT_COLOURS))]
-
-
-def save_colours(journal_path: Path, colours: list[int]) -> None:
-    """Atomically, beside the journal (the journal's own header is written by the journal module)."""
-    path = app_file(journal_path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"colours": [int(c) for c in colours]}), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @dataclass
@@ -209,12 +210,25 @@ class Controller:
             listener(event, payload)
 
     def say(self, level: str, text: str, rule_id: str | None = None) -> Message:
-        rule = rules_text(self.module.name).get(rule_id) if (rule_id and self.module) else None
-        message = Message(level, text, rule_id, rule)
+        message = Message(level, text, rule_id, self.rule_statement(rule_id))
         self.messages.append(message)
         del self.messages[:-50]
         self.emit("message", message)
         return message
+
+    def rule_statement(self, rule_id: str | None) -> str | None:
+        """The rule's one-line statement in the current language (English: RULES.md's own line)."""
+        if not (rule_id and self.module):
+            return None
+        return engine_i18n.rule_text(self.module.name, rule_id, language()) or rules_text(self.module.name).get(rule_id)
+
+    def _words(self, state: State, action: Action, choice: bool = False) -> str:
+        """A move in the current language: English is the engines' own text, unchanged; another language
+        comes from the game's data files (``companion.games.i18n``), English where a word is missing."""
+        lang = language()
+        if lang == engine_i18n.DEFAULT:
+            return self.view.describe_choice(state, action) if choice else state.action_to_string(action)
+        return engine_i18n.describe_action(state, action, lang, choice=choice)
 
     def _changed(self) -> None:
         self.generation += 1
@@ -247,7 +261,7 @@ class Controller:
     def new_game(self, name: str, players: list[str], mode: str | None = None, variant: str | None = None,
                  journal: bool = True, colours: list[int] | None = None) -> Session:
         """Start a game (raises :class:`GameError` with a plain message for a bad set-up). ``colours``: each
-        player's colour (an index into the theme's colours), saved beside the journal for a resume."""
+        player's colour (an index into the theme's colours), kept in the journal's header for a resume."""
         module = load_game(name)
         game = module.game_class(players=players, mode=mode or None, variant=variant or None)
         path = None
@@ -258,20 +272,17 @@ class Controller:
             while path.exists():
                 n += 1
                 path = self.journal_folder() / f"{module.name}-{stamp}-{n}.jsonl"
-        self._install(module, Session.start(game, path))
-        self.colours = (list(colours or DEFAULT_COLOURS) + DEFAULT_COLOURS)[:max(len(players), len(DEFAULT_COLOURS))]
-        if path is not None:
-            try:
-                save_colours(path, self.colours)
-            except OSError:  # the colours are a convenience: the game goes on without them
-                pass
+        chosen = (list(colours or DEFAULT_COLOURS) + DEFAULT_COLOURS)[:max(len(players), len(DEFAULT_COLOURS))]
+        self._install(module, Session.start(game, path, metadata={"colours": [int(c) for c in chosen]}))
+        self.colours = chosen
         self.say("info", tr("table:started", game=self.title()))
         return self.session
 
     def resume(self, path: str | Path) -> Session:
         session = Session.resume(path)  # JournalError with a plain message
         self._install(load_game(session.game.name), session)
-        self.colours = load_colours(session.journal.path if session.journal else None, len(session.game.players))
+        self.colours = load_colours(session.journal.path if session.journal else None, len(session.game.players),
+                                    session.metadata)
         for warning in session.warnings:
             self.say("warn", warning)
         self.say("info", tr("table:resumed", game=self.title(), count=len(session.history)))
@@ -325,7 +336,7 @@ class Controller:
             return tr("table:over")
         if self.phase == "chance":
             request = state.chance_request()
-            return request.prompt if request else tr("table:chance")
+            return (engine_i18n.chance_prompt(state, language()) or request.prompt) if request else tr("table:chance")
         return tr("table:your_choice", player=state.player_name(state.current_player))
 
     def dice_specs(self) -> list[DieSpec]:
@@ -344,7 +355,7 @@ class Controller:
         if state is None or self.phase != "decision":
             return []
         actions = state.legal_actions()
-        return [Choice(i, a, self.view.describe_choice(state, a), a.get("piece") if isinstance(a.get("piece"), str) else None)
+        return [Choice(i, a, self._words(state, a, choice=True), a.get("piece") if isinstance(a.get("piece"), str) else None)
                 for i, a in enumerate(actions[:MAX_CHOICES_SHOWN])]
 
     def highlights(self) -> dict[str, str]:
@@ -359,7 +370,8 @@ class Controller:
         if state is None or state.is_terminal():
             return []
         try:
-            return list(self.view.coach(state))
+            lines = engine_i18n.coach(state, language())  # None in English: the view's own advice
+            return lines if lines is not None else list(self.view.coach(state))
         except Exception:  # advice is optional; never let it break the table
             return []
 
@@ -383,7 +395,9 @@ class Controller:
         return self.view.render(self.state) if self.state is not None else ""
 
     def final_table(self) -> str:
-        return self.view.final_table(self.state) if self.state is not None else ""
+        if self.state is None:
+            return ""
+        return engine_i18n.final_table(self.state, language()) or self.view.final_table(self.state)
 
     def history_entries(self) -> list[str]:
         if not self.session:
@@ -391,11 +405,15 @@ class Controller:
         replay = self.session.game.new_initial_state()
         lines = []
         for action in self.session.history:
-            lines.append(replay.action_to_string(action))
+            lines.append(self._words(replay, action))
             replay.apply_unchecked(action)
         return lines
 
     def rules_markdown(self) -> str:
+        if self.module and language() != engine_i18n.DEFAULT:
+            translated = engine_i18n.rules_markdown(self.module.name, language())
+            if translated:
+                return translated
         path = rules_path(self.module.name) if self.module else None
         return path.read_text(encoding="utf-8") if path else ""
 
@@ -412,13 +430,14 @@ class Controller:
         if not state.is_legal(dict(action)):
             self.call_illegal(action, state.explain_illegal(dict(action)), source)
             return None
-        proposal = Proposal(dict(action), state.action_to_string(action), source, list(dice or []))
+        proposal = Proposal(dict(action), self._words(state, action), source, list(dice or []))
         self._set_proposal(proposal)
         return proposal
 
     def call_illegal(self, action: Action, error: GameError, source: str) -> Message:
         rule_id = getattr(error, "rule_id", None)
-        reason = getattr(error, "message", str(error))
+        reason = (engine_i18n.refusal(self.state, action, error, language(), seen=source == "camera")
+                  or getattr(error, "message", str(error)))  # English, or a refusal without a rule statement
         if source == "camera":
             text = tr("table:illegal_seen", move=self._describe(action), reason=reason)
         else:
@@ -427,7 +446,7 @@ class Controller:
 
     def _describe(self, action: Action) -> str:
         try:
-            return self.state.action_to_string(action)
+            return self._words(self.state, action)
         except Exception:
             return json.dumps(action)
 
@@ -577,6 +596,7 @@ class Controller:
         if self.proposal is None or self.session is None:
             return None
         proposal = self.proposal
+        shown = None if language() == engine_i18n.DEFAULT else self._describe(proposal.action)  # before it is applied
         try:
             text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
         except IllegalAction as exc:
@@ -587,8 +607,8 @@ class Controller:
             self.say("warn", str(exc), exc.rule_id)
             self._set_proposal(None)
             return None
-        self.say("ok", tr("table:confirmed", text=text))
-        self.emit("confirmed", text)
+        self.say("ok", tr("table:confirmed", text=shown or text))
+        self.emit("confirmed", shown or text)
         self._changed()
         return text
 

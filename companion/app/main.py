@@ -18,7 +18,7 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n, overlay, paths, theme
-from companion.app.board import CameraRecognizer, is_usable
+from companion.app.board import CameraRecognizer, camera_profiles, is_usable, load_camera_profile
 from companion.app.controller import Controller
 from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography, renderer_for
 from companion.app.i18n import tr
@@ -49,12 +49,15 @@ class CompanionApp(App):
     portrait = BooleanProperty(False)
     board_found = BooleanProperty(False)
     board_status = StringProperty("")
+    board_source = StringProperty("")  # markers | tracked | tapped (the family's four corners) | none
+    camera_profile_name = StringProperty("")
+    camera_live = BooleanProperty(False)  # a real picture source (not the demo): its board pose is tracked
     source_name = StringProperty("")
     speech_label = StringProperty("")
 
     def __init__(self, source: str = "auto", data_dir: str | None = None, screenshot_dir: str | None = None,
                  exit_after_game: bool = False, autoplay: float | None = None, language: str | None = None,
-                 tour: bool | None = None, **kw):
+                 tour: bool | None = None, camera_profile: str | None = None, **kw):
         super().__init__(**kw)
         self.title = "companion"
         self.source_spec = source
@@ -63,6 +66,10 @@ class CompanionApp(App):
         self.exit_after_game = exit_after_game
         self.autoplay = autoplay  # seconds before the demo's autopilot confirms; None: the family taps
         self.language_override = language
+        self.camera_profile_override = camera_profile  # --camera-profile PATH (else the one chosen in set-up)
+        self.camera_profile = None  # a CameraProfile, or None: the camera is treated as distortion-free
+        self.camera_profile_path = ""
+        self.camera_notice = ""
         self.tour = bool(self.screenshot_dir) if tour is None else tour
         self.controller: Controller | None = None
         self.grabber: FrameGrabber | None = None
@@ -76,6 +83,8 @@ class CompanionApp(App):
         self._marks: dict[str, str] = {}
         self._overlay_dirty = True
         self._pose_H: np.ndarray | None = None
+        self._demo_view: tuple[str, np.ndarray, dict] | None = None
+        self._overlay_for: tuple | None = None  # (preview, screen, frame size) the overlay was last built for
         self.camera_recognizer: CameraRecognizer | None = None
         self._lost_reported = False
         self._shots: list[tuple[str, str, tuple | None]] = []
@@ -100,6 +109,7 @@ class CompanionApp(App):
         i18n.set_language(self.language_override or self.settings.get("language") or i18n.DEFAULT)
         self.lang = i18n.language()
         self.speaker = Speaker(bool(self.settings.get("speech")))
+        self.set_camera_profile(self.camera_profile_override or self.settings.get("camera_profile") or "", save=False)
         self._update_speech_label()
         self.sm = ScreenManager(transition=NoTransition())
         for cls in (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
@@ -193,6 +203,28 @@ class CompanionApp(App):
         else:
             self.speech_label = tr("home:speech_on" if self.speaker.enabled else "home:speech_off")
 
+    # --- the camera profile (lens undistortion for the pose stage) --------------------------------------------
+    def camera_profiles(self) -> list[Path]:
+        return camera_profiles(self.controller.root)
+
+    def set_camera_profile(self, path: str | Path | None, save: bool = True) -> str:
+        """Use the camera profile at ``path`` ("" / None: none). A missing or damaged one is explained
+        (the returned message, also shown on the home screen) and the app goes on without undistortion."""
+        profile, notice = load_camera_profile(path)
+        self.camera_profile = profile
+        self.camera_profile_path = str(path) if profile is not None else ""
+        self.camera_profile_name = profile.name or Path(path).stem if profile is not None else ""
+        self.camera_notice = notice
+        if notice and hasattr(self, "sm"):
+            self.sm.get_screen("home").message = notice
+        if save and hasattr(self, "settings"):
+            self.settings["camera_profile"] = self.camera_profile_path
+            paths.save_settings(self.controller.root, self.settings)
+        if self.camera_recognizer is not None:
+            self.camera_recognizer.set_camera(profile)
+        self._overlay_dirty = True
+        return notice
+
     # --- sources and recognition -----------------------------------------------------------------------------
     def _close_source(self) -> None:
         if self.grabber:
@@ -230,7 +262,9 @@ class CompanionApp(App):
                 notice = tr("table:bad_video", source=spec, reason=str(exc))
                 source = None
         self.source_is_demo = spec == "demo"
+        self.camera_live = source is not None and not self.source_is_demo
         self.source_name = source.name if source else tr("table:manual")
+        notice = " ".join(n for n in (notice, self.camera_notice) if n)
         if notice:
             self.sm.get_screen("home").message = notice
             self.source_notice = notice
@@ -243,7 +277,8 @@ class CompanionApp(App):
         if self.source_is_demo:
             recognize = DemoRecognizer(self._load_demo())
         else:
-            recognize = self.camera_recognizer = CameraRecognizer(self.controller.root, DiceRecognizer())
+            recognize = self.camera_recognizer = CameraRecognizer(self.controller.root, DiceRecognizer(),
+                                                                  camera=self.camera_profile)
             self._track_board()
         self.worker = RecognitionWorker(recognize, self._deliver).start()
         self._frame_trigger = Clock.create_trigger(self._on_frame, 0)
@@ -255,6 +290,12 @@ class CompanionApp(App):
 
     def on_observation(self, generation: int, observation: dict, captured_at: float | None = None) -> None:
         self._last_observation = observation
+        if observation.get("camera_warning"):  # the profile does not fit this camera: said, and set aside
+            self.camera_profile, self.camera_notice = None, observation["camera_warning"]
+            self.camera_profile_name = ""
+            self.sm.get_screen("home").message = self.camera_notice
+            if self.sm.current == "setup":
+                self.sm.get_screen("setup").show_profiles()
         if "board" in observation:  # a camera: the board tracker's word
             board = observation["board"]
         elif self.source_is_demo and "status" in observation:  # the demo's scripted reading
@@ -264,6 +305,7 @@ class CompanionApp(App):
         if board is not None:
             self.board_status = board
             self.board_found = is_usable(board)
+            self.board_source = str(observation.get("board_source", ""))
         if not self.source_is_demo and "board" in observation:
             H = observation.get("homography")
             self._pose_H = np.asarray(H, np.float64) if H is not None else None
@@ -310,18 +352,33 @@ class CompanionApp(App):
             if self.demo_script is None:
                 return None, {}
             name = self.demo_script.module.name
-            return demo_homography(board_size_mm(name)), board_geometry(name)
+            if self._demo_view is None or self._demo_view[0] != name:  # once per game, not per frame (board.json)
+                self._demo_view = (name, demo_homography(board_size_mm(name)), board_geometry(name))
+            return self._demo_view[1], self._demo_view[2]
         info = self.camera_recognizer.info if self.camera_recognizer is not None else None
         if self._pose_H is None or info is None:
             return None, {}
         return self._pose_H, info.geometry()
 
     def _draw(self, frame) -> None:
-        """Per frame: one texture upload. The overlay layer is redrawn only when its content changed."""
+        """Per frame: one texture upload. The overlay layer is rebuilt only when something it shows may have
+        changed (``_overlay_dirty``: a reading, proposal, highlight, pose, flow or screen) and redrawn only
+        when its content did."""
         preview = self._current_preview()
         if preview is None:
             return
-        self._overlay_dirty = False
+        h_px, w_px = frame.image.shape[:2]
+        target = (id(preview), self.sm.current, w_px, h_px)
+        if self._overlay_dirty or preview.overlay_key is None or target != self._overlay_for:
+            self._overlay_for = target
+            self._overlay_dirty = False
+            self._update_overlay(preview, w_px, h_px)
+        if getattr(preview, "shown_frame", None) is not frame:
+            preview.show(frame.image)
+            preview.shown_frame = frame
+            self.preview_frames += 1
+
+    def _update_overlay(self, preview, w_px: int, h_px: int) -> None:
         ctl = self.controller
         proposal = ctl.proposal
         if proposal is not None and any(d.box for d in proposal.dice):
@@ -335,30 +392,32 @@ class CompanionApp(App):
                                                     and ctl.module.name == self.demo_script.module.name):
             marks = self._marks
         outline = None
+        points = []
+        camera = self.camera_profile if not self.source_is_demo else None
         if self.sm.current == "setup":
             setup = self.sm.get_screen("setup")
             teaching = setup.teaching if setup.flow == "teach" else None
-            if teaching is not None and teaching.current is not None:  # the space to tap, where the map expects it
+            if setup.flow == "corners" and setup.corners is not None:  # the corners tapped so far, numbered
+                points = setup.corners.marks()
+                homography = None
+            elif teaching is not None and teaching.current is not None:  # the space to tap, where the map expects it
                 homography = np.asarray(teaching.pose.homography, np.float64)
                 geometry = {teaching.current: teaching.reference.region(teaching.current).center_mm}
                 marks = {teaching.current: "proposed"}
-            elif homography is not None and not self.source_is_demo:
+            elif (homography is not None and not self.source_is_demo and self.camera_recognizer is not None
+                  and self.camera_recognizer.info is not None):
                 w, h = self.camera_recognizer.info.map.size_mm
-                outline = overlay.project(homography, [(0, 0), (w, 0), (w, h), (0, h)])
+                outline = overlay.project(homography, [(0, 0), (w, 0), (w, h), (0, h)], camera)
         status = ctl.vision_status if on_table else ""
         if on_table and not self.source_is_demo and self.board_status and not self.board_found:
             status = f"{self.board_status} - {status}" if status else self.board_status  # why no marks on the board
-        h_px, w_px = frame.image.shape[:2]
         key = (w_px, h_px, self.sm.current, status, tuple(sorted(marks.items())),
                tuple((tuple(d.get("box") or ()), d.get("value"), bool(d.get("uncertain"))) for d in dice),
                None if homography is None else homography.round(3).tobytes(),
-               None if outline is None else outline.round(1).tobytes())
+               None if outline is None else outline.round(1).tobytes(), tuple(points), id(camera))
         if key != preview.overlay_key:
-            preview.set_overlay(overlay.layer((w_px, h_px), dice, marks, geometry, homography, status, outline), key)
-        if getattr(preview, "shown_frame", None) is not frame:
-            preview.show(frame.image)
-            preview.shown_frame = frame
-            self.preview_frames += 1
+            preview.set_overlay(overlay.layer((w_px, h_px), dice, marks, geometry, homography, status, outline, points,
+                                              camera), key)
 
     def redraw_overlay(self) -> None:
         self._overlay_dirty = True
@@ -367,6 +426,18 @@ class CompanionApp(App):
         """The family's fitted map was saved: the tracker loads it (a real camera; the demo keeps its own)."""
         if self.camera_recognizer is not None:
             self.camera_recognizer.set_game(self.board_game(), reload=True)
+        self._overlay_dirty = True
+
+    def tap_corners(self) -> bool:
+        """The table's shortcut while the board is not found: to set-up, tapping the four corners."""
+        self.go("setup")
+        return self.sm.get_screen("setup").start_corners()
+
+    def corners_tapped(self, corners: list[tuple[float, float]] | None) -> None:
+        """Four checked board corners (set-up's "tap the 4 corners") go to the pose stage, which uses them
+        while no marker is in view, until the picture changes. The demo finds its board by its markers."""
+        if self.camera_recognizer is not None:
+            self.camera_recognizer.tap_corners(corners)
         self._overlay_dirty = True
 
     def dice_registered(self) -> None:
@@ -388,7 +459,8 @@ class CompanionApp(App):
                 table.open_correction(index)
                 return
         homography, geometry = self.board_view()
-        piece = overlay.hit_space(self._marks, geometry, homography, x, y)
+        piece = overlay.hit_space(self._marks, geometry, homography, x, y,
+                                  camera=self.camera_profile if not self.source_is_demo else None)
         if piece:
             ctl.choose_piece(piece)
 
@@ -559,6 +631,8 @@ class CompanionApp(App):
 
     def _demo_frame_current(self) -> bool:
         """The demo's picture shows the present step (a screenshot waits up to ~5 s for its scene to be drawn)."""
+        if self.sm.current in ("table", "setup", "tiles") and self.grabber is not None and self._last_frame is None:
+            return False  # no picture yet (the first scene is still being drawn)
         if not (self.source_is_demo and self.demo_game) or self.sm.current not in ("table", "setup"):
             return True
         return self._last_frame is not None and self._last_frame.meta.get("step") == self._demo_step

@@ -62,14 +62,15 @@ def draw_dice(img: np.ndarray, dice: list[dict[str, Any]]) -> None:
         _label(img, text, (x, y - 10), colour, 0.8)
 
 
-def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tuple[float, float]], homography: np.ndarray | None) -> None:
+def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tuple[float, float]], homography: np.ndarray | None,
+                camera=None) -> None:
     """``marks``: piece id -> "legal" | "proposed" | "illegal", at ``geometry`` (board mm)."""
     if homography is None or not marks:
         return
     ids = [p for p in marks if p in geometry]
     if not ids:
         return
-    pts = cv2.perspectiveTransform(np.float32([geometry[p] for p in ids]).reshape(-1, 1, 2), homography).reshape(-1, 2)
+    pts = project(homography, [geometry[p] for p in ids], camera)
     for pid, (px, py) in zip(ids, pts, strict=True):
         kind = marks[pid]
         mark = theme.MARKS[kind]
@@ -85,19 +86,36 @@ def draw_spaces(img: np.ndarray, marks: dict[str, str], geometry: dict[str, tupl
         _label(img, mark["letter"], (centre[0] + 14, centre[1] - 12), colour, 0.55)
 
 
+def draw_points(img: np.ndarray, points: list[tuple[tuple[float, float], str]]) -> None:
+    """Tapped points (the board's corners being tapped): a ring and its number each, joined in order."""
+    if not points:
+        return
+    colour = _bgr(theme.MARKS["proposed"]["colour"])
+    pts = np.asarray([p for p, _ in points], np.float32).round().astype(np.int32)
+    if len(pts) > 1:
+        cv2.polylines(img, [pts.reshape(-1, 1, 2)], len(pts) == 4, _c(img, colour), 2, cv2.LINE_AA)
+    for (x, y), text in zip(pts.tolist(), [t for _, t in points], strict=True):
+        cv2.circle(img, (x, y), 10, _c(img, colour), 3)
+        _label(img, text, (x + 12, y - 12), colour, 0.7)
+
+
 def layer(size: tuple[int, int], dice: list[dict[str, Any]], marks: dict[str, str],
           geometry: dict[str, tuple[float, float]], homography: np.ndarray | None, status: str = "",
-          outline: np.ndarray | None = None) -> np.ndarray | None:
+          outline: np.ndarray | None = None, points: list[tuple[tuple[float, float], str]] | None = None,
+          camera=None) -> np.ndarray | None:
     """The overlay of a ``size`` (width, height) frame as a transparent BGRA image; None when empty.
-    ``outline``: the board's corners in image px (the pose found), drawn as a thin frame."""
+    ``outline``: the board's corners in image px (the pose found), drawn as a thin frame. ``points``:
+    tapped points with their labels. ``camera``: the camera profile the pose was found with (board
+    points are projected through its lens distortion onto the raw picture)."""
     w, h = size
-    if not (dice or (marks and homography is not None) or status or outline is not None):
+    if not (dice or (marks and homography is not None) or status or outline is not None or points):
         return None
     out = np.zeros((h, w, 4), np.uint8)
     if outline is not None:
         cv2.polylines(out, [np.asarray(outline, np.float32).reshape(-1, 1, 2).round().astype(np.int32)], True,
                       _c(out, _bgr(theme.MARKS["legal"]["colour"])), 2, cv2.LINE_AA)
-    draw_spaces(out, marks, geometry, homography)
+    draw_points(out, points or [])
+    draw_spaces(out, marks, geometry, homography, camera)
     draw_dice(out, dice)
     if status:
         _label(out, status, (8, 22), (235, 235, 235), 0.55)
@@ -131,19 +149,25 @@ def hit_die(dice: list[dict[str, Any]], x: float, y: float, slack: float = 12) -
 
 
 def hit_space(marks: dict[str, str], geometry: dict[str, tuple[float, float]], homography: np.ndarray | None,
-              x: float, y: float, radius: float = 24) -> str | None:
+              x: float, y: float, radius: float = 24, camera=None) -> str | None:
     if homography is None:
         return None
     ids = [p for p in marks if p in geometry]
     if not ids:
         return None
-    pts = cv2.perspectiveTransform(np.float32([geometry[p] for p in ids]).reshape(-1, 1, 2), homography).reshape(-1, 2)
+    pts = project(homography, [geometry[p] for p in ids], camera)
     d = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
     best = int(d.argmin())
     return ids[best] if d[best] <= radius else None
 
 
-def project(homography: np.ndarray, points_mm) -> np.ndarray:
-    """Board mm points -> frame px through ``homography`` ((N, 2) float32)."""
+def project(homography: np.ndarray, points_mm, camera=None) -> np.ndarray:
+    """Board mm points -> frame px through ``homography`` ((N, 2)); with a camera profile the points
+    go through its lens distortion too (the pose stage's homography maps to undistorted px)."""
+    if camera is not None:
+        from companion.vision.pose import to_image
+
+        return np.asarray(to_image(np.asarray(homography, np.float64), np.asarray(points_mm, np.float64).reshape(-1, 2), camera),
+                          np.float32).reshape(-1, 2)
     pts = np.float32(points_mm).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(pts, np.asarray(homography, np.float64)).reshape(-1, 2)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 SETTINGS_VERSION = 1
-DEFAULT_SETTINGS = {"version": SETTINGS_VERSION, "language": "en", "speech": False, "source": "auto"}
+DEFAULT_SETTINGS = {"version": SETTINGS_VERSION, "language": "en", "speech": False, "source": "auto", "camera_profile": ""}
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:

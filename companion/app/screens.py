@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from kivy.app import App
 from kivy.metrics import dp
@@ -119,14 +120,72 @@ class SetupScreen(Screen):
     """Set up the camera: the live "board found" indicator, "teach the board" and "show each die once".
     The flows are :mod:`companion.app.setup_flow` (UI-free); this screen only forwards taps."""
 
-    flow = StringProperty("")  # "" | "teach" | "dice"
+    flow = StringProperty("")  # "" | "teach" | "dice" | "corners"
     flow_text = StringProperty("")
+    profile_text = StringProperty("")
     teaching = None
     registration = None
+    corners = None  # setup_flow.CornerTapping while the corners are tapped
 
     def on_pre_enter(self, *args):
         if not self.flow:
             self.flow_text = tr("setup:teach_start")
+        self.show_profiles()
+
+    # --- the camera profile ------------------------------------------------------------------------------------
+    def show_profiles(self) -> None:
+        app = App.get_running_app()
+        self._profiles = {tr("setup:profile_none"): ""}
+        for path in app.camera_profiles():
+            self._profiles[path.stem] = str(path)
+        spinner = self.ids.profile
+        spinner.values = list(self._profiles)
+        current = next((k for k, v in self._profiles.items() if v and v == app.camera_profile_path), None)
+        if current is None and app.camera_profile_path:  # given on the command line, from elsewhere
+            current = Path(app.camera_profile_path).stem
+            self._profiles[current] = app.camera_profile_path
+        spinner.text = current or tr("setup:profile_none")
+        self.profile_text = app.camera_notice or (tr("setup:profile_used", name=app.camera_profile_name)
+                                                  if app.camera_profile is not None else tr("setup:profile_off"))
+
+    def choose_profile(self, label: str) -> None:
+        app = App.get_running_app()
+        path = getattr(self, "_profiles", {}).get(label)
+        if path is None or path == app.camera_profile_path:
+            return
+        app.set_camera_profile(path)
+        self.show_profiles()
+
+    # --- tap the four corners (no marker found) ----------------------------------------------------------------
+    def start_corners(self) -> bool:
+        """Tap the board's four corners on the picture: the fallback when the markers cannot be found."""
+        from companion.app.board import board_map_for
+        from companion.app.setup_flow import CornerTapping
+
+        app = App.get_running_app()
+        game = self._game()
+        if game is None:
+            return False
+        if app._last_frame is None:
+            self.flow, self.flow_text = "", tr("setup:corners_no_picture")
+            return False
+        info, why = board_map_for(game, app.controller.root)
+        if info is None:
+            self.flow, self.flow_text = "", why
+            return False
+        self.corners = CornerTapping(info.map, app.camera_profile if not app.source_is_demo else None)
+        self.flow, self.flow_text = "corners", self.corners.prompt()
+        app.redraw_overlay()
+        return True
+
+    def undo_corner(self) -> None:
+        if self.flow == "corners" and self.corners is not None:
+            self.flow_text = self.corners.undo()
+            App.get_running_app().redraw_overlay()
+
+    def flow_button(self) -> None:
+        """The flow's second button: this die / skip this space / take back the last corner."""
+        {"dice": self.capture_die, "teach": self.skip_space, "corners": self.undo_corner}.get(self.flow, lambda: None)()
 
     def _game(self) -> str | None:
         game = App.get_running_app().board_game()
@@ -143,7 +202,8 @@ class SetupScreen(Screen):
             return False
         frame = app._last_frame
         try:
-            self.teaching = BoardTeaching(game, app.controller.root)
+            self.teaching = BoardTeaching(game, app.controller.root,
+                                          camera=app.camera_profile if not app.source_is_demo else None)
         except Exception as exc:  # no board map for this game, or a damaged one: said in plain words
             self.flow, self.flow_text = "", str(exc)
             return False
@@ -156,7 +216,16 @@ class SetupScreen(Screen):
         return ok
 
     def tap(self, x: float, y: float) -> bool:
-        """A tap on the preview while teaching: the centre of the space asked for."""
+        """A tap on the preview while teaching (the centre of the space asked for) or tapping the corners."""
+        app = App.get_running_app()
+        if self.flow == "corners" and self.corners is not None:
+            ok, self.flow_text = self.corners.tap(x, y)
+            if ok:
+                app.corners_tapped(self.corners.corners)
+                self.flow = ""
+                self.flow_text = tr("setup:corners_done")
+            app.redraw_overlay()
+            return True
         if self.flow != "teach" or self.teaching is None:
             return False
         self.flow_text = self.teaching.tap(x, y)
@@ -423,23 +492,38 @@ class EndScreen(Screen):
         self.final_text = ctl.final_table()
 
 
-class TallyScreen(Screen):
-    """Score a kingdom without a game: count the characters by hand, or read them (Eagle Kingdoms scoring)."""
+class CounterScreen(Screen):
+    """A scoring screen of counts by kind: a - / count / + row per kind, the rules' total, and a reading
+    from the camera picture. Subclasses name the kinds, their limits, the total and the reader."""
 
     total_text = StringProperty("")
     read_message = StringProperty("")
 
-    def on_pre_enter(self, *args):
-        from companion.games.eagle_kingdoms import rules as ek
+    def kinds(self) -> list[tuple[str, int]]:
+        """(label, most there can be) of each kind, in order."""
+        raise NotImplementedError
 
-        self.ek = ek
-        if not hasattr(self, "counts"):
-            self.counts = [0] * len(ek.KINDS)
+    def total(self, counts: list[int]) -> str:
+        raise NotImplementedError
+
+    def reading(self, image):
+        """A :class:`companion.app.scoring.Reading` of the picture."""
+        raise NotImplementedError
+
+    def take(self, reading) -> None:
+        """Use a reading: its counts and what to tell the family."""
+        raise NotImplementedError
+
+    def on_pre_enter(self, *args):
+        kinds = self.kinds()
+        self.limits = [limit for _label, limit in kinds]
+        if len(getattr(self, "counts", ())) != len(kinds):
+            self.counts = [0] * len(kinds)
         grid = self.ids.rows
         grid.clear_widgets()
         self.count_labels = []
-        for k in range(len(ek.KINDS)):
-            grid.add_widget(Label(text=ek.kind_label(k), font_size=f"{theme.FONT_SIZE}sp"))
+        for k, (label, _limit) in enumerate(kinds):
+            grid.add_widget(Label(text=label, font_size=f"{theme.FONT_SIZE}sp"))
             minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
             minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
             count = Label(text=str(self.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
@@ -451,87 +535,76 @@ class TallyScreen(Screen):
         self.update()
 
     def bump(self, k: int, delta: int) -> None:
-        self.counts[k] = max(0, min(self.ek.COUNTS[k], self.counts[k] + delta))
+        self.counts[k] = max(0, min(self.limits[k], self.counts[k] + delta))
         self.update()
 
     def clear(self) -> None:
-        self.counts = [0] * len(self.ek.KINDS)
+        self.counts = [0] * len(self.limits)
         self.read_message = ""
         self.update()
 
     def read(self) -> bool:
-        """Read the kingdom from the camera picture (the kingdom scan); unsure stands are said, not guessed."""
-        from companion.app.scoring import read_kingdom
-
+        """Read the counts from the camera picture; what cannot be trusted is said, not guessed."""
         frame = App.get_running_app()._last_frame
-        reading = read_kingdom(frame.image if frame is not None else None)
-        if reading.ok:
-            self.counts = [min(c, self.ek.COUNTS[k]) for k, c in enumerate(reading.counts)]
-        self.read_message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+        reading = self.reading(frame.image if frame is not None else None)
+        self.take(reading)
+        self.counts = [max(0, min(limit, int(c))) for c, limit in zip(self.counts, self.limits, strict=True)]
         self.update()
         return reading.ok
 
     def update(self) -> None:
-        for label, n in zip(self.count_labels, self.counts, strict=True):
-            label.text = str(n)
-        kingdoms = self.ek.kingdoms_of(self.counts)
-        self.total_text = tr("tally:total", points=self.ek.score_of(self.counts), kingdoms=kingdoms,
-                             bonus=kingdoms * self.ek.KINGDOM_BONUS)
-
-
-class TilesScreen(Screen):
-    """Score my tiles (Mighty Magpies): read from the camera picture, or counted by hand."""
-
-    total_text = StringProperty("")
-    read_message = StringProperty("")
-
-    def on_pre_enter(self, *args):
-        from companion.app.scoring import TILE_KINDS
-
-        self.kinds = TILE_KINDS
-        if not hasattr(self, "counts"):
-            self.counts = [0] * len(TILE_KINDS)
-        grid = self.ids.rows
-        grid.clear_widgets()
-        self.count_labels = []
-        for k, kind in enumerate(TILE_KINDS):
-            grid.add_widget(Label(text=tr(f"tiles:{kind}"), font_size=f"{theme.FONT_SIZE}sp"))
-            minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
-            minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
-            count = Label(text=str(self.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
-            plus = Button(text="+", font_size=f"{theme.TITLE_SIZE}sp")
-            plus.bind(on_release=lambda _b, k=k: self.bump(k, 1))
-            self.count_labels.append(count)
-            for w in (minus, count, plus):
-                grid.add_widget(w)
-        self.update()
-
-    def bump(self, k: int, delta: int) -> None:
-        self.counts[k] = max(0, min(99, self.counts[k] + delta))
-        self.update()
-
-    def clear(self) -> None:
-        self.counts = [0] * len(self.kinds)
-        self.read_message = ""
-        self.update()
-
-    def read(self) -> bool:
-        from companion.app.scoring import read_tiles
-
-        frame = App.get_running_app()._last_frame
-        reading = read_tiles(frame.image if frame is not None else None)
-        if reading.counts:
-            self.counts = list(reading.counts)
-        self.read_message = "" if reading.ok else tr("tiles:read_failed", reason=reading.message)
-        self.update()
-        return reading.ok
-
-    def update(self) -> None:
-        from companion.app.scoring import tile_points
-
         if not hasattr(self, "count_labels"):
             return
         for label, n in zip(self.count_labels, self.counts, strict=True):
             label.text = str(n)
+        self.total_text = self.total(self.counts)
+
+
+class TallyScreen(CounterScreen):
+    """Score a kingdom without a game: count the characters by hand, or read them (Eagle Kingdoms scoring)."""
+
+    def kinds(self) -> list[tuple[str, int]]:
+        from companion.games.eagle_kingdoms import rules as ek
+
+        self.ek = ek
+        return [(ek.kind_label(k), ek.COUNTS[k]) for k in range(len(ek.KINDS))]
+
+    def total(self, counts: list[int]) -> str:
+        kingdoms = self.ek.kingdoms_of(counts)
+        return tr("tally:total", points=self.ek.score_of(counts), kingdoms=kingdoms, bonus=kingdoms * self.ek.KINGDOM_BONUS)
+
+    def reading(self, image):
+        from companion.app.scoring import read_kingdom
+
+        return read_kingdom(image)
+
+    def take(self, reading) -> None:
+        if reading.ok:
+            self.counts = list(reading.counts)
+        self.read_message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+
+
+class TilesScreen(CounterScreen):
+    """Score my tiles (Mighty Magpies): read from the camera picture, or counted by hand."""
+
+    def kinds(self) -> list[tuple[str, int]]:
+        from companion.app.scoring import TILE_KINDS
+
+        self.tile_kinds = TILE_KINDS
+        return [(tr(f"tiles:{kind}"), 99) for kind in TILE_KINDS]
+
+    def total(self, counts: list[int]) -> str:
+        from companion.app.scoring import tile_points
+
         young = self.ids.young.state == "down"
-        self.total_text = tr("tiles:total", points=tile_points(dict(zip(self.kinds, self.counts, strict=True)), young))
+        return tr("tiles:total", points=tile_points(dict(zip(self.tile_kinds, counts, strict=True)), young))
+
+    def reading(self, image):
+        from companion.app.scoring import read_tiles
+
+        return read_tiles(image)
+
+    def take(self, reading) -> None:
+        if reading.counts:
+            self.counts = list(reading.counts)
+        self.read_message = "" if reading.ok else tr("tiles:read_failed", reason=reading.message)

@@ -8,6 +8,11 @@
   then the family taps the centre of a few spaces spread over the board; the reference map is fitted
   to those taps (:func:`companion.vision.teach.fit_board_map`) and saved as this family's map, which
   :func:`companion.vision.boardmap.load_user_map` (and so the app's board tracker) prefers from then on.
+- :class:`CornerTapping` -- "tap the 4 corners": when the markers cannot be found, the family taps the
+  board's four corners on the picture, one after the other (the next corner is named, the last tap can
+  be taken back); the corners are checked (:func:`companion.vision.pose.pose_from_corners`) and handed
+  to the pose stage (:meth:`companion.vision.pose.BoardTracker.set_tapped_corners`), which uses them
+  while no marker is in view, until the picture changes.
 """
 
 from __future__ import annotations
@@ -116,10 +121,12 @@ class DiceRegistration:
 class BoardTeaching:
     """Teach the board from one photo and a few taps (``targets`` spaces spread over the board)."""
 
-    def __init__(self, game: str, user_dir: str | Path, boards_dir: str | Path | None = None, targets: int = 5):
+    def __init__(self, game: str, user_dir: str | Path, boards_dir: str | Path | None = None, targets: int = 5,
+                 camera=None):
         from companion.vision.boardmap import load_board_map
 
         self.game = game
+        self.camera = camera  # the camera profile (None: distortion-free)
         self.user_dir = Path(user_dir)
         self.reference = load_board_map(reference_map_path(game, boards_dir))
         self.targets = self._spread(targets)
@@ -147,7 +154,7 @@ class BoardTeaching:
         """Take the teaching photo: the board must be found in it."""
         from companion.vision.pose import estimate_pose
 
-        pose = estimate_pose(photo, self.reference)
+        pose = estimate_pose(photo, self.reference, camera=self.camera)
         if not pose.usable:
             return False, tr("setup:teach_no_board", status=pose.message)
         self.pose, self.photo = pose, photo.copy()
@@ -202,3 +209,72 @@ class BoardTeaching:
         self.report = report
         self.saved = save_fitted_map(fitted, self.reference, self.user_dir)
         return True, tr("setup:teach_saved", before=f"{report.residual_before_mm:.1f}", after=f"{report.residual_after_mm:.1f}")
+
+
+CORNERS = ("top_left", "top_right", "bottom_right", "bottom_left")  # pose_from_corners' order
+
+
+class CornerTapping:
+    """Tap the board's four corners, in order (top-left, top-right, bottom-right, bottom-left, as the
+    board is printed). ``board``: the board map the corners are checked against (None: not checked here)."""
+
+    def __init__(self, board=None, camera=None):
+        self.board = board
+        self.camera = camera  # a CameraProfile: the corners are undistorted before the check, as the pose stage does
+        self.taps: list[tuple[float, float]] = []
+        self.corners: list[tuple[float, float]] | None = None  # the last accepted four
+        self.pose = None
+
+    @property
+    def current(self) -> str | None:
+        """The corner to tap next (None once four are tapped)."""
+        return CORNERS[len(self.taps)] if len(self.taps) < len(CORNERS) else None
+
+    @property
+    def done(self) -> bool:
+        return self.corners is not None and len(self.taps) == len(CORNERS)
+
+    def prompt(self) -> str:
+        if self.current is not None:
+            return tr("setup:corners_tap", corner=tr(f"setup:corner_{self.current}"), number=len(self.taps) + 1,
+                      total=len(CORNERS))
+        return tr("setup:corners_done")
+
+    def tap(self, x: float, y: float) -> tuple[bool, str]:
+        """One corner tapped; (four good corners now, what to tell the family). Bad corners start over."""
+        if self.current is None:
+            return self.done, self.prompt()
+        self.taps.append((float(x), float(y)))
+        if self.current is not None:
+            return False, self.prompt()
+        return self.check()
+
+    def check(self) -> tuple[bool, str]:
+        if len(self.taps) != len(CORNERS):
+            return False, self.prompt()
+        if self.board is not None:
+            from companion.vision.pose import PoseError, pose_from_corners
+
+            try:
+                self.pose = pose_from_corners(self.board, self.taps, camera=self.camera)
+            except PoseError:
+                self.taps = []
+                return False, tr("setup:corners_bad")
+        self.corners = list(self.taps)
+        return True, self.prompt()
+
+    def undo(self) -> str:
+        """Take back the last tap (a corner tapped wrongly)."""
+        if self.taps:
+            self.taps.pop()
+            self.corners = None
+            self.pose = None
+        return self.prompt()
+
+    def restart(self) -> str:
+        self.taps, self.corners, self.pose = [], None, None
+        return self.prompt()
+
+    def marks(self) -> list[tuple[tuple[float, float], str]]:
+        """The taps so far with their numbers (drawn on the picture)."""
+        return [(xy, str(i + 1)) for i, xy in enumerate(self.taps)]

@@ -1,13 +1,21 @@
 """Kivy widgets of the app: the camera preview (a texture refreshed from BGR frames, taps mapped back).
 
 Per camera frame the preview does one thing: ``blit_buffer`` of the frame into a texture it keeps
-(re-created only when the frame size changes). The overlay (dice boxes, legal/proposed spaces, the
+(re-created only when the frame size changes). The frame is uploaded as RGBA, swizzled by OpenCV into a
+buffer the preview keeps: a four-byte format every GL takes as it is, where BGR is a slow path (converted
+pixel by pixel by the driver on desktop GL, and by Kivy itself on GLES/Android, which has no BGR format).
+
+On a software rasterizer (Mesa's llvmpipe: a machine or VM without a GPU driver, and the headless bench)
+writing into the texture the last frame was drawn with waits until that frame is fully rasterized; there
+each frame gets a fresh texture instead (measured: the preview's frame rate about doubles). A GPU driver
+takes the upload into the kept texture without that wait, so there the one texture is kept. The overlay (dice boxes, legal/proposed spaces, the
 board outline, the status line) is a second, transparent texture drawn above it in ``canvas.after``,
 uploaded only when its content changes (:meth:`Preview.set_overlay`), never per frame.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from kivy.app import App
 from kivy.graphics import Color, Rectangle
@@ -19,6 +27,25 @@ def _bytes(image: np.ndarray) -> memoryview:
     return memoryview(np.ascontiguousarray(image)).cast("B")
 
 
+SOFTWARE_GL = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer")
+_software: bool | None = None
+
+
+def software_gl() -> bool:
+    """True when the GL renderer is a software rasterizer (asked once, after the window exists)."""
+    global _software
+    if _software is None:
+        try:
+            from kivy.graphics.opengl import GL_RENDERER, glGetString
+
+            name = glGetString(GL_RENDERER)
+            name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name or "")
+            _software = any(s in name.lower() for s in SOFTWARE_GL)
+        except Exception:  # no GL context to ask: treat it as a GPU
+            _software = False
+    return _software
+
+
 class Preview(Image):
     """Shows BGR frames; a tap is reported to the app in frame pixel coordinates."""
 
@@ -27,6 +54,8 @@ class Preview(Image):
         self.fit_mode = "contain"
         self.frame_size = (0, 0)
         self.overlay_key = None
+        self._rgba: np.ndarray | None = None  # the upload buffer (one per frame size)
+        self.fresh_textures: bool | None = None  # a texture per frame (software GL); None: decided at the first frame
         self.uploads = 0  # camera frames uploaded
         self.overlay_uploads = 0  # overlay redraws (only when what it shows changed)
         self._overlay_texture: Texture | None = None
@@ -36,14 +65,21 @@ class Preview(Image):
         self.bind(pos=self._place_overlay, size=self._place_overlay, texture=self._place_overlay)
 
     def show(self, image: np.ndarray) -> None:
+        """Upload a BGR (or grey, or BGRA) frame."""
         h, w = image.shape[:2]
-        if self.texture is None or self.frame_size != (w, h):
-            texture = Texture.create(size=(w, h), colorfmt="bgr")
+        if self.fresh_textures is None:
+            self.fresh_textures = software_gl()
+        if self.texture is None or self.frame_size != (w, h) or self._rgba is None or self.fresh_textures:
+            if self.frame_size != (w, h) or self._rgba is None:
+                self._rgba = np.empty((h, w, 4), np.uint8)
+                self.overlay_key = None  # the overlay was drawn for the old size
+            texture = Texture.create(size=(w, h), colorfmt="rgba")
             texture.flip_vertical()
             self.texture = texture
             self.frame_size = (w, h)
-            self.overlay_key = None  # the overlay was drawn for the old size
-        self.texture.blit_buffer(_bytes(image), colorfmt="bgr", bufferfmt="ubyte")
+        code = cv2.COLOR_GRAY2RGBA if image.ndim == 2 else (cv2.COLOR_BGRA2RGBA if image.shape[2] == 4 else cv2.COLOR_BGR2RGBA)
+        cv2.cvtColor(image, code, dst=self._rgba)
+        self.texture.blit_buffer(_bytes(self._rgba), colorfmt="rgba", bufferfmt="ubyte")
         self.uploads += 1
         self.canvas.ask_update()
 

@@ -204,11 +204,13 @@ def test_demo_draws_the_real_scene_one_step_ahead():
     assert fallback(other, 0).shape == (480, 640, 3) and "Eagle Kingdoms only" in fallback.error
 
 
-def test_player_colours_are_kept_beside_the_journal_for_a_resume(tmp_path):
+def test_player_colours_are_kept_in_the_journal_header_for_a_resume(tmp_path):
     ctl = Controller(tmp_path, seed=1)
     ctl.new_game(GAME, ["Ann", "Ben", "Cy"], colours=[3, 2, 1, 0, 0, 1])
     path = ctl.session.journal.path
-    assert json.loads(app_file(path).read_text())["colours"][:3] == [3, 2, 1]
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["metadata"]["colours"][:3] == [3, 2, 1]
+    assert not app_file(path).exists()  # nothing beside the journal any more
     ctl.random_outcome()
     ctl.confirm()
     ctl.close()
@@ -216,12 +218,34 @@ def test_player_colours_are_kept_beside_the_journal_for_a_resume(tmp_path):
     again.resume(path)
     assert again.colours[:3] == [3, 2, 1]
     again.close()
-    app_file(path).write_text("{damaged")
+    app_file(path).write_text(json.dumps({"colours": [0, 0, 0]}))  # the header wins over a stray old file
     third = Controller(tmp_path)
     third.resume(path)
-    assert third.colours[:3] == [0, 1, 2]
+    assert third.colours[:3] == [3, 2, 1]
     third.close()
     assert [p.name for p in (tmp_path / "journals").glob("*.jsonl")] == [path.name]
+
+
+def test_colours_of_an_older_game_are_read_from_its_app_file(tmp_path):
+    """A journal of an older app version has no metadata in its header; its colours sit in <journal>.app.json."""
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game(GAME, ["Ann", "Ben", "Cy"])
+    path = ctl.session.journal.path
+    ctl.close()
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["metadata"]
+    path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    app_file(path).write_text(json.dumps({"colours": [2, 3, 0]}))
+    old = Controller(tmp_path)
+    old.resume(path)
+    assert old.colours[:3] == [2, 3, 0]
+    old.close()
+    app_file(path).write_text("{damaged")
+    damaged = Controller(tmp_path)
+    damaged.resume(path)
+    assert damaged.colours[:3] == [0, 1, 2]
+    damaged.close()
 
 
 def test_score_my_tiles_reads_a_photo_and_scores_by_the_rules():
@@ -262,3 +286,127 @@ def test_kingdom_read_by_camera_counts_each_kind_and_says_when_unsure():
 
     reading = read_kingdom(np.zeros((8, 8, 3), np.uint8), Broken())
     assert not reading.ok and "model missing" in reading.message
+
+
+def _hide_markers(board, image, H):
+    """The scene with every corner marker painted over (what a hand, a shadow or a lost marker does)."""
+    out = image.copy()
+    for fid in board.fiducials:
+        corners = cv2.perspectiveTransform(fid.corners_mm().reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
+        centre = corners.mean(axis=0)
+        grown = (centre + (corners - centre) * 1.6).round().astype(np.int32)
+        cv2.fillConvexPoly(out, grown, (128, 128, 128))
+    return out
+
+
+def _true_corners(board, H):
+    return cv2.perspectiveTransform(board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
+
+
+def test_corner_tapping_names_each_corner_allows_redo_and_checks_the_four(scene):
+    from companion.app.i18n import tr
+    from companion.app.setup_flow import CORNERS, CornerTapping
+
+    board, _image, H = scene
+    truth = [tuple(p) for p in _true_corners(board, H)]
+    flow = CornerTapping(board)
+    assert flow.current == "top_left" and tr("setup:corner_top_left") in flow.prompt() and "1 of 4" in flow.prompt()
+    assert flow.tap(*truth[0]) == (False, flow.prompt()) and flow.current == "top_right"
+    flow.tap(500.0, 5.0)  # a slip of the finger
+    assert flow.current == "bottom_right" and flow.marks()[1] == ((500.0, 5.0), "2")
+    assert flow.undo() == flow.prompt() and flow.current == "top_right" and len(flow.taps) == 1
+    for xy in truth[1:3]:
+        assert flow.tap(*xy)[0] is False
+    assert tr("setup:corner_bottom_left") in flow.prompt()
+    ok, text = flow.tap(*truth[3])
+    assert ok and flow.done and text == tr("setup:corners_done") and flow.corners == truth
+    assert _corner_px_error(board, H, flow.pose.homography) < 1e-3 and flow.pose.source == "tapped"
+    # in the wrong order (clockwise from the wrong corner, crossing): explained, and the taps start over
+    wrong = CornerTapping(board)
+    for xy in (truth[0], truth[2], truth[1], truth[3]):
+        ok, text = wrong.tap(*xy)
+    assert not ok and text == tr("setup:corners_bad") and wrong.taps == [] and wrong.current == CORNERS[0]
+    assert wrong.restart() == wrong.prompt() and not wrong.done
+
+
+def test_tapped_corners_find_the_board_without_markers_until_the_picture_changes(scene, tmp_path):
+    board, image, H = scene
+    hidden = _hide_markers(board, image, H)
+    rec = CameraRecognizer(tmp_path)
+    rec.set_game(GAME)
+    obs = rec(hidden, {})
+    assert obs["board"] == "board not in view" and "homography" not in obs  # no marker: no pose
+    rec.tap_corners([tuple(p) for p in _true_corners(board, H)])
+    obs = rec(hidden, {})
+    assert obs["board"] == "board found" and obs["board_source"] == "tapped"
+    assert _corner_px_error(board, H, obs["homography"]) < 1.0
+    assert rec(hidden, {})["board_source"] == "tapped"  # they hold frame after frame
+    rec.set_game(GAME, reload=True)  # the board was taught again: same board, same view, the taps still hold
+    assert rec(hidden, {})["board_source"] == "tapped"
+    moved = np.roll(hidden, 120, axis=1)  # the camera moved: the taps no longer fit, say so
+    obs = rec(moved, {})
+    assert obs["board"] == "camera moved - re-checking" and "homography" not in obs
+    assert rec(hidden, {})["board"] == "board not in view"  # forgotten: tap again
+    rec.tap_corners([tuple(p) for p in _true_corners(board, H)])
+    assert rec(hidden, {})["board_source"] == "tapped"
+    rec.tap_corners(None)  # forget them
+    assert rec(hidden, {})["board"] == "board not in view"
+    assert rec(image, {})["board_source"] in ("markers", "tracked")  # markers win whenever they show
+
+
+def test_camera_profile_is_loaded_or_explained_and_reaches_the_pose_stage(scene, tmp_path):
+    from companion.app.board import camera_profiles, load_camera_profile
+    from companion.app.i18n import tr
+    from companion.vision.intrinsics import CameraProfile
+
+    board, image, H = scene
+    assert load_camera_profile(None) == (None, "") and load_camera_profile("") == (None, "")
+    profile, why = load_camera_profile(tmp_path / "absent.json")
+    assert profile is None and why == tr("camera:profile_missing", path=str(tmp_path / "absent.json"))
+    (tmp_path / "broken.json").write_text("{not json")
+    profile, why = load_camera_profile(tmp_path / "broken.json")
+    assert profile is None and "broken.json" in why and "lens correction" in why
+    (tmp_path / "wrong.json").write_text(json.dumps({"format_version": 1, "camera_matrix": [[1, 0], [0, 1]]}))
+    assert load_camera_profile(tmp_path / "wrong.json")[0] is None
+    K = np.array([[800.0, 0, 480], [0, 800.0, 360], [0, 0, 1]])
+    good = CameraProfile("desk-cam", (960, 720), K, np.zeros(5)).save(tmp_path / "cameras")
+    profile, why = load_camera_profile(good)
+    assert why == "" and profile.name == "desk-cam"
+    assert good in camera_profiles(tmp_path, cameras_dir=tmp_path / "none")
+    rec = CameraRecognizer(tmp_path, camera=profile)
+    rec.set_game(GAME)
+    obs = rec(image, {})
+    assert obs["board"] == "board found" and rec._tracker.camera is profile
+    assert _corner_px_error(board, H, obs["homography"]) < 3.0  # a distortion-free profile changes nothing
+    rec.set_camera(None)
+    rec(image, {})
+    assert rec._tracker.camera is None
+    # a profile of another picture size would bend this picture wrongly: said once, set aside
+    rec.set_camera(CameraProfile("hd-cam", (1280, 720), K, np.zeros(5)))
+    obs = rec(image, {})
+    assert obs["camera_warning"] == tr("camera:profile_size", name="hd-cam", profile="1280x720", frame="960x720")
+    assert obs["board"] == "board found" and rec.camera is None and rec._tracker.camera is None
+    assert "camera_warning" not in rec(image, {})
+    # the overlay projects board points through the profile's distortion onto the raw picture
+    bent = CameraProfile("bent", (960, 720), K, np.array([-0.3, 0.1, 0, 0, 0]))
+    centre = [board.size_mm[0] / 2, board.size_mm[1] / 2]
+    corner = [0.0, 0.0]
+    straight = overlay.project(H, [centre, corner])
+    curved = overlay.project(H, [centre, corner], bent)
+    from companion.vision.pose import to_image
+
+    assert np.allclose(curved, to_image(H, np.array([centre, corner]), bent), atol=1e-3)
+    assert not np.allclose(straight, curved, atol=1.0)
+
+
+def test_app_command_takes_a_camera_profile(tmp_path, capsys):
+    import argparse
+
+    from companion.app import cli
+
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    args = parser.parse_args(["app", "--camera-profile", str(tmp_path / "cam.json")])
+    assert args.camera_profile == str(tmp_path / "cam.json") and args.func is cli.cmd_app
+    assert parser.parse_args(["app"]).camera_profile is None
+

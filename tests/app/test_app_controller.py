@@ -205,3 +205,81 @@ def test_committed_demo_recording_replays():
     script = DemoScript.load()
     assert not script.warnings and script.state_at(len(script)).is_terminal()
     assert script.data["seed"] == 7 and script.module.name == "eagle-kingdoms"
+
+
+@pytest.fixture
+def german():
+    i18n.set_language("de")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")
+
+
+def _ek_decision(ctl):
+    """Eagle Kingdoms after the demo set-up and a 1+2 roll, at a decision (EK-CAP-MATCH choices)."""
+    _ek(ctl)
+    ctl.manual_dice([1, 2])
+    ctl.confirm()
+    if ctl.phase != "decision":
+        pytest.skip("this roll captured nothing")
+    legal = {c.piece for c in ctl.choices()}
+    return next(p for p in ("neck", "tail-upper", "head-left") if p not in legal)
+
+
+def test_german_mode_calls_an_illegal_move_in_german_naming_the_rule(ctl, german):
+    from companion.games import i18n as engine_i18n
+
+    piece = _ek_decision(ctl)
+    state = ctl.state
+    error = state.explain_illegal({"type": "capture", "piece": piece})
+    ctl.observe(ctl.generation, {"move": {"type": "capture", "piece": piece}})
+    seen = ctl.messages[-1]
+    assert ctl.proposal is None and seen.level == "illegal" and seen.rule_id == error.rule_id
+    assert seen.rule_id in seen.text and "Kamera" in seen.text and "verstößt gegen Regel" in seen.text
+    assert error.message not in seen.text and " erobert " in seen.text  # the move in German, not the English reason
+    assert seen.rule_text == engine_i18n.rule_text("eagle-kingdoms", seen.rule_id, "de")
+    assert seen.rule_text != rules_text("eagle-kingdoms")[seen.rule_id]
+    ctl.propose({"type": "capture", "piece": piece}, "typed")
+    typed = ctl.messages[-1]
+    assert typed.text.startswith("Nicht erlaubt: „") and typed.rule_id in typed.text and piece in typed.text
+
+
+def test_german_mode_choices_proposal_confirmation_history_and_rules(ctl, german):
+    _ek_decision(ctl)
+    choices = ctl.choices()
+    assert choices and all(" – " in c.text or "passt" in c.text for c in choices)
+    assert not any(c.text == ctl.view.describe_choice(ctl.state, c.action) for c in choices)
+    proposal = ctl.choose(0)
+    assert proposal.text != ctl.state.action_to_string(proposal.action) and " erobert " in proposal.text
+    ctl.confirm()
+    assert ctl.messages[-1].text == f"Gespeichert: {proposal.text}"
+    assert ctl.history_entries()[-2:] == ["Wurf: 1+2", proposal.text]
+    page = ctl.rules_markdown()
+    assert page.startswith("# Adlerreiche") and "**EK-CAP-OUTER** Nur die äußersten Teile" in page
+    assert "## Zauberwürfel" in page
+
+
+def test_english_mode_keeps_the_engines_texts(ctl):
+    piece = _ek_decision(ctl)
+    state = ctl.state
+    assert [c.text for c in ctl.choices()] == [ctl.view.describe_choice(state, a) for a in state.legal_actions()]
+    error = state.explain_illegal({"type": "capture", "piece": piece})
+    ctl.propose({"type": "capture", "piece": piece}, "typed")
+    assert ctl.messages[-1].text == f"Not allowed: {error.message}"
+    assert ctl.messages[-1].rule_text == rules_text("eagle-kingdoms")[error.rule_id]
+    assert ctl.rules_markdown().startswith("# Eagle Kingdoms")
+
+
+def test_german_mode_prompt_coach_and_final_table(ctl, german):
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+    assert ctl.prompt().startswith("Aufbau: ")
+    ctl.random_outcome()
+    ctl.confirm()
+    assert ctl.prompt() == "Wurf von Ann: die 2 normalen Würfel"
+    assert ctl.coach_lines()[0].startswith("Chance, dass dieser Wurf etwas erobert: ")
+    table = ctl.final_table()
+    assert table.startswith("Spieler") and "Sieger" in table and "Winner" not in table
+    i18n.set_language("en")
+    assert ctl.prompt() == ctl.state.chance_request().prompt and ctl.final_table() == ctl.view.final_table(ctl.state)
+    assert ctl.coach_lines() == ctl.view.coach(ctl.state)

@@ -17,7 +17,7 @@ import pytest
 
 from companion.app.demo import dice_values
 
-EXPECTED_SHOTS = {"home", "home-de", "setup", "setup-teach", "score-a-kingdom", "score-tiles", "table-dice", "table-uncertain", "table-choice",
+EXPECTED_SHOTS = {"home", "home-de", "setup", "setup-teach", "setup-corners", "score-a-kingdom", "score-tiles", "table-dice", "table-uncertain", "table-choice",
                   "scores", "history", "rules", "scores-final", "end"}
 
 
@@ -51,6 +51,14 @@ class _Lost:
 
     def close(self):
         pass
+
+
+def _tap(preview, x, y):
+    """A real tap on the picture at frame pixel (x, y), in window coordinates."""
+    iw, ih = preview.norm_image_size
+    fw, fh = preview.frame_size
+    touch = type("T", (), {"pos": (preview.center_x - iw / 2 + x / fw * iw, preview.center_y - ih / 2 + (1 - y / fh) * ih)})()
+    return preview.on_touch_down(touch)
 
 
 def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
@@ -94,6 +102,30 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         home.ids.language.dispatch("on_release")
         assert app.lang == "en" and home.ids.start.text == "Start game"
 
+        # --- the two scoring screens: one counter screen, each with its own kinds, limits and total -------------
+        from companion.app.scoring import tile_points
+        from companion.games.eagle_kingdoms import rules as ek
+
+        tally, tiles = app.sm.get_screen("tally"), app.sm.get_screen("tiles")
+        app.go("tally")
+        tally.bump(0, 1)
+        tally.bump(0, ek.COUNTS[0] + 5)  # never more than the box holds
+        tally.bump(1, -1)  # never fewer than none
+        assert tally.counts[:2] == [ek.COUNTS[0], 0] and tally.count_labels[0].text == str(ek.COUNTS[0])
+        kingdoms = ek.kingdoms_of(tally.counts)
+        assert tally.total_text == tr("tally:total", points=ek.score_of(tally.counts), kingdoms=kingdoms,
+                                      bonus=kingdoms * ek.KINGDOM_BONUS)
+        tally.clear()
+        assert sum(tally.counts) == 0
+        app.go("tiles")
+        tiles.bump(1, 2)
+        assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))
+        tiles.ids.young.state = "down"
+        assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
+        tiles.ids.young.state = "normal"
+        tiles.clear()
+        app.go("home")
+
         # --- set-up: the live indicator, teach the board on the demo's picture (real markers), the dice ----------
         app.go("setup")
         setup = app.sm.get_screen("setup")
@@ -106,15 +138,33 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         preview = setup.ids.preview
         while setup.teaching.current is not None:
             x, y = setup.teaching.expected_px(setup.teaching.current)
-            iw, ih = preview.norm_image_size  # a real tap on the picture, in window coordinates
-            fw, fh = preview.frame_size
-            touch = type("T", (), {"pos": (preview.center_x - iw / 2 + (x + 1.5) / fw * iw,
-                                           preview.center_y - ih / 2 + (1 - y / fh) * ih)})()
-            assert preview.on_touch_down(touch)
+            assert _tap(preview, x + 1.5, y)
         setup.ids.save.dispatch("on_release")
         assert setup.flow == "" and (data / "boards" / "eagle-kingdoms.fitted.json").is_file(), setup.flow_text
         setup.ids.dice.dispatch("on_release")
         assert setup.flow == "" and setup.flow_text == tr("setup:dice_none")
+
+        # tap the 4 corners (the fallback when no marker is found): each corner named in turn, a slip taken back
+        import cv2
+        import numpy as np
+
+        from companion.app.demo import board_size_mm, demo_homography
+
+        size = board_size_mm("eagle-kingdoms")
+        demo_corners = cv2.perspectiveTransform(np.float64([[(0, 0)], [(size[0], 0)], [(size[0], size[1])], [(0, size[1])]]),
+                                                demo_homography(size)).reshape(-1, 2)
+        setup.ids.corners.dispatch("on_release")
+        assert setup.flow == "corners" and tr("setup:corner_top_left") in setup.flow_text
+        assert _tap(preview, *demo_corners[0]) and tr("setup:corner_top_right") in setup.flow_text
+        assert _tap(preview, *demo_corners[1])
+        assert _tap(preview, 5, 5)  # a slip of the finger ...
+        assert setup.ids.capture.text == tr("setup:corners_undo")
+        setup.ids.capture.dispatch("on_release")  # ... taken back
+        assert len(setup.corners.taps) == 2 and tr("setup:corner_bottom_right") in setup.flow_text
+        app.shoot("setup", "setup-corners", keep=True)
+        pump(lambda: not app._shots, what="the corners screenshot")
+        assert _tap(preview, *demo_corners[2]) and _tap(preview, *demo_corners[3])
+        assert setup.flow == "" and setup.flow_text == tr("setup:corners_done") and setup.corners.done
         app.go("home")
 
         # --- the demo game: the first proposal arrives from the worker thread via the Clock -------------------
@@ -128,9 +178,31 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         preview = table.ids.preview
         pump(lambda: preview.overlay_key is not None, what="the overlay")
         uploads, overlays = preview.uploads, preview.overlay_uploads
+        import companion.app.main as app_main
+
+        looked_up = []
+        monkeypatch.setattr(app_main, "board_geometry", lambda name: looked_up.append(name) or {})
         pump(lambda: preview.uploads >= uploads + 5, what="preview frames")
         assert preview.overlay_uploads == overlays
-        assert app_file(ctl.session.journal.path).is_file()  # the player colours, kept for a resume
+        assert looked_up == []  # the demo board's geometry is read once per game, not per frame
+        monkeypatch.undo()
+        # the frame goes up as RGBA (one OpenCV swizzle into a kept buffer), into the texture the preview keeps
+        texture, shown = preview.texture, preview.shown_frame.image
+        assert texture.colorfmt == "rgba" and preview._rgba.shape[:2] == shown.shape[:2]
+        assert (preview._rgba[..., 0] == shown[..., 2]).all() and (preview._rgba[..., 3] == 255).all()
+        from companion.app.widgets import Preview, software_gl
+
+        assert preview.fresh_textures == software_gl()
+        for fresh in (False, True):  # a GPU keeps one texture; software GL (llvmpipe) gets one per frame
+            probe = Preview()
+            probe.fresh_textures = fresh
+            probe.show(shown)
+            first = probe.texture
+            probe.show(shown[::-1].copy())
+            assert (probe.texture is first) is not fresh and probe.texture.size == first.size
+            assert (probe._rgba[0, :, 2] == shown[-1, :, 0]).all()
+        header = json.loads(ctl.session.journal.path.read_text().splitlines()[0])
+        assert header["metadata"]["colours"] and not app_file(ctl.session.journal.path).exists()  # kept in the header
 
         # confirm: journal first, then the confirmation on screen
         order = []
@@ -234,6 +306,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         true_H = random_homography(board, rng, (960, 720))
         (tmp_path / "frames").mkdir()
         cv2.imwrite(str(tmp_path / "frames" / "board.png"), render_scene(board, true_H, (960, 720), rng=rng).image)
+        assert table.ids.tap_corners.opacity == 0  # the demo finds its board: no corners to tap
         app.open_source(f"images:{tmp_path / 'frames'}")
         app.go("setup")
         pump(lambda: app._pose_H is not None, timeout=30, what="the tracked board pose")
@@ -243,6 +316,48 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
         assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
         assert not np.allclose(H, demo_homography(board.size_mm)) and "shield" in geometry
+
+        # --- the markers hidden: "tap the 4 corners" finds the board, and the indicator says so ------------------
+        hidden = render_scene(board, true_H, (960, 720), rng=np.random.default_rng(11)).image
+        for fid in board.fiducials:
+            quad = cv2.perspectiveTransform(fid.corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2)
+            cv2.fillConvexPoly(hidden, (quad.mean(0) + (quad - quad.mean(0)) * 1.6).round().astype(np.int32), (128, 128, 128))
+        (tmp_path / "hidden").mkdir()
+        cv2.imwrite(str(tmp_path / "hidden" / "board.png"), hidden)
+        app.open_source(f"images:{tmp_path / 'hidden'}")
+        pump(lambda: app.board_status == "board not in view", timeout=30, what="the board not found")
+        assert not app.board_found
+        app.go("table")  # the table offers the corners while the board is not found
+        EventLoop.idle()
+        assert table.ids.tap_corners.opacity == 1 and not table.ids.tap_corners.disabled
+        table.ids.tap_corners.dispatch("on_release")
+        setup = app.sm.get_screen("setup")
+        assert app.sm.current == "setup" and setup.flow == "corners"
+        for corner in cv2.perspectiveTransform(board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2):
+            assert _tap(setup.ids.preview, *corner)
+        assert setup.flow == "" and setup.flow_text == tr("setup:corners_done")
+        frame = app._last_frame  # a still picture: hand it to the worker again, as a camera's next frame would be
+        app.worker.submit(ctl.generation, frame.image, frame.meta, time.monotonic())
+        pump(lambda: app.board_found, timeout=30, what="the board found from the tapped corners")
+        assert app.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
+
+        # --- a camera profile: chosen in set-up, saved; a damaged one is explained and the app goes on without -------
+        from companion.app import paths
+        from companion.vision.intrinsics import CameraProfile
+
+        (tmp_path / "bad.json").write_text("{damaged")
+        notice = app.set_camera_profile(str(tmp_path / "bad.json"))
+        assert "bad.json" in notice and app.camera_profile is None and app.sm.get_screen("home").message == notice
+        CameraProfile("desk-cam", (960, 720), np.array([[800.0, 0, 480], [0, 800.0, 360], [0, 0, 1]]), np.zeros(5)).save(data / "cameras")
+        app.go("home")
+        app.go("setup")
+        assert "desk-cam" in setup.ids.profile.values and setup.ids.profile.text == tr("setup:profile_none")
+        setup.ids.profile.text = "desk-cam"
+        assert app.camera_profile.name == "desk-cam" and app.camera_recognizer.camera is app.camera_profile
+        assert setup.profile_text == tr("setup:profile_used", name="desk-cam")
+        assert paths.load_settings(data)["camera_profile"].endswith("desk-cam.json")
+        setup.ids.profile.text = tr("setup:profile_none")
+        assert app.camera_profile is None and paths.load_settings(data)["camera_profile"] == ""
         app.go("table")
 
         # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
