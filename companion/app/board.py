@@ -206,7 +206,7 @@ class CameraRecognizer:
             except PoseError as exc:
                 return {"board": "board not in view", "board_reason": str(exc)}
         result = self._tracker.update(image)
-        if self._kept is not None and getattr(self._tracker, "_tapped", None) is None:
+        if self._kept is not None and not self._tracker.has_tapped_corners:
             self._kept = None  # the tracker dropped the taps (the picture changed since): tap again
         if result.source != "tracked":  # a still picture keeps the pose it had: say where that came from
             self._source = result.source

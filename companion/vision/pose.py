@@ -464,6 +464,11 @@ class BoardTracker:
         self._last = self._rechecking = self._still_ref = self._tapped = self._tapped_ref = None
         self._reused = 0
 
+    @property
+    def has_tapped_corners(self) -> bool:
+        """Whether tapped corners are still in force (they are dropped once the camera moves)."""
+        return self._tapped is not None
+
     def set_tapped_corners(self, frame: np.ndarray, corners_px: Sequence[Sequence[float]]) -> PoseResult:
         """Use four tapped board corners while no marker is in view (until the camera moves)."""
         result = pose_from_corners(self.board, corners_px, self.config["tapped"], self.camera)

@@ -199,12 +199,14 @@ def test_tracker_uses_tapped_corners_until_the_picture_changes(scene):
     tracker = BoardTracker(BOARD)
     assert tracker.update(bare).status is PoseStatus.NOT_IN_VIEW
     taps = apply_homography(scene.homography, BOARD.board_corners_mm())
+    assert not tracker.has_tapped_corners
     tracker.set_tapped_corners(bare, taps)
     held = tracker.update(bare)
-    assert held.usable and held.source == "tapped"
+    assert held.usable and held.source == "tapped" and tracker.has_tapped_corners
     other = random_scene(BOARD, np.random.default_rng(77))
     changed = tracker.update(_cover_markers(other.image, other.homography, [0, 1, 2, 3]))
     assert changed.status is PoseStatus.MOVED and "tap again" in changed.reason
+    assert not tracker.has_tapped_corners
 
 
 def test_rectified_board_puts_every_marker_where_the_map_says(scene):
