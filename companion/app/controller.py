@@ -33,6 +33,7 @@ from companion.app.i18n import language, tr
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
+from companion.games.text import TextView
 from companion.journal import Journal, JournalError, Session
 
 NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
@@ -350,6 +351,18 @@ class Controller:
         return [DieSpec(kind, roles[i] if len(request.roles) == len(request.dice) else "", faces_of(kind, self.module))
                 for i, kind in enumerate(request.dice)]
 
+    def die_label(self, role: str, index: int) -> str:
+        """A die's role as the screens show it (``role`` stays the identifier vision matches on):
+        in English the role itself, or "Die 2" for a die without one; else the game's word for it."""
+        if not role:
+            return tr("table:die", number=index + 1)
+        return engine_i18n.die_label(self.module.name, role, language()) if self.module else role
+
+    def face_label(self, face: Any) -> str:
+        """A die face as the screens show it (the value sent to the game is unchanged): in English
+        ``str(face)``; else the game's word for a named face ("magpie" -> "Elster")."""
+        return engine_i18n.face_label(self.module.name, face, language()) if self.module else str(face)
+
     def choices(self) -> list[Choice]:
         state = self.state
         if state is None or self.phase != "decision":
@@ -392,7 +405,10 @@ class Controller:
         return state.player_name(player) if player >= 0 else ""
 
     def board_text(self) -> str:
-        return self.view.render(self.state) if self.state is not None else ""
+        """The board as text (the scores screen): English is the view's own ``render``, unchanged."""
+        if self.state is None:
+            return ""
+        return engine_i18n.board_text(self.state, language()) or self.view.render(self.state)
 
     def final_table(self) -> str:
         if self.state is None:
@@ -485,9 +501,16 @@ class Controller:
         try:
             action = self.dice_action(dice)
         except GameError as exc:
-            self.say("warn", str(exc), getattr(exc, "rule_id", None))
+            shown = " ".join(self.face_label(d.value) for d in dice)
+            self.say("warn", self._unreadable(shown, exc, dice=True), getattr(exc, "rule_id", None))
             return None
         return self.propose(action, source, dice)
+
+    def _unreadable(self, text: str, error: GameError, dice: bool = False) -> str:
+        """What to say about input the game's parser refused: in English the parser's own message,
+        unchanged; in another language a sentence that it could not be read and what to type
+        (``companion.games.i18n.unreadable``), without the parser's English detail."""
+        return engine_i18n.unreadable(self.state, text, language(), dice=dice) or str(error)
 
     def correct_die(self, index: int, value) -> Proposal | None:
         """Tap a die of the proposal and give its true face."""
@@ -521,9 +544,13 @@ class Controller:
         if state is None or not text.strip():
             return None
         try:
-            action = self.view.parse_chance(state, text) if state.is_chance_node() else self.view.parse_action(state, text)
+            if state.is_chance_node():
+                action = self.view.parse_chance(state, text)
+            else:  # a view without typed moves (Eagle Kingdoms) refuses with the default's message
+                parse = getattr(self.view, "parse_action", None) or TextView().parse_action
+                action = parse(state, text)
         except GameError as exc:
-            self.say("warn", str(exc), getattr(exc, "rule_id", None))
+            self.say("warn", self._unreadable(text, exc), getattr(exc, "rule_id", None))
             return None
         return self.propose(action, "typed")
 

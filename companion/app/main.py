@@ -33,7 +33,7 @@ from companion.app.screens import (
     TallyScreen,
     TilesScreen,
 )
-from companion.app.speech import Speaker
+from companion.app.speech import Speaker, announcement
 from companion.app.widgets import Preview  # noqa: F401  (registers the class for the kv files)
 from companion.app.worker import DiceRecognizer, RecognitionWorker
 from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, open_source
@@ -528,7 +528,7 @@ class CompanionApp(App):
         elif event == "message":
             table.refresh_messages()
             if payload.level == "illegal":
-                self.speaker.say(payload.text)
+                self.speaker.say(announcement(payload, i18n.language()))
         elif event == "confirmed":
             self.events.append("confirmation shown")
             table.refresh_messages()

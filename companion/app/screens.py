@@ -318,7 +318,7 @@ class TableScreen(Screen):
         self.confirm_text = tr("table:confirm_checked") if proposal.uncertain else tr("table:confirm")
         for i, die in enumerate(proposal.dice):
             mark = theme.MARKS["die-uncertain" if die.uncertain else "die"]
-            label = f"{die.role or tr('table:die', number=i + 1)}: {die.value}" + (" ?" if die.uncertain else "")
+            label = f"{ctl.die_label(die.role, i)}: {ctl.face_label(die.value)}" + (" ?" if die.uncertain else "")
             button = Button(text=label, background_normal="", background_color=mark["colour"], font_size=f"{theme.FONT_SIZE}sp",
                             color=(0, 0, 0, 1) if die.uncertain else (1, 1, 1, 1))
             button.die_index = i
@@ -363,10 +363,10 @@ class TableScreen(Screen):
                 entered = ctl.entry()
                 for i, spec in enumerate(specs):
                     row = BoxLayout(size_hint_y=None, height=dp(theme.TOUCH_TARGET), spacing=dp(3))
-                    row.add_widget(Label(text=esc(spec.role or tr("table:die", number=i + 1)), size_hint_x=None, width=dp(90),
+                    row.add_widget(Label(text=esc(ctl.die_label(spec.role, i)), size_hint_x=None, width=dp(90),
                                          font_size=f"{theme.FONT_SIZE * 0.8}sp"))
                     for face in spec.faces:
-                        button = ToggleButton(text=str(face), group=f"die{i}", size_hint=(None, None),
+                        button = ToggleButton(text=ctl.face_label(face), group=f"die{i}", size_hint=(None, None),
                                               size=(dp(theme.TOUCH_TARGET), dp(theme.TOUCH_TARGET)), font_size=f"{theme.FONT_SIZE}sp")
                         if i < len(entered) and entered[i].value == face:
                             button.state = "down"
@@ -404,10 +404,10 @@ class TableScreen(Screen):
         die = ctl.proposal.dice[index]
         spec_faces = next((s.faces for i, s in enumerate(ctl.dice_specs()) if i == index), [])
         content = BoxLayout(spacing=dp(4), padding=dp(6))
-        popup = Popup(title=tr("table:die", number=index + 1) + f" ({die.value}?)", content=content,
+        popup = Popup(title=tr("table:die", number=index + 1) + f" ({ctl.face_label(die.value)}?)", content=content,
                       size_hint=(0.9, None), height=dp(theme.TOUCH_TARGET * 2.6))
         for face in spec_faces:
-            button = Button(text=str(face), font_size=f"{theme.FONT_SIZE}sp")
+            button = Button(text=ctl.face_label(face), font_size=f"{theme.FONT_SIZE}sp")
             button.face = face
 
             def pick(_b, f=face):

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from companion.app.board import reference_map_path
-from companion.app.i18n import tr
+from companion.app.i18n import language, tr
 
 
 def dice_roles(game_name: str, seed: int = 0) -> list[tuple[str, str]]:
@@ -97,7 +97,16 @@ class DiceRegistration:
         if self.done:
             return tr("setup:dice_done", count=len(self.roles))
         role, kind = self.roles[self.index]
-        return tr("setup:dice_show", role=role, number=self.index + 1, total=len(self.roles))
+        return tr("setup:dice_show", role=self.shown(role), number=self.index + 1, total=len(self.roles))
+
+    def shown(self, role: str) -> str:
+        """The role as the family reads it (the registry keeps the identifier vision matches on)."""
+        from companion.games import i18n as engine_i18n
+
+        try:
+            return engine_i18n.die_label(self.game, role, language())
+        except Exception:  # an unknown game: the identifier
+            return role
 
     def capture(self, frame: np.ndarray | None, readings: list[dict[str, Any]]) -> tuple[bool, str]:
         """Register the one die in view as the current role; (ok, what to tell the family)."""
@@ -106,9 +115,9 @@ class DiceRegistration:
         role, kind = self.roles[self.index]
         boxes = [r for r in readings or [] if r.get("box") and r.get("kind", kind) == kind]
         if not boxes:
-            return False, tr("setup:dice_none_seen", role=role)
+            return False, tr("setup:dice_none_seen", role=self.shown(role))
         if len(boxes) > 1:
-            return False, tr("setup:dice_many", count=len(boxes), role=role)
+            return False, tr("setup:dice_many", count=len(boxes), role=self.shown(role))
         self.registry.register(role, frame, boxes[0]["box"], kind=kind)
         self.index += 1
         if self.done:

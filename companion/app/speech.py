@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 
 class Speaker:
@@ -34,3 +35,17 @@ class Speaker:
                 pass
 
         threading.Thread(target=run, daemon=True).start()
+
+
+def announcement(message: Any, lang: str) -> str:
+    """What to say for a message on the table (``companion.app.controller.Message``). In English its
+    text, unchanged (an engine's refusal already says why in words). In another language a refusal's
+    text names only the rule ID, so the rule's statement in that language (``rule_text``) is spoken
+    in place of the ID: "... verstößt gegen Regel: <statement>"."""
+    text = getattr(message, "text", "") or ""
+    rule_id = getattr(message, "rule_id", None)
+    statement = getattr(message, "rule_text", None)
+    if lang == "en" or getattr(message, "level", "") != "illegal" or not (rule_id and statement):
+        return text
+    spoken = text.replace(f" {rule_id}", "").replace(rule_id, "").rstrip(" .:")
+    return f"{spoken}: {statement}"

@@ -15,7 +15,8 @@ A game's text view module may define ``action_words(state, action, texts) -> str
 ``choice_words`` for menu texts with more detail): language-neutral code that picks a template
 and fills it from the action's structured fields, taking every word from ``texts``; likewise
 ``prompt_words(state, texts)`` (what a chance node waits for), ``coach_words(state, texts)`` (the
-advice lines) and ``final_words(state, texts)`` (the end-of-game table). Anything it cannot describe
+advice lines), ``final_words(state, texts)`` (the end-of-game table) and ``board_words(state, texts)``
+(the board as text, shown on the scores screen). Anything it cannot describe
 falls back to the English text; a refusal without a rule ID keeps its English message. Pure Python:
 no app, UI or vision import.
 """
@@ -175,6 +176,12 @@ def final_table(state: State, lang: str) -> str | None:
     return _game_words(state, "final_words", lang)
 
 
+def board_text(state: State, lang: str) -> str | None:
+    """The board as text in ``lang`` (the text view's ``render`` is the English one): the game's
+    ``board_words(state, texts)``; ``None`` for English, a game without it, or a missing word."""
+    return _game_words(state, "board_words", lang)
+
+
 def coach(state: State, lang: str) -> list[str] | None:
     """The coach's advice in ``lang`` (the text view's ``coach`` is the English one)."""
     lines = _game_words(state, "coach_words", lang)
@@ -234,3 +241,56 @@ def missing_rules(game: str, lang: str) -> list[str]:
     problems = [f"{game}: no {lang} text for {i}" for i in ids if not str(have.get(i, "")).strip()]
     problems += [f"{game}: {lang} text for unknown rule {i}" for i in sorted(set(have) - set(ids))]
     return problems
+
+
+# --- what the screens show of dice, and typed input that cannot be read ------------------------------
+def die_label(game: str, role: str, lang: str) -> str:
+    """A die's role as shown on screen. ``ChanceRequest.roles`` stay the identifiers (vision matches
+    on them); only their display changes: the game's ``"terms"`` ``role.<role>`` (``"Kopf"``), else
+    ``role.<first word>`` as a template for the rest (``"challenger Ann"`` -> ``"Herausforderer Ann"``);
+    the role itself where there is none (and always in English)."""
+    if lang == DEFAULT or not role:
+        return role
+    terms = catalogue(game, lang).get("terms", {})
+    if f"role.{role}" in terms:
+        return terms[f"role.{role}"]
+    word, _, rest = role.partition(" ")
+    template = terms.get(f"role.{word}")
+    if template and rest:
+        try:
+            return template.format(name=rest)
+        except (KeyError, IndexError, ValueError):
+            return role
+    return role
+
+
+def face_label(game: str, face: Any, lang: str) -> str:
+    """A die face as shown on screen: a named face (``"magpie"``) through the game's ``face.<name>``
+    term; numbers, English and unknown names as they are. The value sent to the engine is unchanged."""
+    if lang == DEFAULT or not isinstance(face, str):
+        return str(face)
+    return catalogue(game, lang).get("terms", {}).get(f"face.{face}", face)
+
+
+def unreadable(state: State, typed: str, lang: str, dice: bool = False) -> str | None:
+    """Why typed input (or a set of dice) is not a move, in ``lang``: that it could not be read and
+    what to type instead (the game's prompt and example at a chance node, else the game's
+    ``typed_hint`` or the shared one). The parser's English detail is left out: the message is the
+    family's language only, and a rule ID the parser named still shows with its statement.
+    ``None`` for English or a game without texts (the caller shows the parser's message)."""
+    if lang == DEFAULT or state is None:
+        return None
+    t = texts(state.game.name, lang)
+    if not t:
+        return None
+    try:
+        if state.is_chance_node():
+            request = state.chance_request()
+            prompt = chance_prompt(state, lang) or t.text("unreadable_roll")
+            example = request.example if request is not None else ""
+            hint = t.text("unreadable_example", prompt=prompt, example=example) if example else prompt
+        else:
+            hint = t.text("typed_hint")
+        return t.text("unreadable_dice" if dice else "unreadable", text=typed.strip(), hint=hint)
+    except (KeyError, IndexError, ValueError):  # a template missing: the parser's own message stands
+        return None

@@ -530,3 +530,56 @@ def coach_words(state: State, t) -> list[str]:
     elif phase == CAPTURE and state.roll_no == 1 and not state.party:
         lines.append(t.text("coach_pass"))
     return lines
+
+
+def _whose_words(state: EagleState, t) -> str:
+    if state.phase == SETUP:
+        return t.text("board_setup_whose")
+    if state.is_terminal():
+        return t.text("board_over_whose")
+    name = state.player_name(state.player)
+    roll = {1: t.text("board_first_roll"), 2: t.text("board_second_roll")}.get(state.roll_no, "")
+    shown = state.phase in (ROLL, CAPTURE) and not state.party and roll
+    return t.text("board_turn_roll" if shown else "board_turn", turn=state.turn, name=name, roll=roll)
+
+
+def _scores_words(state: EagleState, t) -> str:
+    parts = ", ".join(f"{name} {score:g}" for name, score in zip(state.game.players, state.scores(), strict=True))
+    return t.text("board_favours" if state.party else "board_scores", scores=parts)
+
+
+def board_words(state: State, t) -> str:
+    """The board as text (as ``EagleTextView.render``), every word from ``t``."""
+    assert isinstance(state, EagleState)
+    title = t.text("board_title_party" if state.party else "board_title", whose=_whose_words(state, t))
+    lines = [title]
+    if state.phase == SETUP:
+        lines.append(t.text("board_setup", placed=state.setup_step, total=len(SETUP_ORDER)))
+        lines.append(_scores_words(state, t))
+        return "\n".join(lines)
+    if state.dice:
+        lines.append(t.text("board_last_roll", dice="+".join(str(d) for d in state.dice)))
+    if state.face:
+        lines.append(t.text("board_enchanted", face=state.face, text=t.term(f"face.{state.face}")))
+    available = state.available_pieces()
+    if available:
+        lines.append(t.text("board_available"))
+        for p in sorted(available, key=lambda q: (PIECE_DICE[q], PIECE_IDS[q])):
+            a, b = PIECE_DICE[p]  # type: ignore[misc]
+            kind = state.kind_on[p]
+            lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {t.term(f'name.{KINDS[kind]}')} ({VALUES[kind]})")
+    locked = max(0, state.present.bit_count() - 1 - len(available))
+    shield = t.text("board_shield_count", count=state.shield_count())
+    if any(state.shield):
+        shield += f" ({_holding_words(state.shield, t)})"
+    if state.is_terminal():
+        lines.append(t.text("board_taken_apart"))
+    elif state.final_step():
+        lines.append(t.text("board_final_step", shield=shield, needs=_needs_words(state, t)))
+    else:
+        lines.append(t.text("board_locked", locked=locked, shield=shield))
+    for i, hand in enumerate(state.hands):
+        extra = "" if state.party else t.text("board_kingdoms", count=kingdoms_of(hand))
+        lines.append(f"  {state.player_name(i)}: {_holding_words(hand, t)}{extra}")
+    lines.append(_scores_words(state, t))
+    return "\n".join(lines)

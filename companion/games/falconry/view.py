@@ -232,3 +232,45 @@ def coach_words(state: State, t) -> list[str]:
         key = "coach_now" if seat == state.current_player else "coach_next"
         lines.append(t.text(key, noble=_noble(state, seat, t), where=where, more=more))
     return lines
+
+
+def board_words(state: State, t) -> str:
+    """The table as text (as ``FalconryView.render``, without colour; the grid of letters is kept),
+    every word from ``t``."""
+    assert isinstance(state, FalconryState)
+    game = state.game
+    ys = [y for _, y in state.stacks] or [0]
+    rows = max(ys) - min(ys) + 3
+    grid = FalconryView(colour=False).render(state).splitlines()[1:2 + rows]
+    lines = [t.text("board_title", mode=t.term(f"mode.{game.mode_title}", game.mode_title))] + grid
+
+    def card(c: int) -> str:
+        return t.text("board_card", kind=t.term(f"kind.{KINDS[c & 3]}"), colour=_colour(state, c, t))
+
+    covered = [
+        (cell, stack)
+        for cell, stack in sorted(state.stacks.items(), key=lambda i: (i[0][1], i[0][0]))
+        if len(stack) > 1
+    ]
+    if covered:
+        stacks = "; ".join(f"{fmt(cell)} {t.text('board_on').join(card(c) for c in reversed(stack))}" for cell, stack in covered)
+        lines.append(t.text("board_stacks", stacks=stacks))
+    lines.append(t.text("board_legend"))
+    for seat in range(game.num_players):
+        m, b, f = state.hands[seat]
+        team = [s for s in game.teammates(seat) if s != seat]
+        ally = t.text("board_ally", names=", ".join(game.players[s] for s in team)) if team else ""
+        marker = "*" if not state.over and seat == state.current_player else " "
+        lines.append(t.text("board_player", marker=marker, letter=game.colours[seat]["letter"], noble=_noble(state, seat, t),
+                            markers=m, birds=b, falconers=f, path=game.path[seat], actions=game.actions[seat], ally=ally))
+    if state.over:
+        winners = ", ".join(_noble(state, s, t) for s in state.winners())
+        paths = state.completed_paths()
+        shown = "; ".join(_cells_text(p) for s, p in paths.items() if s in state.winners())
+        lines.append(t.text("board_winner", names=winners, path=shown))
+    else:
+        seat = state.current_player
+        total = game.actions[seat]
+        step = t.text("board_step", step=total - state.actions_left + 1, total=total) if total > 1 else ""
+        lines.append(t.text("board_turn", turn=state.turn_number, noble=_noble(state, seat, t), step=step))
+    return "\n".join(lines)

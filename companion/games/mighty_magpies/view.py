@@ -256,3 +256,37 @@ def coach_words(state: State, t) -> list[str]:
 
 
 __all__ = ["MagpiesTextView", "parse_faces", "parse_setup", "MAGPIE_FACE", "TILE_KINDS"]
+
+
+def board_words(state: State, t) -> str:
+    """The nests, magpies and players as text (as ``MagpiesTextView.render``), every word from ``t``."""
+    assert isinstance(state, MagpiesState)
+    lines = [t.text("board_title_young" if state.game.variant == "young" else "board_title")]
+    lines.append(t.text("board_nests"))
+    for nest, nest_id in enumerate(B.nest_ids):
+        cap = B.capacity[nest]
+        tiles = nest_string(state.nest_tiles(nest))
+        shown = " ".join(tiles + "." * (cap - len(tiles))) if cap else t.text("board_start")
+        birds = [state.player_name(p) for p in range(state.game.num_players) if state.position(p) == nest]
+        routes = []
+        for colour, hops in enumerate(B.exits[nest]):
+            for route, other in hops:
+                routes.append(f"{B.route_ids[route]} {t.term(f'face.{B.colours[colour]}')}->{B.nest_ids[other]}")
+        lines.append(t.text("board_nest", nest=nest_id, tiles=f"{shown:<9}", magpies=f"{', '.join(birds) or '-':<14}",
+                            routes=", ".join(routes)))
+    lines.append(t.text("board_players"))
+    width = max(len(p) for p in state.game.players)
+    for p, name in enumerate(state.game.players):
+        berries, silver, gold = state.holdings(p)
+        lines.append(t.text("board_player", name=f"{name:<{width}}", nest=B.nest_ids[state.position(p)],
+                            berries=berries, silver=silver, gold=gold, points=f"{state.scores()[p]:g}"))
+    if state.is_terminal():
+        lines.append(t.text("board_over"))
+    elif state.phase == "setup":
+        lines.append(t.text("board_setup"))
+    elif state.phase == "roll":
+        lines.append(t.text("board_roll", name=state.player_name(state.player), tiles=state.tiles_left()))
+    else:
+        faces = " + ".join(t.term(f"face.{f}") for f in state.dice or ())
+        lines.append(t.text("board_rolled", name=state.player_name(state.player), faces=faces))
+    return "\n".join(lines)

@@ -417,3 +417,47 @@ def final_words(state: State, t) -> str:
         parts.append(text)
     names = ", ".join(state.player_name(i) for i in state.winners()) or t.term("nobody")
     return t.text("final", players=t.text("players", parts="; ".join(parts)), names=names)
+
+
+def board_words(state: State, t) -> str:
+    """The board as letters (as ``EulenTextView.render``; the grid is language-free), every word from ``t``."""
+    assert isinstance(state, EulenState)
+    b, lay = state.board, state.lay
+    grid = EulenTextView().render(state).splitlines()
+    height = 1 + max(r for _, r in b.cell)
+    owls: dict[int, list[str]] = {}
+    for i, s in enumerate(state.space):
+        if s >= 0:
+            owls.setdefault(s, []).append(state.owl(i))
+    empty = t.text("board_empty")
+    lines = [t.text("board_title", turn=state.turn)] + grid[1:2 + height]  # the header row and the grid rows
+    for player in range(state.game.num_players):
+        nests = " / ".join(
+            f"{t.term(f'nest.{b.label[n]}')} ({b.ids[n]}): {' '.join(sorted(owls.get(n, []))) or empty}"
+            for n in lay.player_nests[player]
+        )
+        lines.append(t.text("board_nests", name=state.player_name(player), nests=nests))
+    lines.append(t.text("board_cave", owls=" ".join(sorted(owls.get(b.cave, []))) or empty))
+    key = ", ".join(f"{k} {t.term(f'colour.{lay.letter_to_name[k]}')}" for k in (*lay.colours_in_play, BLACK))
+    lines.append(t.text("board_key", letters=key))
+    parts = []
+    for player in range(state.game.num_players):
+        colours = t.term("and").join(
+            t.term(f"colour.{lay.letter_to_name[c]}") for c in lay.colours_in_play if c in lay.player_colours[player]
+        )
+        text = t.text("player_line", name=state.player_name(player), colours=colours, count=state.cave_count(player),
+                      target=lay.target)
+        if state.black_on(player):
+            text += t.text("player_black")
+        parts.append(text)
+    lines.append(t.text("players", parts="; ".join(parts)))
+    if state.is_terminal():
+        lines.append(t.text("board_won", name=state.player_name(state.winner)))  # type: ignore[arg-type]
+    elif state.dice is None:
+        lines.append(t.text("board_to_roll", name=state.player_name(state.to_move)))
+    else:
+        rolled = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=state.dice[d]) for d in DICE)
+        left = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=state.dice[d]) for d in state.left)
+        lines.append(t.text("board_rolled", name=state.player_name(state.to_move), rolled=rolled,
+                            left=left or t.text("no_dice")))
+    return "\n".join(lines)

@@ -1,0 +1,224 @@
+"""German mode beyond the engines' move texts: dice labels, unreadable typed input, the board as text,
+and what is spoken for a refusal (the controller without Kivy; English stays the engines' own text)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.app import i18n
+from companion.app.controller import Controller, Message
+from companion.app.speech import announcement
+from companion.games import i18n as engine_i18n
+from companion.games.registry import load_game
+from companion.games.text import TextView
+
+GAMES = {"eagle-kingdoms": ["Ann", "Ben"], "falconry": ["Ann", "Ben"], "mighty-magpies": ["Ann", "Ben"],
+         "verzauberte-eulen": ["Ann", "Ben"]}
+
+
+@pytest.fixture
+def ctl(tmp_path):
+    return Controller(tmp_path, seed=3)
+
+
+@pytest.fixture
+def german():
+    i18n.set_language("de")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")
+
+
+def _to_dice(ctl, name):
+    """A new game of ``name``, played with random outcomes up to its first roll of dice."""
+    ctl.new_game(name, GAMES[name])
+    for _ in range(40):
+        if ctl.phase == "chance" and ctl.dice_specs():
+            return
+        assert ctl.phase == "chance"
+        ctl.random_outcome()
+        ctl.confirm()
+    pytest.fail("no dice to roll")
+
+
+# --- 1. dice labels: shown in German, the identifiers unchanged --------------------------------------------
+def test_owl_dice_roles_shown_in_german_identifiers_unchanged(ctl, german):
+    _to_dice(ctl, "verzauberte-eulen")
+    specs = ctl.dice_specs()
+    assert [s.role for s in specs] == ["head", "body", "eye"]  # what vision matches on
+    assert [ctl.die_label(s.role, i) for i, s in enumerate(specs)] == ["Kopf", "Körper", "Auge"]
+    for i, value in enumerate((3, 5, 1)):
+        ctl.tap_face(i, value)
+    assert ctl.proposal.action == {"type": "roll", "head": 3, "body": 5, "eye": 1}
+    assert [d.role for d in ctl.proposal.dice] == ["head", "body", "eye"]
+
+
+def test_magpie_faces_shown_in_german_and_tapped_as_identifiers(ctl, german):
+    _to_dice(ctl, "mighty-magpies")
+    specs = ctl.dice_specs()
+    assert "magpie" in specs[0].faces and ctl.face_label("magpie") == "Elster"
+    assert [ctl.face_label(f) for f in specs[0].faces] == ["Gelb", "Rot", "Blau", "Grün", "Elster"]
+    assert ctl.die_label(specs[1].role, 1) == "Würfel 2"
+    ctl.tap_face(0, "red")
+    proposal = ctl.tap_face(1, "magpie")
+    assert proposal is not None and proposal.action == {"type": "roll", "faces": ["red", "magpie"]}
+
+
+def test_eagle_dice_roles_in_german():
+    assert engine_i18n.die_label("eagle-kingdoms", "challenger Ann", "de") == "Herausforderer Ann"
+    assert engine_i18n.die_label("eagle-kingdoms", "defender Ben Li", "de") == "Verteidiger Ben Li"
+    assert engine_i18n.die_label("eagle-kingdoms", "enchanted", "de") == "Zauberwürfel"
+    assert engine_i18n.die_label("eagle-kingdoms", "unknown role", "de") == "unknown role"
+    assert engine_i18n.face_label("eagle-kingdoms", 7, "de") == "7"  # numbers as they are (not the face.7 text)
+
+
+def test_english_dice_labels_are_the_roles_and_faces(ctl):
+    _to_dice(ctl, "mighty-magpies")
+    assert ctl.die_label("die 1", 0) == "die 1" and ctl.die_label("", 1) == "Die 2"
+    assert ctl.face_label("magpie") == "magpie" and ctl.face_label(3) == "3"
+    assert engine_i18n.die_label("eagle-kingdoms", "challenger Ann", "en") == "challenger Ann"
+
+
+def test_dice_registration_prompt_names_the_die_in_german(tmp_path, german):
+    pytest.importorskip("companion.vision.registry")
+    from companion.app.setup_flow import DiceRegistration
+
+    flow = DiceRegistration("verzauberte-eulen", tmp_path, roles=[("head", "d6"), ("body", "d6")])
+    assert "'Kopf'" in flow.prompt() and "head" not in flow.prompt()
+    assert flow.roles[0][0] == "head"  # registered under the identifier
+    i18n.set_language("en")
+    assert "head" in flow.prompt()
+
+
+# --- 2. typed input that cannot be read --------------------------------------------------------------------
+def test_unreadable_roll_in_german_with_the_example(ctl, german):
+    _to_dice(ctl, "verzauberte-eulen")
+    with pytest.raises(Exception) as parsed:
+        ctl.view.parse_chance(ctl.state, "7 x")
+    assert ctl.typed("7 x") is None
+    message = ctl.messages[-1]
+    assert message.level == "warn" and message.text.startswith("„7 x“ kann ich nicht lesen.")
+    assert "„3 5 1“" in message.text and "Kopf" in message.text
+    assert str(parsed.value) not in message.text and "Three dice" not in message.text  # no English
+    assert message.rule_id == "VE-COMP-DICE"
+    assert message.rule_text == engine_i18n.rule_text("verzauberte-eulen", "VE-COMP-DICE", "de")
+
+
+def test_unreadable_roll_in_english_is_the_parsers_message(ctl):
+    _to_dice(ctl, "verzauberte-eulen")
+    with pytest.raises(Exception) as parsed:
+        ctl.view.parse_chance(ctl.state, "7 x")
+    ctl.typed("7 x")
+    assert ctl.messages[-1].text == str(parsed.value)
+
+
+def test_unreadable_dice_faces_in_german(ctl, german):
+    _to_dice(ctl, "mighty-magpies")
+    assert ctl.manual_dice(["red", "purple"]) is None
+    text = ctl.messages[-1].text
+    assert text.startswith("Diese Würfel ergeben keinen Wurf: Rot purple.") and "„red magpie“" in text
+
+
+def test_unreadable_move_in_german_falconry_and_eagle(ctl, german):
+    ctl.new_game("falconry", GAMES["falconry"])
+    assert ctl.phase == "decision" and ctl.typed("fly away") is None
+    assert ctl.messages[-1].text.startswith("„fly away“ kann ich nicht lesen.") and "place marker 2 0" in ctl.messages[-1].text
+    assert ctl.typed("place marker 0 1") is not None or ctl.messages[-1].level == "illegal"  # the notation still works
+    _to_dice(ctl, "eagle-kingdoms")
+    ctl.typed("1 2")
+    ctl.confirm()
+    if ctl.phase != "decision":
+        pytest.skip("this roll left no decision")
+    assert ctl.typed("foo") is None  # Eagle Kingdoms has no typed moves: refused, not a crash
+    assert ctl.messages[-1].text == "„foo“ kann ich nicht lesen. Tippe die Nummer einer Wahl aus der Liste oder tippe die Wahl an."
+
+
+def test_unreadable_move_in_english_keeps_the_default_message(ctl):
+    _to_dice(ctl, "eagle-kingdoms")
+    ctl.typed("1 2")
+    ctl.confirm()
+    if ctl.phase != "decision":
+        pytest.skip("this roll left no decision")
+    assert ctl.typed("foo") is None
+    assert ctl.messages[-1].text == "Type the number of a choice (or 'help'); got 'foo'."
+
+
+# --- 3. the board as text (the scores screen) -------------------------------------------------------------
+def _states(name, seed, steps=120):
+    module = load_game(name)
+    state = module.game_class(players=GAMES[name]).new_initial_state()
+    rng = random.Random(seed)
+    for i in range(steps):
+        if i % 7 == 0 or state.is_terminal():
+            yield state
+        if state.is_terminal():
+            return
+        state.apply(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_board_text_in_german_for_every_game(name):
+    view = load_game(name).text_view()
+    if hasattr(view, "colour"):
+        view.colour = False
+    english_words = {"eagle-kingdoms": ("Available pieces", "Scores:", "Locked pieces", "to play"),
+                     "falconry": ("Legend:", "in hand", "to act", "Winner:"),
+                     "mighty-magpies": ("Nests (", "magpies:", "routes:", "berries", "points"),
+                     "verzauberte-eulen": ("Nest of", "Cave:", "Key:", "Players:", "rolled")}[name]
+    seen = 0
+    for seed in (1, 2):
+        for state in _states(name, seed, 400):
+            german_text = engine_i18n.board_text(state, "de")
+            assert german_text, f"no German board for {name}"
+            assert not any(w in german_text for w in english_words), german_text
+            english = view.render(state)
+            assert engine_i18n.board_text(state, "en") is None
+            # the numbers (scores, coordinates, counts) are the same in both
+            assert sorted(c for c in german_text if c.isdigit()) == sorted(c for c in english if c.isdigit()), name
+            seen += 1
+    assert seen > 5
+
+
+def test_controller_board_text_german_and_english(ctl, german):
+    _to_dice(ctl, "verzauberte-eulen")
+    german_text = ctl.board_text()
+    assert german_text.startswith("Verzauberte Eulen – Runde ") and "Höhle: " in german_text
+    i18n.set_language("en")
+    assert ctl.board_text() == ctl.view.render(ctl.state)
+
+
+def test_a_game_without_board_words_shows_the_render(ctl, german, monkeypatch):
+    _to_dice(ctl, "verzauberte-eulen")
+    monkeypatch.setattr(engine_i18n, "board_text", lambda state, lang: None)
+    assert ctl.board_text() == ctl.view.render(ctl.state)
+    assert TextView().render(ctl.state).startswith("Scores: ")
+
+
+# --- 4. speech: a refusal says the rule's statement ------------------------------------------------------------
+def test_spoken_refusal_in_german_says_the_rule_statement():
+    message = Message("illegal", "Nicht erlaubt: „Ann erobert den König“ verstößt gegen Regel EK-CAP-OUTER.",
+                      "EK-CAP-OUTER", "Nur die äußersten Teile dürfen erobert werden.")
+    spoken = announcement(message, "de")
+    assert spoken == "Nicht erlaubt: „Ann erobert den König“ verstößt gegen Regel: Nur die äußersten Teile dürfen erobert werden."
+    assert "EK-CAP-OUTER" not in spoken
+    assert announcement(message, "en") == message.text
+    assert announcement(Message("warn", "x", "EK-CAP-OUTER", "y"), "de") == "x"
+    assert announcement(Message("illegal", "kein Regelbezug"), "de") == "kein Regelbezug"
+
+
+def test_spoken_refusal_from_the_controller(ctl, german):
+    _to_dice(ctl, "eagle-kingdoms")
+    ctl.typed("1 2")
+    ctl.confirm()
+    if ctl.phase != "decision":
+        pytest.skip("this roll left no decision")
+    legal = {c.piece for c in ctl.choices()}
+    piece = next(p for p in ("neck", "tail-upper", "head-left", "orb-cross") if p not in legal)
+    ctl.propose({"type": "capture", "piece": piece}, "typed")
+    message = ctl.messages[-1]
+    assert message.level == "illegal" and message.rule_text
+    spoken = announcement(message, i18n.language())
+    assert spoken.endswith(message.rule_text) and message.rule_id not in spoken and "Regel" in spoken
