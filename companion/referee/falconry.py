@@ -21,13 +21,9 @@ import argparse
 import json
 import random
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import cv2
-import numpy as np
 
 from companion.games.core import Action, State
 from companion.referee.falconry_map import build_map, cell_id, parse_cell_id, table_range
@@ -208,62 +204,35 @@ def judged_cells(scene: Mapping[str, Any]) -> set[str]:
     return out
 
 
-def evaluate(scenes: int = 200, seed: int = 0, *, hand_every: int = 0) -> dict[str, Any]:
-    """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame.
+def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None) -> dict[str, Any]:
+    """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame
+    (the shared loop, :func:`companion.referee.evaluation.evaluate_reader`).
 
-    ``per_space_error``: judged cells (occupied + neighbours) read wrong, uncertain ones included;
+    ``per_space_error``: judged cells (occupied + neighbours, ``judged_regions`` in all) read wrong,
+    uncertain ones included, every judged cell of a refused frame (``board_not_found``) counted wrong;
     ``board_exact``: frames usable with every cell of the map read right and none uncertain;
     ``ms_median``: pose (cold, whole-frame marker search) + reading, wall clock, one OpenCV thread;
     ``cpu_ms_median`` the same as this thread's CPU time.
     """
+    from companion.referee.evaluation import evaluate_reader
     from companion.vision.readers.falconry import FalconryReader
     from companion.vision.scenes.falconry import render
 
-    cv2.setNumThreads(1)
     board = board_map()
-    rng = np.random.default_rng(seed)
-    judged = wrong = uncertain = exact = unusable = 0
-    ms, cpu, failures = [], [], []
-    for i, (state, adapter) in enumerate(sample_states(scenes, seed)):
-        frame, truth = render(board, adapter.paint_scene(state), rng)
-        reader = FalconryReader(board)
-        t, c = time.perf_counter(), time.thread_time()
-        obs = reader.read(frame.image)
-        ms.append((time.perf_counter() - t) * 1000)
-        cpu.append((time.thread_time() - c) * 1000)
-        expected = adapter.scene_from_state(state)
-        cells = judged_cells(expected)
-        judged += len(cells)
-        if not obs.usable:
-            unusable += 1
-            wrong += len(cells)
-            failures.append({"scene": i, "status": obs.status})
-            continue
-        bad = [r for r in cells if canonical(expected.get(r)) != canonical(obs.regions.get(r))]
-        unsure = [r for r in cells if obs.is_uncertain(r) and r not in bad]
-        wrong += len(bad) + len(unsure)
-        uncertain += sum(1 for r in cells if obs.is_uncertain(r))
-        everywhere = [r for r in set(expected) | set(obs.regions) if canonical(expected.get(r)) != canonical(obs.regions.get(r))]
-        if not everywhere and not obs.uncertain:
-            exact += 1
-        else:
-            failures.append(
-                {"scene": i, "wrong": {r: [expected.get(r), obs.regions.get(r)] for r in sorted(everywhere)},
-                 "uncertain": sorted(obs.uncertain)}
-            )
-    return {
-        "scenes": scenes,
-        "seed": seed,
-        "per_space_error": round(wrong / max(judged, 1), 5),
-        "board_exact": round(exact / max(scenes, 1), 4),
-        "ms_median": round(float(np.median(ms)), 2),
-        "cpu_ms_median": round(float(np.median(cpu)), 2),
-        "ms_p95": round(float(np.percentile(ms, 95)), 2),
-        "judged_cells": judged,
-        "uncertain_fraction": round(uncertain / max(judged, 1), 5),
-        "unusable": unusable,
-        "failures": failures[:20],
-    }
+    reader = reader or FalconryReader(board)
+    states = sample_states(scenes, seed)
+    result = evaluate_reader(
+        board,
+        reader,
+        states,
+        lambda sa: sa[1].scene_from_state(sa[0]),
+        render,
+        scenes,
+        seed,
+        paint_from_state=lambda sa: sa[1].paint_scene(sa[0]),
+        judged=judged_cells,
+    )
+    return {"seed": seed, **result}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,3 +38,36 @@ def test_eagle_kingdoms_and_kingdom_scan_evaluate_end_to_end(capsys):
         assert "error" not in report[game], report[game]
         assert report[game]["scenes"] == 1 and {"per_space_error", "board_exact", "ms_median"} <= set(report[game])
     assert report["pose"]["board"] == "eagle-kingdoms" and report["pose"]["found_fraction"] == 1.0
+
+
+def test_shared_loop_counts_judged_regions_and_paints_what_it_is_given():
+    """Falconry's benchmark runs on the shared loop: errors are counted on the judged cells only (a
+    refused frame costs all of them), exactness on the whole map, and the painter gets the paint scene."""
+    from types import SimpleNamespace
+
+    from companion.referee.evaluation import evaluate_reader
+    from companion.referee.falconry import board_map
+    from companion.vision.readers import Observation
+
+    board = board_map()
+    card = [{"noble": "H", "kind": "bird", "covers": False}]
+    states = [{"x0y0": card}, {"x0y0": card}, {"x0y0": card}]
+    reads = iter([
+        Observation({"x0y0": card}),  # exact
+        Observation({"x0y0": card, "x4y3": card}, {"x1y0": 0.2}),  # judged x1y0 uncertain; x4y3 wrong, not judged
+        Observation.unusable("hand"),
+    ])
+    reader = SimpleNamespace(reset=lambda: None, read=lambda image: next(reads))
+    painted = []
+
+    def render(board, scene, rng):
+        painted.append(scene)
+        return SimpleNamespace(image=None), None
+
+    out = evaluate_reader(board, reader, states, lambda s: s, render, 3, 0,
+                          paint_from_state=lambda s: {"painted": s}, judged=lambda truth: ["x0y0", "x1y0"])
+    assert painted == [{"painted": s} for s in states]
+    assert out["judged_regions"] == 6 and out["board_not_found"] == 1
+    assert out["per_space_error"] == round(3 / 6, 5)  # x1y0 uncertain + the refused frame's two cells
+    assert out["uncertain_fraction"] == round(1 / 6, 5) and out["silent_error"] == 0.0
+    assert out["board_exact"] == round(1 / 3, 4)

@@ -133,6 +133,16 @@ def test_a_marker_or_two_hidden_still_reads(one_frame):
     assert all(obs.is_uncertain(r) for r in wrong)
 
 
+@pytest.mark.parametrize(("dx", "dy", "said"), [(-640, 0, "play area partly out of view"), (0, -360, "one edge only")])
+def test_board_half_out_of_view_is_refused_as_such(one_frame, dx, dy, said):
+    """Half the table out of the frame: nothing read, and the status says why (out-of-frame samples read
+    black, which the cell checks would otherwise call a hand over the cards)."""
+    frame, _, _ = one_frame
+    moved = cv2.warpAffine(frame.image, np.float32([[1, 0, dx], [0, 1, dy]]), (1280, 720), borderMode=cv2.BORDER_REPLICATE)
+    obs = FalconryReader(BOARD).read(moved)
+    assert not obs.usable and said in obs.status and not obs.regions, obs.status
+
+
 def test_dark_frame_is_too_dark(one_frame):
     frame, _, _ = one_frame
     obs = FalconryReader(BOARD).read((frame.image * 0.1).astype(np.uint8))
@@ -146,6 +156,25 @@ def test_hand_over_the_cards_reads_nothing(one_frame, seed):
     frame, _ = render(BOARD, scene, np.random.default_rng(seed), hand_at_mm=truth.card_centres_mm[cell])
     obs = FalconryReader(BOARD).read(frame.image)
     assert not obs.usable and "hand or object" in obs.status
+
+
+def test_a_bright_palm_over_a_card_and_its_gap_on_felt_is_a_hand():
+    """Seed 8 hand frame 34: a palm over a whole card and its gap, in strong light on green felt, is as
+    white as card paper by the least channel and fills the gap, so the cell's own table estimate was
+    the skin: read as an empty cell, the frame taken as 'ok'. The cell's table hue now has to agree with
+    the rest of the table's."""
+    scene = {"x0y0": {"noble": "P", "kind": "bird"}, "x1y0": {"noble": "E", "kind": "falconer"},
+             "x0y1": {"noble": "G", "kind": "marker"}, "x-1y0": {"noble": "H", "kind": "marker"},
+             "x0y-1": {"noble": "E", "kind": "bird"}}
+    frame, truth = render(BOARD, scene, np.random.default_rng(38), shift_mm=(0.0, 0.0))
+    assert truth.table_bgr[1] > 1.5 * max(truth.table_bgr[0], truth.table_bgr[2])  # green felt
+    cx, cy = truth.card_centres_mm["x0y0"]
+    t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    palm = apply_homography(frame.homography, np.c_[cx + 45 * np.cos(t), cy + 56 * np.sin(t)])
+    image = frame.image.copy()
+    cv2.fillPoly(image, [np.round(palm).astype(np.int32)], (150, 180, 225), cv2.LINE_AA)
+    obs = FalconryReader(BOARD).read(image)
+    assert not obs.usable and "hand or object" in obs.status and "x0y0" in obs.status, obs.status
 
 
 def test_white_run_bridges_a_lower_cards_field_and_ignores_blur():
@@ -168,3 +197,50 @@ def test_white_run_bridges_a_lower_cards_field_and_ignores_blur():
     widths = _white_run(profs[None], up[None], down[None], offs, 2.0)[0]
     assert widths[:2] == pytest.approx([4.0, 4.0], abs=0.3)  # the border alone
     assert widths[2] == pytest.approx(7.0, abs=0.3) and widths[3] > 6.3  # border + 1 mm field + a lower card's 2 mm
+
+
+@pytest.mark.parametrize(
+    ("cells", "shift"),
+    [(("x-4y-2", "x-4y-1", "x-4y0", "x-4y1"), (-10.0, 1.0)), (("x-2y-3", "x-1y-3", "x0y-3", "x1y-3"), (3.0, -10.0))],
+)
+def test_a_lone_edge_column_or_row_laid_outwards_keeps_its_grid_phase(cells, shift):
+    """Seed 11 scene 62: one column of cards on the map's left edge, laid 10 mm outwards. Their outer
+    edges lay beyond phase lines that stopped at the play area, so the four-edge score took the cards'
+    right borders for their left ones: the lattice 16 mm off, every card sampled off, the hand-free frame
+    refused as a hand. The lines now run past the play area (off the marker strips: the far row here
+    lies under the far strip)."""
+    kinds = ("falconer", "bird", "marker")
+    scene = {c: {"noble": "HEGP"[k], "kind": kinds[k % 3]} for k, c in enumerate(cells)}
+    frame, _ = render(BOARD, scene, np.random.default_rng(1), shift_mm=shift)
+    obs = FalconryReader(BOARD).read(frame.image)
+    assert obs.usable, obs.status
+    assert obs.extra["phase_mm"] == pytest.approx(list(shift), abs=2.0)
+    assert {r: canonical(v) for r, v in obs.regions.items()} == {r: canonical(v) for r, v in vocabulary(scene).items()}
+    assert not obs.uncertain
+
+
+def _far_view(far_px_per_mm: float, near_px_per_mm: float, tall_px_per_mm: float) -> np.ndarray:
+    """A camera looking down the table at a low angle: the far edge at ``far_px_per_mm``."""
+    w, h = BOARD.size_mm
+    dst = [[640 - w * far_px_per_mm / 2, 100], [640 + w * far_px_per_mm / 2, 100],
+           [640 + w * near_px_per_mm / 2, 100 + h * tall_px_per_mm], [640 - w * near_px_per_mm / 2, 100 + h * tall_px_per_mm]]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return cv2.getPerspectiveTransform(src, np.float32(dst)).astype(np.float64)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_covers_is_judged_against_the_cards_own_border_in_a_blurred_far_view(seed):
+    """Seed 11 scene 88: at 0.55-0.75 px/mm and a blurred frame every side's white run widens (a single
+    card's 4 mm border read 5.0-5.9 mm), so an absolute 6.1 mm 'covers' threshold made four touching
+    single cards doubtful and the frame was refused as a hand. A lower card peeks out on two sides of one
+    corner only, so the run is now judged against the card's own narrowest side."""
+    kinds = ("marker", "bird", "falconer")
+    scene = {f"x{x}y{y}": {"noble": "HEGP"[(x + y) % 4], "kind": kinds[(3 * x + y) % 3]} for x in range(4) for y in range(-3, 0)}
+    scene["x1y-2"]["covers"] = True
+    scene["x3y-1"]["depth"] = 3
+    frame, _ = render(BOARD, scene, np.random.default_rng(seed), homography=_far_view(0.55, 0.75, 0.68))
+    image = cv2.GaussianBlur(frame.image, (0, 0), 0.6)
+    obs = FalconryReader(BOARD).read(image)
+    assert obs.usable, obs.status
+    assert {r: canonical(v) for r, v in obs.regions.items()} == {r: canonical(v) for r, v in vocabulary(scene).items()}
+    assert not obs.uncertain, obs.status

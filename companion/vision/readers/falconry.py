@@ -7,22 +7,24 @@ Usage (one frame, prints the observation as JSON)::
 Stages, thresholds in ``readers/falconry.json`` (``reader``):
 
 1. pose (:class:`~companion.vision.pose.BoardTracker`, full-resolution marker search: the strip
-   markers are small; two adaptive-threshold windows) -- no usable pose, no reading;
+   markers are small; two adaptive-threshold windows) -- no usable pose, markers on one strip only or
+   part of the play area out of the frame: no reading, the reason in the status;
 2. nothing is rectified: every value is sampled from the frame at board points through the pose
    (:func:`sample_bgr`, one ``cv2.remap`` per stage), only where it is needed;
 3. grid phase: hand-laid cards do not sit on the map's nominal grid, so the offset of the card
-   lattice is measured from the card edges (whiteness profiles along lines across the play area,
-   derivative folded by the pitch, scored for a card's four edges: outer and inner border edge at each
-   end) and kept continuous from frame to frame; each card is reported in the nominal cell it falls in;
+   lattice is measured from the card edges (whiteness profiles along lines across the play area and a
+   little beyond it, off the marker strips; derivative folded by the pitch, scored for a card's four
+   edges: outer and inner border edge at each end) and kept continuous from frame to frame; each card
+   is reported in the nominal cell it falls in;
 4. per cell, sampled at fixed card-local points: *occupied* (the card's white border against the
    local table colour), *noble* (the field colour, white-balanced by the card's own border, nearest
    to the deck's colours), *kind* (the white emblem's shape, correlated with templates drawn from
    the deck description); for occupied cells only, *covers*: the white run across each edge measured
    where the card actually lies -- from the top card's own field/border edge (its position, whatever
    the jitter) to the last white before the table, sub-sample interpolated at blur-free levels, short
-   dips (a lower card's field showing) bridged -- is the top card's 4 mm border alone or a border plus a
-   peeking lower card on two sides of one corner; each with a margin turned into a confidence, the
-   cell's confidence is the least;
+   dips (a lower card's field showing) bridged -- do two sides of one corner exceed the card's narrowest
+   side (its border alone, as blurred in this frame) by a peeking lower card; each with a margin turned
+   into a confidence, the cell's confidence is the least;
 5. when any cell is doubtful: re-registration -- each occupied or doubtful cell's card is sought within
    10 mm (border ring against table gap), a smooth (quadratic) offset field is fitted to the cards found
    and every cell re-read with it (a found card where it was found); kept when it leaves fewer doubtful
@@ -192,12 +194,45 @@ class FalconryReader:
         self.cell_ids = [cell_id(tx, ty) for tx, ty in self.grid.cells]
         stride = int(self.rcfg["empty_inner_stride"])  # an empty cell's inside: only foreign colours are sought
         self.inner_sparse = np.vstack([self.points["field"], self.points["emblem"]])[::stride]
+        self.phase_lines = self._lines()
 
     def _edge_of(self, marker_id: int) -> bool:
         """True for a marker beyond the play area's far edge (y < play area), False for the near edge."""
         play = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
         f = self.board.fiducial(marker_id)
         return f is not None and f.center_mm[1] < (play[1] + play[3]) / 2
+
+    def _lines(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The grid phase's sample lines, per axis: positions along, board points (lines, n, 2) and which
+        neighbouring samples' difference counts (lines, n - 1)."""
+        rc = self.rcfg
+        step, gap, reach = float(rc["phase_step_mm"]), float(rc["phase_line_mm"]), float(rc["phase_reach_mm"])
+        x0, y0, x1, y1 = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
+        out = []
+        for axis in (0, 1):
+            lo, hi = ((x0, x1), (y0, y1))[axis]
+            a0, a1 = ((y0, y1), (x0, x1))[axis]
+            # past the play area (within the board): an edge cell's card laid outwards has its outer edges
+            # beyond the play area, and with them unseen a lone edge column or row matched the four-edge
+            # score the wrong way round (its far border taken for its near one: every card a card gap plus
+            # a border off, the frame refused as a hand -- seed 11 scene 62)
+            along = np.arange(max(lo - reach, 0.0), min(hi + reach, self.board.size_mm[axis]), step)
+            across = np.arange(a0 + 3.0, a1 - 3.0, gap)
+            A, B = np.meshgrid(along, across)  # (lines, n)
+            pts = np.stack([A, B], -1) if axis == 0 else np.stack([B, A], -1)
+            keep = ~self._in_strips(pts)  # a strip's paper edge would be a fixed, card-like edge
+            out.append((along, pts, (keep[:, 1:] & keep[:, :-1]).astype(np.float32)))
+        return out
+
+    def _in_strips(self, pts: np.ndarray) -> np.ndarray:
+        """Mask (...) of board points on or next to a marker strip (markers grown by ``strip_margin_mm``)."""
+        m = float(self.rcfg["strip_margin_mm"])
+        inside = np.zeros(pts.shape[:-1], bool)
+        for f in self.board.fiducials:
+            c = f.corners_mm()
+            (bx0, by0), (bx1, by1) = c.min(axis=0) - m, c.max(axis=0) + m
+            inside |= (pts[..., 0] >= bx0) & (pts[..., 0] <= bx1) & (pts[..., 1] >= by0) & (pts[..., 1] <= by1)
+        return inside
 
     def reset(self) -> None:
         self.tracker.reset()
@@ -216,6 +251,14 @@ class FalconryReader:
             return Observation.unusable(
                 f"markers on one edge only ({', '.join(map(str, pose.markers_used))}); the far and the near strip "
                 "must both be in view",
+                timings,
+            )
+        outside = self._out_of_view(frame, pose)
+        if outside:
+            # its samples would read black: said as it is, not as a hand over the cards
+            more = f" and {len(outside) - 6} more" if len(outside) > 6 else ""
+            return Observation.unusable(
+                f"play area partly out of view ({', '.join(outside[:6])}{more}); bring the whole table into the frame",
                 timings,
             )
         t = time.perf_counter()
@@ -248,27 +291,36 @@ class FalconryReader:
         status = "ok" if not low else f"uncertain: {', '.join(sorted(low))}"
         return Observation(regions, confidence, unc, True, status, timings, extra)
 
+    def _out_of_view(self, frame: np.ndarray, pose: PoseResult) -> list[str]:
+        """Cells whose nominal card lies partly outside the frame (none when the play area is in view)."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
+
+        def inside(px: np.ndarray) -> np.ndarray:
+            return (px[..., 0] >= -0.5) & (px[..., 0] <= w - 0.5) & (px[..., 1] >= -0.5) & (px[..., 1] <= h - 0.5)
+
+        if inside(pose.board_to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64))).all():
+            return []  # the frame is convex: the whole play area is in it
+        cw, ch = self.grid.card_mm
+        quad = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float64)
+        px = pose.board_to_image((self.cell_tl[:, None, :] + quad[None]).reshape(-1, 2)).reshape(-1, 4, 2)
+        return sorted(self.cell_ids[i] for i in np.flatnonzero(~inside(px).all(axis=1)))
+
     def _phase(self, frame: np.ndarray, pose: PoseResult) -> np.ndarray:
         """Offset (mm) of the card lattice from the nominal grid, in (-pitch/2, pitch/2], kept continuous.
 
-        Whiteness profiles along lines across the play area (sampled from the frame through the pose,
-        ``phase_step_mm`` apart along a line, ``phase_line_mm`` between lines); the summed absolute
-        derivative is folded by the pitch and the fold scored for a card's two edges.
+        Whiteness profiles along lines across the play area and ``phase_reach_mm`` beyond it, off the
+        marker strips (sampled from the frame through the pose, ``phase_step_mm`` apart along a line,
+        ``phase_line_mm`` between lines); the summed absolute derivative is folded by the pitch and the
+        fold scored for a card's four edges.
         """
         rc = self.rcfg
         step = float(rc["phase_step_mm"])
-        gap = float(rc["phase_line_mm"])
-        x0, y0, x1, y1 = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
         out = []
         for axis in (0, 1):
-            lo, hi = ((x0, x1), (y0, y1))[axis]
-            a0, a1 = ((y0, y1), (x0, x1))[axis]
-            along = np.arange(lo + 3.0, hi - 3.0, step)
-            across = np.arange(a0 + 3.0, a1 - 3.0, gap)
-            A, B = np.meshgrid(along, across)  # (lines, n)
-            pts = np.stack([A, B], -1) if axis == 0 else np.stack([B, A], -1)
-            white = _whiteness(sample_bgr(frame, pose, pts.reshape(-1, 2))).reshape(A.shape)
-            prof = np.abs(np.diff(white, axis=1)).sum(axis=0)  # edge strength between samples
+            along, pts, pair = self.phase_lines[axis]
+            white = _whiteness(sample_bgr(frame, pose, pts.reshape(-1, 2))).reshape(pts.shape[:2])
+            prof = (np.abs(np.diff(white, axis=1)) * pair).sum(axis=0)  # edge strength between samples
             pos = (along[:-1] + along[1:]) / 2
             pitch = self.grid.pitch_mm[axis]
             n = int(round(pitch / step))
@@ -456,20 +508,30 @@ class FalconryReader:
             down = (gw + f * (rw - gw))[:, None, None]
             widths = _white_run(prof, up, down, self.peek_offsets, float(rc["peek_dip_mm"]))
             corner = np.minimum(widths, np.roll(widths, -1, axis=1))  # (top, right), (right, bottom), ...
-            peek[occ_idx] = corner.max(axis=1)
+            # the excess over the card's own narrowest side (its border alone: a lower card peeks out on
+            # two sides of one corner only): blur widens every side's run alike -- a 4 mm border read
+            # 5.0-5.9 mm in a blurred frame at 0.55-0.75 px/mm, against an absolute 6.1 mm threshold that
+            # made four touching single cards doubtful and the frame a "hand" (seed 11 scene 88)
+            ref = np.maximum(widths.min(axis=1), float(self.deck["border_mm"]) - 1.0)  # a failed side is no reference
+            peek[occ_idx] = corner.max(axis=1) - ref
             noble_conf = np.clip(noble_margin[occ_idx] / float(rc["noble_margin"]), 0, 1)
             kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
                 (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
             )
-            cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_min_mm"])) / float(rc["covers_band_mm"]), 0, 1)
+            cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_excess_mm"])) / float(rc["covers_band_mm"]), 0, 1)
             conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
-        covers = peek >= float(rc["covers_min_mm"])
+        covers = peek >= float(rc["covers_excess_mm"])
         # occlusion: a hand or object is neither table nor card paper
         occluded = (gap_foreign > float(rc["foreign_gap_max"])) | np.where(
             occupied, ring_white < float(rc["ring_white_min"]), inner_foreign > float(rc["foreign_inner_max"])
         )
+        # ...nor, where it covers a cell and all its gap, the table: that cell's "table" then has another hue
+        # than the rest of the table (a palm over a card on felt read as an empty cell, seed 8 hand frame 34)
+        chroma = table_bgr / np.maximum(table_bgr.sum(axis=1, keepdims=True), 1.0)
+        table_off = np.linalg.norm(chroma - np.median(chroma, axis=0), axis=1)
+        occluded |= table_off > float(rc["table_hue_max"])
         conf = np.where(occluded, 0.0, np.where(occupied, conf_occ, occ_conf))
-        feats = np.round(np.stack([ratio, noble_margin, k1, kd, peek, gap_foreign, inner_foreign, ring_white], 1), 3).tolist()
+        feats = np.round(np.stack([ratio, noble_margin, k1, kd, peek, gap_foreign, inner_foreign, ring_white, table_off], 1), 3).tolist()
         conf_l = np.round(conf, 4).tolist()
         regions: dict[str, list[Any]] = {}
         confidence: dict[str, float] = {}
