@@ -25,11 +25,12 @@ def crop(img: np.ndarray, box, size: int = 48, crop_scale: float = 1.3) -> np.nd
     x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
     s = int(round(side))
     H, W = img.shape[:2]
-    pad = max(0, -x0, -y0, x0 + s - W, y0 + s - H)
-    if pad:
-        img = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-        x0, y0 = x0 + pad, y0 + pad
-    patch = img[y0:y0 + s, x0:x0 + s]
+    if x0 >= 0 and y0 >= 0 and x0 + s <= W and y0 + s <= H:
+        patch = img[y0:y0 + s, x0:x0 + s]
+    else:  # clamp the indices: the pixels a replicated border gives, without padding the whole frame
+        ys = np.clip(np.arange(y0, y0 + s), 0, H - 1)
+        xs = np.clip(np.arange(x0, x0 + s), 0, W - 1)
+        patch = img[ys[:, None], xs[None, :]]
     interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
     return cv2.resize(patch, (size, size), interpolation=interp)
 

@@ -56,10 +56,19 @@ class DetectorExport(nn.Module):
 
 
 class DiceClassifier(nn.Module):
-    def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96)):
+    """Six conv-BN-ReLU layers, global average pool, linear (about 8 M multiply-adds per 48 px crop).
+
+    ``full_res_stem`` keeps the first layer at the full crop resolution and downsamples in the second
+    instead (about 9 M multiply-adds, but 1.4x the run time); it did not beat the default on the
+    validation photos (models/dice_classifier.md).
+    """
+
+    def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96), full_res_stem: bool = False):
         super().__init__()
+        s1, s2 = (1, 2) if full_res_stem else (2, 1)
         self.body = nn.Sequential(
-            cbr(3, c[0], 2), cbr(c[0], c[1]), cbr(c[1], c[2], 2), cbr(c[2], c[3]), cbr(c[3], c[4], 2), cbr(c[4], c[5]),
+            cbr(3, c[0], s1), cbr(c[0], c[1], s2), cbr(c[1], c[2], 2), cbr(c[2], c[3]), cbr(c[3], c[4], 2),
+            cbr(c[4], c[5]),
         )
         self.drop = nn.Dropout(0.2)
         self.fc = nn.Linear(c[5], n_classes)

@@ -23,6 +23,8 @@ import numpy as np
 from companion.vision.classes import COLOUR_FACES, class_index
 
 TEX = 96  # face texture side in pixels
+TOP_MARGIN = 0.05  # a die whose upward face is not clearly the one facing the camera is labelled "none"
+VERSION = 2  # bump when renders or labels change: training caches are keyed by it
 
 # Pip layouts of a d6 on a 3x3 grid (row, col), 0..2
 PIP_LAYOUT = {
@@ -47,7 +49,8 @@ class DieInScene:
     value: int | str
     box: tuple[int, int, int, int]  # x, y, w, h of the whole visible die
     top_visible: float = 1.0  # fraction of the upward face not hidden by later dice or fingers
-    label: int = 0  # classifier class index ("none" when the top face is mostly hidden)
+    top_margin: float = 1.0  # see render_die: how much more the upward face looks at the camera than any other
+    label: int = 0  # classifier class index ("none" when the top face is mostly hidden or not clearly up)
 
 
 @dataclass
@@ -259,11 +262,18 @@ def _face_values(rng: np.random.Generator, kind: str, value) -> list:
     return [value] + faces
 
 
-def render_die(rng: np.random.Generator, kind: str, value, size: float, view_tilt: float, light: np.ndarray,
-               m: Material | None = None, tilt: float = 0.0):
-    """Draw one die. Returns (BGRA float sprite, top-face mask, shadow mask) or None if degenerate.
+def _signed_area(p: np.ndarray) -> float:
+    return float((p[1, 0] - p[0, 0]) * (p[2, 1] - p[0, 1]) - (p[2, 0] - p[0, 0]) * (p[1, 1] - p[0, 1]))
 
-    size is the apparent edge length of the top face in pixels.
+
+def render_die(rng: np.random.Generator, kind: str, value, size: float, view_tilt: float, light: np.ndarray,
+               m: Material | None = None, tilt: float = 0.0, info: dict | None = None):
+    """Draw one die. Returns (BGRA float sprite, top-face mask) or None if degenerate.
+
+    size is the apparent edge length of the top face in pixels. When ``info`` is given it receives
+    ``top_margin``: how much more the upward face turns to the camera than any other face (the cosine
+    of its normal with the view axis minus the largest other one); at or below 0 another face looks
+    as much at the camera as the upward one, so the image cannot show which face is up.
     """
     m = m or random_material(rng)
     if kind == "d8":
@@ -283,6 +293,8 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
     R = cam @ R
     V = verts @ R.T * scale_v
     normals = [R @ n for _, n in faces]
+    if info is not None:
+        info["top_margin"] = float(normals[top_idx][2] - max(n[2] for i, n in enumerate(normals) if i != top_idx))
     # weak perspective: things nearer the camera (larger z) a little bigger
     persp = 1.0 + V[:, 2] / (scale_v * rng.uniform(14, 40))
     P = V[:, :2] * persp[:, None]
@@ -313,6 +325,10 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
         tex, ink = face_texture(rng, kind, val, m, triangle=tri)
         shade = 0.35 + 0.65 * max(0.0, float(n @ light)) + rng.uniform(-0.05, 0.05)
         dst = (P[idx] * ss).astype(np.float32)
+        # keep the texture's handedness: face vertex lists wind either way on screen, and a mirrored
+        # numeral (a 2 that reads as a 5 once rotated) is not what a real die shows
+        if _signed_area(dst) < 0:  # both source layouts below have a positive signed area
+            dst = dst[[0, 2, 1]] if len(idx) == 3 else dst[[0, 3, 2, 1]]
         ink_col = m.ink
         col = tex * (1 - ink[..., None]) + ink_col[None, None] * ink[..., None]
         col = col * shade
@@ -449,7 +465,8 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
         size = float(np.clip(typical * rng.uniform(0.8, 1.25), lo, hi)) / (1.6 if kind == "d6" else 1.9)
         m = shared_m if same_set and kind == "d6" else None
         tilt = abs(rng.normal(0, 0.12)) if rng.random() < 0.3 else 0.0
-        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt)
+        info: dict = {}
+        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt, info)
         if out is None:
             continue
         sprite, top = out
@@ -494,7 +511,7 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
         cover = np.clip(sprite[sy0:sy1, sx0:sx1, 3:4] * 4, 0, 1)
         img[Y0:Y0 + spr.shape[0], X0:X0 + spr.shape[1]] = region * (1 - cover) + mixed * cover
         owners[Y0:Y0 + spr.shape[0], X0:X0 + spr.shape[1]][cover[..., 0] > 0.5] = len(dice)
-        top_masks.append((X0, Y0, tm, float((top > 0.5).sum())))
+        top_masks.append((X0, Y0, tm, float((top > 0.5).sum()), info["top_margin"]))
         bx0, by0 = max(0, x0), max(0, y0)
         bx1, by1 = min(w, x0 + sw), min(h, y0 + sh)
         dice.append(DieInScene(kind, value, (bx0, by0, bx1 - bx0, by1 - by0)))
@@ -502,13 +519,16 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
     if allow_fingers and rng.random() < 0.15:
         for _ in range(int(rng.integers(1, 4))):
             _finger(rng, img, occl, typical)
-    for i, (d, (X0, Y0, tm, full_area)) in enumerate(zip(dice, top_masks, strict=True)):
+    for i, (d, (X0, Y0, tm, full_area, margin)) in enumerate(zip(dice, top_masks, strict=True)):
         th, tw = tm.shape
         own = owners[Y0:Y0 + th, X0:X0 + tw] == i
         free = own & (occl[Y0:Y0 + th, X0:X0 + tw] < 0.5)
         # share of the whole top face (including any part outside the image) still seen
         d.top_visible = float(((tm > 0.5) & free).sum()) / max(1.0, full_area)
-        d.label = class_index(d.kind, d.value) if d.top_visible > 0.8 else class_index("none", None)
+        d.top_margin = margin
+        # readable: the upward face is mostly in view and clearly the face that looks at the camera
+        # (a d8 seen from 35 degrees shows a side face as squarely as its top face)
+        d.label = class_index(d.kind, d.value) if d.top_visible > 0.8 and margin > TOP_MARGIN else class_index("none", None)
     if effects:
         img = photo_effects(rng, img)
     return Scene(np.clip(img, 0, 255).astype(np.uint8), dice)

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.vision.classes import NONE
 from companion.vision.realdata import match
 from companion.vision.synth import render_scene
 
@@ -43,7 +44,8 @@ def _score(reader, img, truth):
 
 
 D8_KNOWN_FAILURE = pytest.mark.xfail(
-    reason="known failure: the d8 numerals are read little better than chance (models/dice_classifier.md)", strict=False
+    reason="known failure: the d8 numerals are read little better than chance; the small classifier has not yet "
+    "learnt numerals at any rotation beside the side faces' numerals (models/dice_classifier.md)", strict=False
 )
 
 
@@ -53,7 +55,7 @@ def test_synthetic_renders_are_read(reader, kind):
     total = found = right = 0
     for _ in range(6):
         s = render_scene(rng, 384, 512, n_dice=3, size_range=(50, 100), kinds=(kind,), allow_fingers=False)
-        truth = [(d.kind, d.value, d.box) for d in s.dice if d.top_visible > 0.8]
+        truth = [(d.kind, d.value, d.box) for d in s.dice if d.label != NONE]  # readable upward face
         f, r = _score(reader, s.image, truth)
         total, found, right = total + len(truth), found + f, right + r
     assert found >= 0.8 * total, f"{kind}: found {found} of {total}"
