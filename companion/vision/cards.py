@@ -18,6 +18,11 @@ Real photos (from `../shared/datasets/`, never copied into this repository):
 """
 
 
+
+def _always_confirm(cls: dict) -> str:
+    kinds = cls["config"].get("always_confirm_kinds") or []
+    return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
@@ -116,7 +121,7 @@ Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; outp
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
 {', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain.
+is marked uncertain{_always_confirm(cls)}.
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.

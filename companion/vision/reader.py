@@ -4,7 +4,9 @@
     for r in reader.read(frame):       # frame: BGR uint8 (any size)
         print(r.kind, r.value, r.confidence, r.uncertain, r.box)
 
-A reading below ``uncertain_below`` confidence is marked uncertain (never silently guessed). A found
+A reading below ``uncertain_below`` confidence is marked uncertain (never silently guessed), and so is
+every reading of a kind the model card lists in ``always_confirm_kinds`` (a kind whose measured
+accuracy does not justify trusting any single reading: the d8 today). A found
 die whose face the classifier calls unreadable (partly hidden, tilted against another die, a
 finger over it) is kept as an uncertain reading when the detector is sure there is a die, and
 dropped as a false find otherwise.
@@ -62,6 +64,7 @@ class DiceReader:
         cfg = cls_entry.get("config", {})
         self.uncertain_below = float(uncertain_below if uncertain_below is not None else cfg.get("uncertain_below", 0.6))
         self.keep_unreadable_above = float(cfg.get("keep_unreadable_above", 0.5))
+        self.always_confirm_kinds = frozenset(cfg.get("always_confirm_kinds", ()))
         self.kinds = tuple(kinds)
         self.registry = registry
         self.last_ms: dict[str, float] = {}
@@ -84,7 +87,8 @@ class DiceReader:
             kind, value = CLASSES[best]
             x, y, w, h = det.box
             box = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))
-            readings.append(Reading(kind, value, conf, box, conf < self.uncertain_below, None, det.score))
+            uncertain = conf < self.uncertain_below or kind in self.always_confirm_kinds
+            readings.append(Reading(kind, value, conf, box, uncertain, None, det.score))
         if self.registry is not None:
             self.registry.identify_all(frame, readings)
         self.last_ms = {"detect": (t1 - t0) * 1000, "classify": (t2 - t1) * 1000, "total": (t2 - t0) * 1000}

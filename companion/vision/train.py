@@ -43,6 +43,10 @@ REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / "runs" / "dice-cache"
 DET_SIZE = 256  # training patch side of the detector
 CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size is --cls-size
+# Kinds whose readings are always shown for confirmation, whatever their confidence: the d8's numerals
+# are read little better than chance (model card). Drop a kind only when its card shows it read reliably.
+ALWAYS_CONFIRM_KINDS = ("d8",)
+
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
 DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 4000, 12.0
 DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 7000, 48, 12.0
@@ -509,7 +513,8 @@ def main(argv: list[str] | None = None) -> int:
         },
         "dice_classifier": {
             "file": cls_path.name, "sha256": sha256(cls_path), "bytes": cls_path.stat().st_size,
-            "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6},
+            "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6,
+                       "always_confirm_kinds": list(ALWAYS_CONFIRM_KINDS)},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
