@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -173,8 +173,30 @@ def sample_states(n: int, seed: int, players: int | None = None) -> list[EagleSt
     return out[:n]
 
 
+class PosedReader:
+    """An :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader` (it reads with a pose
+    handed in and keeps no state) behind the shared loop's ``reset()`` / ``read(image)``: the wrapper
+    owns the board tracker, so ``reset()`` makes the next pose a cold one."""
+
+    def __init__(self, board: Any, reader: Any) -> None:
+        from companion.vision.pose import BoardTracker
+
+        self.reader = reader
+        self.tracker = BoardTracker(board)
+
+    def reset(self) -> None:
+        self.tracker.reset()
+
+    def read(self, image: np.ndarray) -> Observation:
+        obs = self.reader.read(image, self.tracker.update(image))
+        # the shared loop reports timings_ms["read"]; this reader calls its reading time "total"
+        return replace(obs, timings_ms={**obs.timings_ms, "read": float(obs.timings_ms.get("total", 0.0))})
+
+
 def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None) -> dict[str, Any]:
-    """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
+    """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth
+    (the shared loop, :func:`companion.referee.evaluation.evaluate_reader`; ``reader`` reads with a
+    pose handed in, like :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader`).
 
     ``per_space_error``: share of regions (46 per board) not read exactly -- a wrong reading *or* an
     uncertain one; ``silent_error`` counts only confident wrong readings. ``board_exact``: boards with
@@ -182,70 +204,15 @@ def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None)
     reading, one thread, wall clock; ``cpu_ms_median`` the same as this thread's CPU time (what a busy
     machine inflates least).
     """
-    import cv2
-
     from companion.referee.boardmaps import BOARDS_DIR
+    from companion.referee.evaluation import evaluate_reader
     from companion.vision.boardmap import load_board_map
-    from companion.vision.pose import BoardTracker
     from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
     from companion.vision.scenes.eagle_kingdoms import render
 
-    cv2.setNumThreads(1)
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
-    reader = reader or EagleKingdomsReader(board)
-    states = sample_states(scenes, seed)
-    rng = np.random.default_rng(seed)
-    wrong = uncertain = silent = exact = not_found = 0
-    total = 0
-    ms, read_ms, cpu_ms = [], [], []
-    failures: list[dict[str, Any]] = []
-    for i, state in enumerate(states):
-        truth = scene_from_state(state)
-        frame, _ = render(board, truth, rng)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        pose = BoardTracker(board).update(frame.image)
-        t1 = time.perf_counter()
-        obs = reader.read(frame.image, pose)
-        t2, c2 = time.perf_counter(), time.thread_time()
-        ms.append((t2 - t0) * 1000)
-        cpu_ms.append((c2 - c0) * 1000)
-        read_ms.append((t2 - t1) * 1000)
-        n_regions = len(board.regions)
-        total += n_regions
-        if not obs.usable:
-            not_found += 1
-            wrong += n_regions
-            if len(failures) < 10:
-                failures.append({"scene": i, "status": obs.status})
-            continue
-        bad = []
-        for r in board.regions:
-            ok = sorted(map(repr, truth.get(r.id, []))) == sorted(map(repr, obs.regions.get(r.id, [])))
-            if obs.is_uncertain(r.id):
-                uncertain += 1
-                bad.append(r.id)
-                if not ok:
-                    pass
-            elif not ok:
-                silent += 1
-                bad.append(r.id)
-        wrong += len(bad)
-        if not bad:
-            exact += 1
-        elif len(failures) < 10:
-            failures.append({"scene": i, "regions": {b: {"truth": truth.get(b, []), "read": obs.regions.get(b, []), "confidence": obs.confidence_of(b)} for b in bad}})
-    return {
-        "scenes": scenes,
-        "per_space_error": round(wrong / max(total, 1), 5),
-        "silent_error": round(silent / max(total, 1), 5),
-        "uncertain_fraction": round(uncertain / max(total, 1), 5),
-        "board_exact": round(exact / max(scenes, 1), 4),
-        "board_not_found": not_found,
-        "ms_median": round(float(np.median(ms)), 2),
-        "cpu_ms_median": round(float(np.median(cpu_ms)), 2),
-        "read_ms_median": round(float(np.median(read_ms)), 2),
-        "failures": failures,
-    }
+    posed = PosedReader(board, reader or EagleKingdomsReader(board))
+    return evaluate_reader(board, posed, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
 
 
 if __name__ == "__main__":  # quick look: python -m companion.referee.eagle_kingdoms [SCENES] [SEED]

@@ -19,6 +19,7 @@ fallback when the board has no markers. ``result.timings_ms`` holds per-stage mi
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -143,16 +144,22 @@ def check_exposure(gray: np.ndarray, cfg: Mapping[str, Any]) -> tuple[PoseStatus
     return None
 
 
-def make_detector(dictionary: str, cfg: Mapping[str, Any], refinement: str | None = None) -> cv2.aruco.ArucoDetector:
+def make_detector(
+    dictionary: str, cfg: Mapping[str, Any], refinement: str | None = None, windows: Sequence[int] | None = None
+) -> cv2.aruco.ArucoDetector:
+    """``windows`` = (min, max, step) of the adaptive-threshold window sizes, default the
+    ``adaptive_thresh_win_size_*`` keys; each size is one more thresholding pass over the image."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = {
         "none": cv2.aruco.CORNER_REFINE_NONE,
         "subpix": cv2.aruco.CORNER_REFINE_SUBPIX,
         "contour": cv2.aruco.CORNER_REFINE_CONTOUR,
     }[refinement or cfg["corner_refinement"]]
-    params.adaptiveThreshWinSizeMin = int(cfg["adaptive_thresh_win_size_min"])
-    params.adaptiveThreshWinSizeMax = int(cfg["adaptive_thresh_win_size_max"])
-    params.adaptiveThreshWinSizeStep = int(cfg["adaptive_thresh_win_size_step"])
+    if windows is None:
+        windows = [cfg[f"adaptive_thresh_win_size_{k}"] for k in ("min", "max", "step")]
+    params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax, params.adaptiveThreshWinSizeStep = map(
+        int, windows
+    )
     params.minMarkerPerimeterRate = float(cfg["min_marker_perimeter_rate"])
     dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     return cv2.aruco.ArucoDetector(dic, params)
@@ -167,12 +174,15 @@ class MarkerDetector:
     def __init__(self, dictionary: str, cfg: Mapping[str, Any]) -> None:
         self.cfg = cfg
         self.scale = float(cfg["detect_scale"])
-        self._coarse = make_detector(dictionary, cfg, "none")
+        self._coarse = make_detector(dictionary, cfg, "none", cfg.get("coarse_thresh_windows"))
         self._fine = make_detector(dictionary, cfg)
         self.last_path = ""
 
-    def detect(self, gray: np.ndarray, predicted: Mapping[int, np.ndarray] | None = None) -> dict[int, np.ndarray]:
-        """id -> corners (4, 2) in image px, ArUco order (top-left first). A marker found twice is dropped."""
+    def detect(
+        self, gray: np.ndarray, predicted: Mapping[int, np.ndarray] | None = None, *, full_retry: bool = True
+    ) -> dict[int, np.ndarray]:
+        """id -> corners (4, 2) in image px, ArUco order (top-left first). A marker found twice is dropped.
+        ``full_retry=False`` leaves the full-size retry to the caller (:meth:`retry_full_size`)."""
         if predicted:
             found = self.find_in_windows(gray, predicted)
             if len(found) == len(predicted):
@@ -180,10 +190,7 @@ class MarkerDetector:
                 return found
         if self.scale >= 1.0:
             self.last_path = "full"
-            found = _collect(*self._fine.detectMarkers(gray)[:2])
-            if self.cfg["edge_refine"]:
-                found = {i: refine_corners_by_edges(gray, c, self.cfg) for i, c in found.items()}
-            return found
+            return self.search_full_size(gray)
         small = cv2.resize(gray, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         coarse = _collect(*self._coarse.detectMarkers(small)[:2])
         self.last_path = "coarse+windows"
@@ -192,16 +199,25 @@ class MarkerDetector:
             approx = (c + 0.5) / self.scale - 0.5
             fine = self._refine(gray, i, approx)
             out[i] = fine if fine is not None else approx
-        if len(out) < int(self.cfg.get("full_size_retry_below", 0)):
-            # Small or distant markers can vanish in the reduced copy: search once more at full
-            # size. Only frames that came up short pay for it.
-            full = _collect(*self._fine.detectMarkers(gray)[:2])
-            if len(full) > len(out):
-                self.last_path = "coarse+full"
-                if self.cfg["edge_refine"]:
-                    full = {i: refine_corners_by_edges(gray, c, self.cfg) for i, c in full.items()}
-                out = {**out, **{i: c for i, c in full.items() if i not in out}}
-        return out
+        return self.retry_full_size(gray, out) if full_retry else out
+
+    def retry_full_size(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """``found`` plus what a full-size search adds, when the coarse search came up with fewer than
+        ``full_size_retry_below`` markers (small or distant markers can vanish in the reduced copy;
+        only frames that come up short pay for the second search)."""
+        if self.last_path != "coarse+windows" or len(found) >= int(self.cfg.get("full_size_retry_below", 0)):
+            return found
+        added = {i: c for i, c in self.search_full_size(gray).items() if i not in found}
+        if not added:
+            return found
+        self.last_path = "coarse+full"
+        return {**found, **added}
+
+    def search_full_size(self, gray: np.ndarray) -> dict[int, np.ndarray]:
+        found = _collect(*self._fine.detectMarkers(gray)[:2])
+        if self.cfg["edge_refine"]:
+            found = {i: refine_corners_by_edges(gray, c, self.cfg) for i, c in found.items()}
+        return found
 
     def find_in_windows(self, gray: np.ndarray, predicted: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Look for each marker only in a full-resolution window around its predicted corners."""
@@ -232,30 +248,33 @@ def refine_corners_by_edges(gray: np.ndarray, corners: np.ndarray, cfg: Mapping[
     neighbouring lines are intersected. Unlike ArUco's own refinement this has no inward bias (about
     0.2-0.5 px). Returns ``corners`` unchanged where an edge is too faint or the result strays.
     """
+    # Plain indexing and closed-form 2x2 algebra instead of np.roll / eigh / solve: the same numbers
+    # (to ~1e-12 px) in about half the time -- this runs for every marker of every cold frame.
     c = np.asarray(corners, np.float64)
-    p0, p1 = c, np.roll(c, -1, axis=0)  # side k runs from corner k to corner k + 1
-    length = np.linalg.norm(p1 - p0, axis=1)
-    t = (p1 - p0) / length[:, None]
-    n = np.c_[t[:, 1], -t[:, 0]]  # outward for ArUco's clockwise corner order (y down)
-    cell = float(length.mean()) / 6.0  # 4x4 markers plus a one-cell border
+    p0, p1 = c, c[_NEXT]  # side k runs from corner k to corner k + 1
+    side = p1 - p0
+    length = np.sqrt((side * side).sum(axis=1))
+    t = side / length[:, None]
+    n = np.stack([t[:, 1], -t[:, 0]], axis=1)  # outward for ArUco's clockwise corner order (y down)
+    cell = float(length.sum()) / 24.0  # mean side / 6: 4x4 markers plus a one-cell border
     half = max(1.5, float(cfg["edge_profile_cells"]) * cell)
     offsets = np.arange(-half, half + 1e-9, 0.25)
     m = int(cfg["edge_samples"])
-    along = np.linspace(0.2, 0.8, m)
-    base = p0[:, None, :] + along[None, :, None] * (p1 - p0)[:, None, :]  # (4, m, 2)
+    along, k4, km = _edge_grid(m)
+    base = p0[:, None, :] + along[None, :, None] * side[:, None, :]  # (4, m, 2)
     pts = base[:, :, None, :] + offsets[None, None, :, None] * n[:, None, None, :]  # (4, m, P, 2)
     flat = pts.reshape(4 * m, len(offsets), 2).astype(np.float32)
     prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     prof = prof.astype(np.float64).reshape(4, m, len(offsets))
     q = max(2, len(offsets) // 5)
-    inner, outer = prof[..., :q].mean(axis=2), prof[..., -q:].mean(axis=2)
+    inner, outer = prof[..., :q].sum(axis=2) / q, prof[..., -q:].sum(axis=2) / q
     level = (inner + outer) / 2
     above = prof >= level[..., None]
-    idx = np.argmax(above, axis=2)
+    idx = above.argmax(axis=2)
     ok = (outer - inner >= float(cfg["edge_min_contrast"])) & above.any(axis=2) & (idx > 0)
     idx = np.maximum(idx, 1)
-    a = np.take_along_axis(prof, (idx - 1)[..., None], axis=2)[..., 0]
-    b = np.take_along_axis(prof, idx[..., None], axis=2)[..., 0]
+    a = prof[k4, km, idx - 1]
+    b = prof[k4, km, idx]
     frac = np.where(b > a, (level - a) / np.where(b > a, b - a, 1.0), 0.0)
     s_cross = offsets[idx - 1] + frac * (offsets[1] - offsets[0])
     edge = base + s_cross[..., None] * n[:, None, :]  # (4, m, 2)
@@ -265,19 +284,31 @@ def refine_corners_by_edges(gray: np.ndarray, corners: np.ndarray, cfg: Mapping[
     w = ok[..., None].astype(np.float64)
     centre = (edge * w).sum(axis=1) / counts[:, None]
     d = (edge - centre[:, None, :]) * w
-    cov = np.einsum("kmi,kmj->kij", d, d)
-    _, vecs = np.linalg.eigh(cov)
-    direction = vecs[:, :, 1]  # largest eigenvalue: along the edge
+    sxx, syy, sxy = (d[..., 0] ** 2).sum(axis=1), (d[..., 1] ** 2).sum(axis=1), (d[..., 0] * d[..., 1]).sum(axis=1)
+    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # principal axis of the edge points: along the edge
+    direction = np.stack([np.cos(theta), np.sin(theta)], axis=1)
     # corner k joins side k - 1 and side k: centre[k-1] + u dir[k-1] = centre[k] + v dir[k]
-    prev_c, prev_d = np.roll(centre, 1, axis=0), np.roll(direction, 1, axis=0)
-    A = np.stack([prev_d, -direction], axis=2)  # (4, 2, 2)
-    if np.abs(np.linalg.det(A)).min() < 1e-9:
+    prev_c, prev_d = centre[_PREV], direction[_PREV]
+    det = direction[:, 0] * prev_d[:, 1] - direction[:, 1] * prev_d[:, 0]
+    if np.abs(det).min() < 1e-9:
         return c
-    u = np.linalg.solve(A, (centre - prev_c)[..., None])[:, 0, 0]
+    rhs = centre - prev_c
+    u = (direction[:, 0] * rhs[:, 1] - direction[:, 1] * rhs[:, 0]) / det
     out = prev_c + u[:, None] * prev_d
     if np.abs(out - c).max() > float(cfg["edge_max_shift_px"]):
         return c
     return out
+
+
+_NEXT = np.array([1, 2, 3, 0])
+_PREV = np.array([3, 0, 1, 2])
+
+
+@functools.cache
+def _edge_grid(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where along each side the ``m`` profiles sit, and (side, profile) index grids."""
+    k4, km = np.ogrid[:4, :m]
+    return np.linspace(0.2, 0.8, m), k4, km
 
 
 def _collect(corners: Sequence[np.ndarray], ids: np.ndarray | None) -> dict[int, np.ndarray]:
@@ -517,11 +548,16 @@ class BoardTracker:
                 i: to_image(self._last.homography, self.board.fiducial(i).corners_mm(), self.camera)
                 for i in self._last.markers_used
             }
-        markers = self._detector.detect(gray, predicted)
-        markers = {i: c for i, c in markers.items() if self.board.fiducial(i) is not None}
-        if self.camera is not None:
-            markers = {i: self.camera.undistort_points(c) for i, c in markers.items()}
+        # The windows where the markers found so far put the missing ones come before the full-size
+        # retry: on the benchmark scenes they found every marker the half-size search missed, with
+        # the same corners, for about 1 ms instead of 15-20 ms for a whole full-size search.
+        markers = self._usable_markers(self._detector.detect(gray, predicted, full_retry=False))
         markers.update(self._find_missing(gray, markers))
+        retried = self._detector.retry_full_size(gray, markers)
+        added = self._usable_markers({i: c for i, c in retried.items() if i not in markers})
+        if added:
+            markers.update(added)
+            markers.update(self._find_missing(gray, markers))
         timings["detect"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
@@ -636,6 +672,13 @@ class BoardTracker:
             # markers agree with the last pose: keep it, so readers see no jitter
             return replace(fresh, homography=self._last.homography, source="tracked")
         return fresh
+
+    def _usable_markers(self, found: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The board's own markers, undistorted when the camera is known."""
+        markers = {i: c for i, c in found.items() if self.board.fiducial(i) is not None}
+        if self.camera is not None:
+            markers = {i: self.camera.undistort_points(c) for i, c in markers.items()}
+        return markers
 
     def _find_missing(self, gray: np.ndarray, markers: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers too small for the coarse search: look where the others say they are, at full size."""

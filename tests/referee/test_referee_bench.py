@@ -71,3 +71,37 @@ def test_shared_loop_counts_judged_regions_and_paints_what_it_is_given():
     assert out["per_space_error"] == round(3 / 6, 5)  # x1y0 uncertain + the refused frame's two cells
     assert out["uncertain_fraction"] == round(1 / 6, 5) and out["silent_error"] == 0.0
     assert out["board_exact"] == round(1 / 3, 4)
+
+
+def test_eagle_kingdoms_runs_on_the_shared_loop_with_a_cold_pose_per_frame():
+    """Its reader takes the pose as an argument; ``PosedReader`` owns the tracker, and the shared loop's
+    ``reset()`` must make every frame's pose a cold one (a still picture would otherwise be 'tracked')."""
+    import numpy as np
+
+    from companion.referee import eagle_kingdoms
+    from companion.referee.boardmaps import BOARDS_DIR
+    from companion.vision.boardmap import load_board_map
+    from companion.vision.readers import Observation
+    from companion.vision.scenes.eagle_kingdoms import render
+
+    board = load_board_map(BOARDS_DIR / "eagle-kingdoms.json")
+    sources = []
+
+    class Spy:
+        def read(self, image, pose):
+            sources.append(pose.source)
+            return Observation.unusable("spy")
+
+    posed = eagle_kingdoms.PosedReader(board, Spy())
+    frame, _ = render(board, eagle_kingdoms.scene_from_state(eagle_kingdoms.sample_states(1, 0)[0]), np.random.default_rng(0))
+    posed.read(frame.image)
+    posed.read(frame.image)
+    posed.reset()
+    posed.read(frame.image)
+    assert sources == ["markers", "tracked", "markers"]
+
+    sources.clear()
+    out = eagle_kingdoms.evaluate(2, 0, reader=Spy())
+    assert sources == ["markers", "markers"]
+    n = len(board.regions)
+    assert out["judged_regions"] == 2 * n and out["board_not_found"] == 2 and out["per_space_error"] == 1.0

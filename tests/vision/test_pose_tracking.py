@@ -231,3 +231,51 @@ def test_config_overrides_merge_and_unknown_keys_are_refused():
     assert cfg["tracking"]["stable_px"] == load_pose_config()["tracking"]["stable_px"]
     with pytest.raises(PoseError, match="unknown pose config key 'tracking.moved'"):
         load_pose_config({"tracking": {"moved": 50}})
+
+
+class _CoarseLoses:
+    """Stands in for the half-size ArUco search and loses ``ids`` (small or distant markers do)."""
+
+    def __init__(self, detector, ids):
+        self.detector, self.ids = detector, set(ids)
+
+    def detectMarkers(self, image):  # noqa: N802 - OpenCV's name
+        corners, ids, rejected = self.detector.detectMarkers(image)
+        keep = [k for k, i in enumerate(ids.ravel()) if int(i) not in self.ids]
+        return tuple(corners[k] for k in keep), ids[keep], rejected
+
+
+def _tracker_counting_full_searches(lost):
+    tracker = BoardTracker(BOARD)
+    det = tracker._detector
+    det._coarse = _CoarseLoses(det._coarse, lost)
+    calls = []
+    search = det.search_full_size
+    det.search_full_size = lambda gray: calls.append(1) or search(gray)
+    return tracker, calls
+
+
+def test_a_marker_the_half_size_search_misses_is_found_where_the_others_put_it(scene):
+    reference = estimate_pose(scene.image, BOARD)
+    tracker, full_searches = _tracker_counting_full_searches([2])
+    result = tracker.update(scene.image)
+    assert result.markers_used == (0, 1, 2, 3)
+    assert full_searches == []  # a window at the predicted place, not a whole-frame full-size search
+    assert corner_error_mm(BOARD, reference.homography, result.homography) < 1e-6
+
+
+def test_with_one_marker_from_the_half_size_search_the_full_size_search_still_runs(scene):
+    tracker, full_searches = _tracker_counting_full_searches([1, 2, 3])
+    result = tracker.update(scene.image)
+    assert full_searches == [1]
+    assert result.status is PoseStatus.FOUND and result.markers_used == (0, 1, 2, 3)
+    assert corner_error_mm(BOARD, scene.homography, result.homography) < 1.0
+
+
+def test_the_half_size_search_has_its_own_threshold_windows():
+    cfg = load_pose_config({"aruco": {"coarse_thresh_windows": [7, 17, 10]}})["aruco"]
+    det = BoardTracker(BOARD, {"aruco": cfg})._detector
+    windows = [(p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax, p.adaptiveThreshWinSizeStep)
+               for p in (det._coarse.getDetectorParameters(), det._fine.getDetectorParameters())]
+    full = tuple(cfg[f"adaptive_thresh_win_size_{k}"] for k in ("min", "max", "step"))
+    assert windows == [(7, 17, 10), full]
