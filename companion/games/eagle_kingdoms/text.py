@@ -57,6 +57,17 @@ def chance_text(p: Fraction, dice: int = 2) -> str:
     return f"{int(hits)}/{outcomes} ({float(p):.1%})" if hits.denominator == 1 else f"{float(p):.1%}"
 
 
+def challenge_stakes(state: EagleState, action: Action) -> tuple[float, float]:
+    """Points the challenger wins and the defender loses if a Knight challenge succeeds."""
+    target, k = action["with"], KIND_INDEX[action["kind"]]
+    won = list(state.hands[state.player])
+    won[k] += 1
+    lost = list(state.hands[target])
+    lost[k] -= 1
+    scores = state.scores()
+    return score_of(won, state.party) - scores[state.player], score_of(lost, state.party) - scores[target]
+
+
 class EagleTextView:
     """The terminal referee's view of an Eagle Kingdoms state (``TEXT_VIEW``)."""
 
@@ -219,14 +230,8 @@ class EagleTextView:
                 return "ends your turn (no second roll)"
             return "ends your turn"
         if kind == "challenge":
-            target, k = action["with"], KIND_INDEX[action["kind"]]
-            won = list(state.hands[state.player])
-            won[k] += 1
-            lost = list(state.hands[target])
-            lost[k] -= 1
-            scores = state.scores()
-            gain = score_of(won, state.party) - scores[state.player]
-            loss = score_of(lost, state.party) - scores[target]
+            target = action["with"]
+            gain, loss = challenge_stakes(state, action)
             return (
                 f"win chance 21/36 (58.3%): {gain:+g} points for you, {loss:+g} for {state.player_name(target)}; "
                 "a lost challenge costs nothing"
@@ -379,14 +384,8 @@ def _effect_words(state: EagleState, action: Action, t) -> str:
         first = state.phase == CAPTURE and state.roll_no == 1 and not state.party
         return t.text("effect_pass_first" if first else "effect_pass")
     if kind == "challenge":
-        target, k = action["with"], KIND_INDEX[action["kind"]]
-        won = list(state.hands[state.player])
-        won[k] += 1
-        lost = list(state.hands[target])
-        lost[k] -= 1
-        scores = state.scores()
-        gain = score_of(won, state.party) - scores[state.player]
-        loss = score_of(lost, state.party) - scores[target]
+        target = action["with"]
+        gain, loss = challenge_stakes(state, action)
         return t.text("effect_challenge", gain=f"{gain:+g}", loss=f"{loss:+g}", foe=state.player_name(target))
     after = state.clone()
     after.apply_unchecked(action)

@@ -88,6 +88,23 @@ def plans(state: EulenState, limit: int = PLAN_LIMIT) -> tuple[list[Plan], bool]
     return found, not complete
 
 
+def ranked_plans(state: EulenState, found: list[Plan]) -> list[Plan]:
+    """The plans worth showing (a win, a cave entry, a completed owl, a black head handed on), best first."""
+    mover = state.to_move
+
+    def merit(plan: Plan) -> tuple:
+        final = plan.final
+        return (
+            final.winner == mover,
+            final.cave_count(mover) - state.cave_count(mover),
+            sum(1 for m in plan.marks if m.startswith("completes") and " for " not in m),
+            len(state.black_on(mover)) - len(final.black_on(mover)),
+            sum(1 for m in plan.marks if m.startswith("hands")),
+        )
+
+    return sorted((p for p in found if p.marks or p.final.winner == mover), key=merit, reverse=True)
+
+
 class EulenTextView(TextView):
     def render(self, state: State) -> str:
         assert isinstance(state, EulenState)
@@ -202,18 +219,7 @@ class EulenTextView(TextView):
         count = f"at least {len(found)}" if cut else str(len(found))
         lines = [f"{count} legal way(s) to use {state.dice_left_text()} ({len(finals)} different end positions)."]
         mover = state.to_move
-
-        def merit(plan: Plan) -> tuple:
-            final = plan.final
-            return (
-                final.winner == mover,
-                final.cave_count(mover) - state.cave_count(mover),
-                sum(1 for m in plan.marks if m.startswith("completes") and " for " not in m),
-                len(state.black_on(mover)) - len(final.black_on(mover)),
-                sum(1 for m in plan.marks if m.startswith("hands")),
-            )
-
-        marked = sorted((p for p in found if p.marks or p.final.winner == mover), key=merit, reverse=True)
+        marked = ranked_plans(state, found)
         for plan in marked[:SHOWN_PLANS]:
             tag = "WINS: " if plan.final.winner == mover else ""
             steps = "; ".join(s.text + (f" [{', '.join(s.marks)}]" if s.marks else "") for s in plan.steps)
@@ -368,18 +374,7 @@ def coach_words(state: State, t) -> list[str]:
     dice = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=state.dice[d]) for d in state.left)
     lines = [t.text("coach_ways", count=count, dice=dice or t.text("no_dice"), ends=len(finals))]
     mover = state.to_move
-
-    def merit(plan: Plan) -> tuple:  # as in EulenTextView.coach (the plans' marks are the English ones)
-        final = plan.final
-        return (
-            final.winner == mover,
-            final.cave_count(mover) - state.cave_count(mover),
-            sum(1 for m in plan.marks if m.startswith("completes") and " for " not in m),
-            len(state.black_on(mover)) - len(final.black_on(mover)),
-            sum(1 for m in plan.marks if m.startswith("hands")),
-        )
-
-    marked = sorted((p for p in found if p.marks or p.final.winner == mover), key=merit, reverse=True)
+    marked = ranked_plans(state, found)
     for plan in marked[:SHOWN_PLANS]:
         here = state.clone()
         steps = []
