@@ -72,3 +72,34 @@ def canonical(pieces: Any) -> tuple[str, ...]:
 
 
 __all__ = ["DEFAULT_UNCERTAIN_BELOW", "Observation", "SceneDescription", "canonical"]
+
+
+def read_file_main(argv, prog: str, description: str, default_map: str, make_reader) -> int:
+    """``python -m companion.vision.readers.<game> IMAGE [--map MAP]``: one JSON observation on stdout.
+
+    A missing or damaged map or image gives ``{"usable": false, "status": reason}`` and exit 2 (never
+    a traceback); an unusable frame exits 1. ``make_reader(board_map)`` builds the game's reader.
+    """
+    import argparse
+
+    from companion.vision.boardmap import BoardMapError, load_board_map
+    from companion.vision.errors import ImageError
+    from companion.vision.imageio import load
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("image")
+    parser.add_argument("--map", "--board", dest="map", default=default_map, help="board map JSON")
+    args = parser.parse_args(argv)
+    try:
+        board = load_board_map(args.map)
+    except BoardMapError as exc:
+        print(json.dumps({"usable": False, "status": str(exc)}))
+        return 2
+    try:
+        image, _ = load(args.image)  # the pose works in the loaded picture's pixels, so a downscale is harmless
+    except ImageError as exc:
+        print(json.dumps({"usable": False, "status": f"cannot read the image {args.image}: {exc}"}))
+        return 2
+    obs = make_reader(board).read(image)
+    print(json.dumps(obs.as_json()))
+    return 0 if obs.usable else 1

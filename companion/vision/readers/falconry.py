@@ -42,13 +42,13 @@ The reader knows nothing of the rules (the referee aligns table cells with the e
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -57,7 +57,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
-from companion.vision.readers import Observation
+from companion.vision.readers import Observation, read_file_main
 from companion.vision.scenes.falconry import KINDS, cell_id, parse_cell
 
 NOBLES = ("H", "E", "G", "P")
@@ -624,24 +624,9 @@ def _largest_touching(cells: set[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from companion.vision.boardmap import BoardMapError, load_board_map
-
-    parser = argparse.ArgumentParser(prog="python -m companion.vision.readers.falconry", description=__doc__.split("\n\n")[0])
-    parser.add_argument("frame")
-    parser.add_argument("--board", default="calibration/boards/falconry.json")
-    args = parser.parse_args(argv)
-    try:
-        board = load_board_map(args.board)
-    except BoardMapError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    frame = cv2.imread(args.frame, cv2.IMREAD_COLOR)
-    if frame is None:
-        print(f"error: cannot read {args.frame}", file=sys.stderr)
-        return 2
-    obs = FalconryReader(board).read(frame)
-    print(json.dumps(obs.as_json()))
-    return 0 if obs.usable else 1
+    return read_file_main(argv, "python -m companion.vision.readers.falconry", __doc__.split("\n\n")[0],
+                          str(Path(__file__).resolve().parents[3] / "calibration" / "boards" / "falconry.json"),
+                          FalconryReader)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ colour make the scan say so instead of guessing.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -38,7 +37,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
-from companion.vision.readers import Observation
+from companion.vision.readers import Observation, read_file_main
 from companion.vision.readers.discs import (
     Prototypes,
     bare_board_points,
@@ -330,17 +329,7 @@ def scan_tiles(image: np.ndarray, config: Mapping[str, Any] | None = None) -> Ti
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.vision.readers.mighty_magpies", description=__doc__.split("\n\n")[0])
-    parser.add_argument("image")
-    parser.add_argument("--map", default=str(MAP_PATH))
-    args = parser.parse_args(argv)
-    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if image is None:
-        print(json.dumps({"usable": False, "status": f"cannot read the image {args.image}"}))
-        return 2
-    obs = MagpiesReader(load_board_map(args.map)).read(image)
-    print(json.dumps(obs.as_json()))
-    return 0 if obs.usable else 1
+    return read_file_main(argv, "python -m companion.vision.readers.mighty_magpies", __doc__.split("\n\n")[0], str(MAP_PATH), MagpiesReader)
 
 
 if __name__ == "__main__":

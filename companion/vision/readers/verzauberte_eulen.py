@@ -23,8 +23,6 @@ nothing on the board (a hand, a sleeve), gives an unusable observation with the 
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -38,7 +36,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
-from companion.vision.readers import Observation
+from companion.vision.readers import Observation, read_file_main
 from companion.vision.readers.discs import (
     Prototypes,
     bare_board_points,
@@ -208,17 +206,7 @@ def read_image(image: np.ndarray, board: BoardMap | None = None) -> Observation:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.vision.readers.verzauberte_eulen", description=__doc__.split("\n\n")[0])
-    parser.add_argument("image")
-    parser.add_argument("--map", default=str(MAP_PATH))
-    args = parser.parse_args(argv)
-    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if image is None:
-        print(json.dumps({"usable": False, "status": f"cannot read the image {args.image}"}))
-        return 2
-    obs = EulenReader(load_board_map(args.map)).read(image)
-    print(json.dumps(obs.as_json()))
-    return 0 if obs.usable else 1
+    return read_file_main(argv, "python -m companion.vision.readers.verzauberte_eulen", __doc__.split("\n\n")[0], str(MAP_PATH), EulenReader)
 
 
 if __name__ == "__main__":
