@@ -2,10 +2,12 @@
 been still, with the same reading, for ``settle_frames`` consecutive frames.
 
 A die that moves (its centre shifts by more than ``still_fraction`` of its size), changes value,
-appears or disappears resets the count, so a bouncing or rolling die never produces a roll. Any
-uncertain reading, or a frame flagged ``hand=True`` (or with no dice at all), pauses: nothing
-settles until the view is clear again. After a roll is reported the same dice are not reported
-again until something changes (the next throw).
+appears or disappears resets the count, so a bouncing or rolling die never produces a roll. A
+frame flagged ``hand=True`` (or with no dice at all) pauses: nothing settles until the view is clear
+again. A roll with an uncertain reading needs twice as many still frames (a blurred die in motion is
+uncertain too) and keeps its flag, so the referee shows it for confirmation instead of waiting
+forever for a face the reader cannot be sure of (a cocked die, the d8). After a roll is reported
+the same dice are not reported again until something changes (the next throw).
 """
 
 from __future__ import annotations
@@ -55,17 +57,17 @@ class SettleTracker:
     def update(self, readings, hand: bool = False) -> Roll | None:
         """Feed one frame. Returns a Roll the first time the dice have settled, else None."""
         self.frame += 1
-        self.paused = hand or not readings or any(r.uncertain for r in readings)
-        if self.paused:
+        self.paused = hand or not readings
+        if self.paused:  # dice picked up or covered: the next settle is a new roll
             self._stable = 0
             self._prev = None
-            if hand or not readings:  # dice picked up or covered: the next settle is a new roll
-                self._last_roll = None
+            self._last_roll = None
             return None
         sig = _signature(readings)
         self._stable = self._stable + 1 if self._prev is not None and self._same(sig, self._prev) else 1
         self._prev = sig
-        if self._stable >= self.settle_frames and not (self._last_roll and self._same(sig, self._last_roll)):
+        needed = self.settle_frames * (2 if any(r.uncertain for r in readings) else 1)
+        if self._stable >= needed and not (self._last_roll and self._same(sig, self._last_roll)):
             self._last_roll = sig
             return Roll(sorted(readings, key=lambda r: (r.box[0], r.box[1])), self.frame)
         return None

@@ -48,9 +48,17 @@ def test_hand_over_dice_pauses_and_new_throw_is_a_new_roll():
     assert len(rolls) == 1
 
 
-def test_uncertain_reading_blocks_the_roll():
+def test_an_uncertain_die_settles_only_after_twice_the_frames_and_keeps_its_flag():
     t = SettleTracker(settle_frames=3)
-    frames = [[die(2, 10), die(6, 100, uncertain=True)]] * 10
+    frames = [[die(2, 10), die(6, 100, uncertain=True)]] * 5
+    assert feed(t, frames) == []  # 5 still frames settle a sure roll, not one with an uncertain die
+    rolls = feed(t, [[die(2, 10), die(6, 100, uncertain=True)]])
+    assert len(rolls) == 1 and rolls[0].values == [2, 6] and [r.uncertain for r in rolls[0].dice] == [False, True]
+
+
+def test_an_uncertain_die_that_changes_value_never_settles():
+    t = SettleTracker(settle_frames=3)
+    frames = [[die(2, 10), die(1 + k % 2, 100, uncertain=True)] for k in range(20)]
     assert feed(t, frames) == []
 
 
