@@ -21,9 +21,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--demo-recognizer", action="store_true")
     args = parser.parse_args(argv)
-    from companion.app.cli import prepare_environment
+    from companion.app.cli import prepare_environment, quiet_kivy_probes
 
     prepare_environment(headless=True)
+    quiet_kivy_probes()
     from kivy.config import Config
 
     Config.set("kivy", "log_level", "error")

@@ -22,6 +22,21 @@ def prepare_environment(headless: bool = False, kivy_home: str | None = None) ->
         os.environ.setdefault("KIVY_HOME", kivy_home or tempfile.mkdtemp(prefix="companion-kivy-"))
 
 
+def drop_cut_buffer_probe(record) -> bool:
+    """Logging filter: Kivy probes for xclip/xsel (an X11 "cut buffer") on every Linux start and logs
+    a CRITICAL traceback when neither is installed. The app never uses the cut buffer (its clipboard
+    is SDL2's), so that record would only alarm a family; every other record passes."""
+    return not str(record.msg).startswith("Cutbuffer: Unable to find any valuable")
+
+
+def quiet_kivy_probes() -> None:
+    """Install :func:`drop_cut_buffer_probe` on Kivy's logger (call after Kivy can be imported)."""
+    from kivy.logger import Logger
+
+    if drop_cut_buffer_probe not in Logger.filters:
+        Logger.addFilter(drop_cut_buffer_probe)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     headless = args.headless or bool(args.screenshot and args.exit_after_game)
     prepare_environment(headless=headless)
@@ -30,6 +45,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     except ImportError:
         print("error: the app needs Kivy: pip install -e '.[app]'", file=sys.stderr)
         return 2
+    quiet_kivy_probes()
     Config.set("kivy", "log_level", "debug" if args.verbose else "warning")
     if args.size:
         w, _, h = args.size.partition("x")
