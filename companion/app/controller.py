@@ -543,12 +543,14 @@ class Controller:
         state = self.state
         if state is None or not text.strip():
             return None
+        # the game's parser reads English words; the family's own ("rot elster") are swapped first
+        readable = engine_i18n.typed_to_english(self.module.name, text, language()) if self.module else text
         try:
             if state.is_chance_node():
-                action = self.view.parse_chance(state, text)
+                action = self.view.parse_chance(state, readable)
             else:  # a view without typed moves (Eagle Kingdoms) refuses with the default's message
                 parse = getattr(self.view, "parse_action", None) or TextView().parse_action
-                action = parse(state, text)
+                action = parse(state, readable)
         except GameError as exc:
             self.say("warn", self._unreadable(text, exc), getattr(exc, "rule_id", None))
             return None

@@ -8,7 +8,8 @@ Another language lives in data files:
   ``"rules"`` rule ID -> one-line statement (every ID of the game's RULES.md);
   ``"sections"`` RULES.md heading -> heading, ``"intro"`` the rules page's first paragraph;
   ``"terms"`` words the game's describer looks up (pieces, colours, dice);
-  ``"actions"`` ``str.format`` templates of move descriptions, chance prompts, advice and the final table.
+  ``"actions"`` ``str.format`` templates of move descriptions, chance prompts, advice and the final table;
+  ``"typed"`` (optional) typed word -> the English word the game's parser knows ("rot" -> "red").
 - ``companion/games/i18n/<lang>.json``: what all games share (refusal sentences).
 
 A game's text view module may define ``action_words(state, action, texts) -> str`` (and
@@ -272,6 +273,30 @@ def face_label(game: str, face: Any, lang: str) -> str:
     return catalogue(game, lang).get("terms", {}).get(f"face.{face}", face)
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def typed_to_english(game: str, typed: str, lang: str) -> str:
+    """Typed input with the family's words swapped for the English ones the game's parser reads
+    (``"rot elster"`` -> ``"red magpie"``); numbers, separators and unknown words are kept, so
+    English input still works in every language."""
+    words = catalogue(game, lang).get("typed") or {}
+    if not words:
+        return typed
+    return _WORD.sub(lambda m: words.get(m.group(0).lower(), m.group(0)), typed)
+
+
+def english_to_typed(game: str, text: str, lang: str) -> str:
+    """The reverse, for examples shown to the family: each English word becomes the first word of
+    ``lang`` that types it (``"red magpie"`` -> ``"rot elster"``)."""
+    reverse: dict[str, str] = {}
+    for word, english in (catalogue(game, lang).get("typed") or {}).items():
+        reverse.setdefault(english, word)
+    if not reverse:
+        return text
+    return _WORD.sub(lambda m: reverse.get(m.group(0).lower(), m.group(0)), text)
+
+
 def unreadable(state: State, typed: str, lang: str, dice: bool = False) -> str | None:
     """Why typed input (or a set of dice) is not a move, in ``lang``: that it could not be read and
     what to type instead (the game's prompt and example at a chance node, else the game's
@@ -287,7 +312,7 @@ def unreadable(state: State, typed: str, lang: str, dice: bool = False) -> str |
         if state.is_chance_node():
             request = state.chance_request()
             prompt = chance_prompt(state, lang) or t.text("unreadable_roll")
-            example = request.example if request is not None else ""
+            example = english_to_typed(state.game.name, request.example, lang) if request is not None else ""
             hint = t.text("unreadable_example", prompt=prompt, example=example) if example else prompt
         else:
             hint = t.text("typed_hint")

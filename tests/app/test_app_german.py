@@ -119,13 +119,13 @@ def test_unreadable_dice_faces_in_german(ctl, german):
     _to_dice(ctl, "mighty-magpies")
     assert ctl.manual_dice(["red", "purple"]) is None
     text = ctl.messages[-1].text
-    assert text.startswith("Diese Würfel ergeben keinen Wurf: Rot purple.") and "„red magpie“" in text
+    assert text.startswith("Diese Würfel ergeben keinen Wurf: Rot purple.") and "„rot elster“" in text
 
 
 def test_unreadable_move_in_german_falconry_and_eagle(ctl, german):
     ctl.new_game("falconry", GAMES["falconry"])
     assert ctl.phase == "decision" and ctl.typed("fly away") is None
-    assert ctl.messages[-1].text.startswith("„fly away“ kann ich nicht lesen.") and "place marker 2 0" in ctl.messages[-1].text
+    assert ctl.messages[-1].text.startswith("„fly away“ kann ich nicht lesen.") and "lege marker 2 0" in ctl.messages[-1].text
     assert ctl.typed("place marker 0 1") is not None or ctl.messages[-1].level == "illegal"  # the notation still works
     _to_dice(ctl, "eagle-kingdoms")
     ctl.typed("1 2")
@@ -222,3 +222,37 @@ def test_spoken_refusal_from_the_controller(ctl, german):
     assert message.level == "illegal" and message.rule_text
     spoken = announcement(message, i18n.language())
     assert spoken.endswith(message.rule_text) and message.rule_id not in spoken and "Regel" in spoken
+
+
+# --- typed input in the family's words ----------------------------------------------------------------------
+def test_magpie_faces_typed_in_german_make_the_same_roll_as_in_english(ctl, german):
+    _to_dice(ctl, "mighty-magpies")
+    german_roll = ctl.typed("Rot Elster")
+    assert german_roll is not None and german_roll.action["faces"] == ["red", "magpie"]
+    english_roll = ctl.typed("red magpie")  # English still works in German mode
+    assert english_roll is not None and english_roll.action == german_roll.action
+    assert ctl.typed("lila elster") is None and ctl.messages[-1].level == "warn"
+
+
+def test_falconry_commands_typed_in_german(ctl, german):
+    ctl.new_game("falconry", GAMES["falconry"])
+    legal = next(a for a in ctl.state.legal_actions() if a["type"] == "place")
+    x, y = legal["to"]
+    proposal = ctl.typed(f"lege markierung {x} {y}")
+    assert proposal is not None and proposal.action == legal
+
+
+def test_typed_words_in_english_mode_are_left_alone():
+    assert engine_i18n.typed_to_english("mighty-magpies", "rot elster", "en") == "rot elster"
+    assert engine_i18n.typed_to_english("mighty-magpies", "Rot, Elster", "de") == "red, magpie"
+    assert engine_i18n.english_to_typed("mighty-magpies", "red magpie", "de") == "rot elster"
+
+
+def test_every_german_typed_word_means_a_word_the_parser_reads():
+    from companion.games.falconry.rules import KIND_INDEX
+    from companion.games.mighty_magpies.rules import FACES
+
+    known = {"mighty-magpies": set(FACES) | {"and"}, "falconry": {"place", "move", "pass"} | set(KIND_INDEX)}
+    for game, words in known.items():
+        typed = engine_i18n.catalogue(game, "de")["typed"]
+        assert typed and set(typed.values()) <= words, game
