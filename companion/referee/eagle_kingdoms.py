@@ -36,7 +36,7 @@ from companion.games.eagle_kingdoms.rules import (
     simulation_policy,
 )
 from companion.referee.match import MatchResult, match
-from companion.vision.readers import Observation, SceneDescription
+from companion.vision.readers import Observation, SceneDescription, TrackedReader
 
 GAME = "eagle-kingdoms"
 LABEL_OF_KIND: tuple[int | str, ...] = tuple("jester" if k == JESTER else VALUES[k] for k in range(NK))
@@ -173,7 +173,7 @@ def sample_states(n: int, seed: int, players: int | None = None) -> list[EagleSt
     return out[:n]
 
 
-class PosedReader:
+class PosedReader(TrackedReader):
     """An :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader` (it reads with a pose
     handed in and keeps no state) behind the shared loop's ``reset()`` / ``read(image)``: the wrapper
     owns the board tracker, so ``reset()`` makes the next pose a cold one."""
@@ -184,11 +184,8 @@ class PosedReader:
         self.reader = reader
         self.tracker = BoardTracker(board)
 
-    def reset(self) -> None:
-        self.tracker.reset()
-
-    def read(self, image: np.ndarray) -> Observation:
-        obs = self.reader.read(image, self.tracker.update(image))
+    def read_with_pose(self, image: np.ndarray, pose: Any) -> Observation:
+        obs = self.reader.read(image, pose)
         # the shared loop reports timings_ms["read"]; this reader calls its reading time "total"
         return replace(obs, timings_ms={**obs.timings_ms, "read": float(obs.timings_ms.get("total", 0.0))})
 

@@ -399,6 +399,12 @@ def prompt_words(state: State, t) -> str:
 def final_words(state: State, t) -> str:
     """The players and the winner (as ``EulenTextView.final_table``)."""
     assert isinstance(state, EulenState)
+    names = ", ".join(state.player_name(i) for i in state.winners()) or t.term("nobody")
+    return t.text("final", players=_players_words(state, t), names=names)
+
+
+def _players_words(state: EulenState, t) -> str:
+    """Each player's colours, owls in the cave and black head (as ``EulenTextView.players_line``)."""
     lay = state.lay
     parts = []
     for player in range(state.game.num_players):
@@ -410,8 +416,7 @@ def final_words(state: State, t) -> str:
         if state.black_on(player):
             text += t.text("player_black")
         parts.append(text)
-    names = ", ".join(state.player_name(i) for i in state.winners()) or t.term("nobody")
-    return t.text("final", players=t.text("players", parts="; ".join(parts)), names=names)
+    return t.text("players", parts="; ".join(parts))
 
 
 def board_words(state: State, t) -> str:
@@ -435,17 +440,7 @@ def board_words(state: State, t) -> str:
     lines.append(t.text("board_cave", owls=" ".join(sorted(owls.get(b.cave, []))) or empty))
     key = ", ".join(f"{k} {t.term(f'colour.{lay.letter_to_name[k]}')}" for k in (*lay.colours_in_play, BLACK))
     lines.append(t.text("board_key", letters=key))
-    parts = []
-    for player in range(state.game.num_players):
-        colours = t.term("and").join(
-            t.term(f"colour.{lay.letter_to_name[c]}") for c in lay.colours_in_play if c in lay.player_colours[player]
-        )
-        text = t.text("player_line", name=state.player_name(player), colours=colours, count=state.cave_count(player),
-                      target=lay.target)
-        if state.black_on(player):
-            text += t.text("player_black")
-        parts.append(text)
-    lines.append(t.text("players", parts="; ".join(parts)))
+    lines.append(_players_words(state, t))
     if state.is_terminal():
         lines.append(t.text("board_won", name=state.player_name(state.winner)))  # type: ignore[arg-type]
     elif state.dice is None:

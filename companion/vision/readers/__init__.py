@@ -74,6 +74,23 @@ def canonical(pieces: Any) -> tuple[str, ...]:
 __all__ = ["DEFAULT_UNCERTAIN_BELOW", "Observation", "SceneDescription", "canonical"]
 
 
+class TrackedReader:
+    """Base of a reader that keeps its own board tracker (``self.tracker``): ``read(frame)`` poses the
+    frame, tracked from the frames before, and reads it with ``read_with_pose``; ``reset()`` forgets
+    the pose (a new camera set-up, or independent pictures)."""
+
+    tracker: Any
+
+    def read(self, frame: Any) -> Observation:
+        return self.read_with_pose(frame, self.tracker.update(frame))
+
+    def reset(self) -> None:
+        self.tracker.reset()
+
+    def read_with_pose(self, frame: Any, pose: Any) -> Observation:
+        raise NotImplementedError
+
+
 def read_file_main(argv, prog: str, description: str, default_map: str, make_reader) -> int:
     """``python -m companion.vision.readers.<game> IMAGE [--map MAP]``: one JSON observation on stdout.
 

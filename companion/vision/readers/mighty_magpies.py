@@ -37,7 +37,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
-from companion.vision.readers import Observation, read_file_main
+from companion.vision.readers import Observation, TrackedReader, read_file_main
 from companion.vision.readers.discs import (
     Prototypes,
     bare_board_points,
@@ -77,7 +77,7 @@ def nest_spots(board: BoardMap, spots_cfg: Mapping[str, Any]) -> list[Spot]:
     return out
 
 
-class MagpiesReader:
+class MagpiesReader(TrackedReader):
     """Reads the nests from frames of one board (one per camera; keeps the pose tracker)."""
 
     def __init__(
@@ -116,14 +116,6 @@ class MagpiesReader:
         self._tile_protos = Prototypes.from_palette(with_board, board_bgr, (empty, *TILE_KINDS))
         self._board_ratio = np.ones(3)
         self._berry_ratio = np.asarray(pal["berry"], np.float64) / np.asarray(board_bgr, np.float64)
-
-    def read(self, frame: np.ndarray) -> Observation:
-        """Pose (tracked from the previous frames) and reading of one frame."""
-        return self.read_with_pose(frame, self.tracker.update(frame))
-
-    def reset(self) -> None:
-        """Forget the pose (a new camera set-up, or independent pictures)."""
-        self.tracker.reset()
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()

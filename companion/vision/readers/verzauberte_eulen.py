@@ -36,7 +36,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
-from companion.vision.readers import Observation, read_file_main
+from companion.vision.readers import Observation, TrackedReader, read_file_main
 from companion.vision.readers.discs import (
     Prototypes,
     bare_board_points,
@@ -97,7 +97,7 @@ def owl_spots(board: BoardMap, spots_cfg: Mapping[str, Any]) -> list[Spot]:
     return out
 
 
-class EulenReader:
+class EulenReader(TrackedReader):
     """Reads owls from frames of one board (one per camera; keeps the pose tracker)."""
 
     def __init__(
@@ -132,14 +132,6 @@ class EulenReader:
         empty = cfg["classify"]["empty_name"]
         self._body_protos = Prototypes.from_palette({**palette, empty: board_bgr}, board_bgr, (empty, *COLOURS))
         self._head_protos = Prototypes.from_palette(palette, board_bgr, COLOURS)
-
-    def read(self, frame: np.ndarray) -> Observation:
-        """Pose (tracked from the previous frames) and reading of one frame."""
-        return self.read_with_pose(frame, self.tracker.update(frame))
-
-    def reset(self) -> None:
-        """Forget the pose (a new camera set-up, or independent pictures)."""
-        self.tracker.reset()
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()
