@@ -36,6 +36,15 @@ GENERATORS: dict[str, str] = {
     "mighty-magpies": "companion.referee.mighty_magpies_map:mighty_magpies_map",
 }
 
+
+def corner_fiducials(w: float, h: float, outside_mm: float, side_mm: float) -> list[dict[str, Any]]:
+    """Markers 0-3 at the board's corners, clockwise from the top left, their centres ``outside_mm``
+    beyond both edges of each corner (negative: inside the board)."""
+    o = outside_mm
+    corners = [[-o, -o], [w + o, -o], [w + o, h + o], [-o, h + o]]
+    return [{"id": k, "center_mm": c, "side_mm": side_mm} for k, c in enumerate(corners)]
+
+
 # -- Eagle Kingdoms ----------------------------------------------------------------------------------
 
 EK_MARKER_SIDE_MM = 30.0
@@ -69,8 +78,6 @@ def eagle_kingdoms_map() -> dict[str, Any]:
         if p.get("dice"):  # printed on the reference board, so a family without the box can play
             region["label"] = ":".join(str(v) for v in p["dice"])
         regions.append(region)
-    o = EK_MARKER_OUTSIDE_MM
-    corners = [[-o, -o], [w + o, -o], [w + o, h + o], [-o, h + o]]
     return {
         "format_version": 1,
         "game": "eagle-kingdoms",
@@ -78,7 +85,7 @@ def eagle_kingdoms_map() -> dict[str, Any]:
         "size_mm": [w, h],
         "play_area_mm": [0, 0, w, h],
         "dictionary": "DICT_4X4_50",
-        "fiducials": [{"id": k, "center_mm": c, "side_mm": EK_MARKER_SIDE_MM} for k, c in enumerate(corners)],
+        "fiducials": corner_fiducials(w, h, EK_MARKER_OUTSIDE_MM, EK_MARKER_SIDE_MM),
         "regions": regions,
         "edges": [[p["id"], q] for p in pieces for q in p["locked_by"]],
     }

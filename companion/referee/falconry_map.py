@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.referee.falconry_map [OUT.json]     # prints the map (or writes OUT.json)
+    python -m companion.referee.boardmaps falconry   # writes calibration/boards/falconry.json
 
 Falconry has no board: cards are laid edge to edge on the table, on an unbounded grid of integer
 cells. The map describes the part of the table the camera reads (the *play area*) as a grid of
@@ -21,10 +21,7 @@ the nominal cell they fall in; the referee keeps the translation from table cell
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections.abc import Sequence
 from typing import Any
 
 from companion.vision.markers import STRIP_IDS, STRIP_PITCH_MM, STRIP_SIDE_MM
@@ -98,21 +95,3 @@ def build_map() -> dict[str, Any]:
         "regions": regions,
         "edges": edges,
     }
-
-
-falconry_map = build_map  # the name companion.referee.boardmaps.GENERATORS calls
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    text = json.dumps(build_map(), indent=1) + "\n"
-    if args:
-        with open(args[0], "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.referee.mighty_magpies_map [OUT.json]   # prints the map (or writes OUT.json)
+    python -m companion.referee.boardmaps mighty-magpies   # writes calibration/boards/mighty-magpies.json
 
 The 600 x 430 mm board: one circular region per nest (id ``R``, ``A``-``G`` as in the engine, kind
 ``start-nest`` or ``nest``), 38 mm in radius -- the nest at the top edge leaves no more room. A nest
@@ -16,9 +16,9 @@ board's empty corners, inside the print: the play area is the band between them.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
 from typing import Any
+
+from companion.referee.boardmaps import corner_fiducials
 
 MARKER_SIDE_MM = 30.0
 MARKER_INSET_MM = 25.0  # marker centres this far in from both edges of a board corner
@@ -41,9 +41,7 @@ def mighty_magpies_map() -> dict[str, Any]:
         }
         for n in data["nests"]
     ]
-    i = MARKER_INSET_MM
-    corners = [[i, i], [w - i, i], [w - i, h - i], [i, h - i]]
-    margin = i + MARKER_SIDE_MM / 2 + 5.0  # a marker plus its 5 mm quiet zone
+    margin = MARKER_INSET_MM + MARKER_SIDE_MM / 2 + 5.0  # a marker plus its 5 mm quiet zone
     return {
         "format_version": 1,
         "game": "mighty-magpies",
@@ -51,26 +49,8 @@ def mighty_magpies_map() -> dict[str, Any]:
         "size_mm": [w, h],
         "play_area_mm": [margin, 0, w - margin, h],
         "dictionary": "DICT_4X4_50",
-        "fiducials": [{"id": k, "center_mm": c, "side_mm": MARKER_SIDE_MM} for k, c in enumerate(corners)],
+        "fiducials": corner_fiducials(w, h, -MARKER_INSET_MM, MARKER_SIDE_MM),
         "regions": regions,
         "edges": [list(r["ends"]) for r in data["routes"]],
         "routes": [{"id": r["id"], "colour": r["colour"], "ends": list(r["ends"])} for r in data["routes"]],
     }
-
-
-build_map = mighty_magpies_map
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    text = json.dumps(mighty_magpies_map(), indent=1) + "\n"
-    if argv:
-        with open(argv[0], "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

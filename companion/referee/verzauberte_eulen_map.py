@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.referee.verzauberte_eulen_map [OUT.json]   # prints the map (or writes OUT.json)
+    python -m companion.referee.boardmaps verzauberte-eulen   # writes calibration/boards/verzauberte-eulen.json
 
 The 500 x 500 mm board: every space of the engine is a region with the engine's id and kind
 (``path``, ``crossing``, ``nest``, ``cave``); the edges are the engine's neighbour pairs. A region is
@@ -21,9 +21,9 @@ fill the board's corners, so there is no room on the print.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
 from typing import Any
+
+from companion.referee.boardmaps import corner_fiducials
 
 MARKER_SIDE_MM = 30.0
 MARKER_OUTSIDE_MM = 20.0  # as Eagle Kingdoms: 5 mm quiet zone to the board edge
@@ -82,8 +82,6 @@ def verzauberte_eulen_map() -> dict[str, Any]:
             raise ValueError(f"board.json: unknown space kind {kind!r} of {s['id']}")
         regions.append({"id": s["id"], "kind": kind, "polygon_mm": [[round(px, 2), round(py, 2)] for px, py in poly]})
     edges = sorted({tuple(sorted((s["id"], n))) for s in spaces for n in s["neighbours"]})
-    o = MARKER_OUTSIDE_MM
-    corners = [[-o, -o], [w + o, -o], [w + o, h + o], [-o, h + o]]
     return {
         "format_version": 1,
         "game": "verzauberte-eulen",
@@ -91,25 +89,7 @@ def verzauberte_eulen_map() -> dict[str, Any]:
         "size_mm": [w, h],
         "play_area_mm": [0, 0, w, h],
         "dictionary": "DICT_4X4_50",
-        "fiducials": [{"id": k, "center_mm": c, "side_mm": MARKER_SIDE_MM} for k, c in enumerate(corners)],
+        "fiducials": corner_fiducials(w, h, MARKER_OUTSIDE_MM, MARKER_SIDE_MM),
         "regions": regions,
         "edges": [list(e) for e in edges],
     }
-
-
-build_map = verzauberte_eulen_map
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    text = json.dumps(verzauberte_eulen_map(), indent=1) + "\n"
-    if argv:
-        with open(argv[0], "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
