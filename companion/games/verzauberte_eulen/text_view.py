@@ -38,28 +38,38 @@ class Plan:
         return [m for s in self.steps for m in s.marks]
 
 
-def move_marks(state: EulenState, move: Move) -> list[str]:
-    """'enters the cave', 'completes Rr', 'hands the black head to Ben' for one move, seen before it."""
+def move_facts(state: EulenState, move: Move) -> list[tuple[str, str | None, str | None]]:
+    """What one move achieves, seen before it, as ``(kind, owl, player)``: ``("cave", owl, None)``,
+    ``("complete", owl, player or None when the mover's own)``, ``("black", None, player)``."""
     _, _, body, to, other = move
     lay = state.lay
-    marks = []
     if to == state.board.cave:
-        marks.append(f"{state.owl(body)} enters the cave")
-        return marks
+        return [("cave", state.owl(body), None)]
     if other < 0:
-        return marks
+        return []
+    facts: list[tuple[str, str | None, str | None]] = []
     cb, co = lay.body_colour[body], lay.body_colour[other]
     hb, ho = state.head[body], state.head[other]
     for new_head, body_colour, old_head in ((ho, cb, hb), (hb, co, ho)):
         if new_head == body_colour != BLACK and old_head != body_colour:
             owner = lay.owner(body_colour)
-            whose = f" for {state.player_name(owner)}" if owner >= 0 and owner != state.to_move else ""
-            marks.append(f"completes {owl_code(new_head, body_colour)}{whose}")
+            whose = state.player_name(owner) if owner >= 0 and owner != state.to_move else None
+            facts.append(("complete", owl_code(new_head, body_colour), whose))
     for new_head, body_colour in ((ho, cb), (hb, co)):
         owner = lay.owner(body_colour)
         if new_head == BLACK and owner >= 0 and owner != state.to_move:
-            marks.append(f"hands the black head to {state.player_name(owner)}")
-    return marks
+            facts.append(("black", None, state.player_name(owner)))
+    return facts
+
+
+def move_marks(state: EulenState, move: Move) -> list[str]:
+    """'enters the cave', 'completes Rr', 'hands the black head to Ben' for one move, seen before it."""
+    english = {
+        "cave": lambda owl, player: f"{owl} enters the cave",
+        "complete": lambda owl, player: f"completes {owl}" + (f" for {player}" if player else ""),
+        "black": lambda owl, player: f"hands the black head to {player}",
+    }
+    return [english[kind](owl, player) for kind, owl, player in move_facts(state, move)]
 
 
 def plans(state: EulenState, limit: int = PLAN_LIMIT) -> tuple[list[Plan], bool]:
@@ -294,28 +304,14 @@ def action_words(state: State, action: Action, t) -> str:
 
 def _marks_words(state: EulenState, move: Move, t) -> list[str]:
     """``move_marks`` in words of ``t``: a cave entry, a completed owl, the black head handed on."""
-    _, _, body, to, other = move
-    lay = state.lay
     marks = []
-    if to == state.board.cave:
-        marks.append(t.text("mark_cave", owl=state.owl(body)))
-        return marks
-    if other < 0:
-        return marks
-    cb, co = lay.body_colour[body], lay.body_colour[other]
-    hb, ho = state.head[body], state.head[other]
-    for new_head, body_colour, old_head in ((ho, cb, hb), (hb, co, ho)):
-        if new_head == body_colour != BLACK and old_head != body_colour:
-            owner = lay.owner(body_colour)
-            owl = owl_code(new_head, body_colour)
-            if owner >= 0 and owner != state.to_move:
-                marks.append(t.text("mark_complete_for", owl=owl, player=state.player_name(owner)))
-            else:
-                marks.append(t.text("mark_complete", owl=owl))
-    for new_head, body_colour in ((ho, cb), (hb, co)):
-        owner = lay.owner(body_colour)
-        if new_head == BLACK and owner >= 0 and owner != state.to_move:
-            marks.append(t.text("mark_black", player=state.player_name(owner)))
+    for kind, owl, player in move_facts(state, move):
+        if kind == "cave":
+            marks.append(t.text("mark_cave", owl=owl))
+        elif kind == "complete":
+            marks.append(t.text("mark_complete_for", owl=owl, player=player) if player else t.text("mark_complete", owl=owl))
+        else:
+            marks.append(t.text("mark_black", player=player))
     return marks
 
 
