@@ -73,6 +73,19 @@ def parse_setup(text: str) -> dict[str, str]:
     return nests
 
 
+def tie_break(state: MagpiesState) -> str | None:
+    """How the top score's tie was settled (MM-WIN-2, MM-WIN-3): None (no tie), "rings" (more rings), "gold"
+    (rings equal too, more gold rings) or "shared" (a shared win)."""
+    top = max(state.scores())
+    tied = [p for p in range(state.game.num_players) if state.scores()[p] == top]
+    if len(tied) < 2:
+        return None
+    if len(state.winners()) > 1:
+        return "shared"
+    rings = {state.rank_key(p)[1] for p in tied}
+    return "rings" if len(rings) > 1 else "gold"
+
+
 class MagpiesTextView(TextView):
     def render(self, state: State) -> str:
         assert isinstance(state, MagpiesState)
@@ -148,17 +161,12 @@ class MagpiesTextView(TextView):
             )
         winners = state.winners()
         names = ", ".join(state.game.players[w] for w in winners) or "nobody yet"
-        top = max(state.scores())
-        tied = [p for p in range(state.game.num_players) if state.scores()[p] == top]
-        reason = ""
-        if len(tied) > 1:
-            rings = {p: state.rank_key(p)[1] for p in tied}
-            if len({rings[p] for p in tied}) > 1 and len(winners) == 1:
-                reason = " (tie on points broken by more rings)"
-            elif len(winners) == 1:
-                reason = " (tie on points and rings broken by more gold rings)"
-            else:
-                reason = " (tied on points, rings and gold rings: a shared win)"
+        reason = {
+            None: "",
+            "rings": " (tie on points broken by more rings)",
+            "gold": " (tie on points and rings broken by more gold rings)",
+            "shared": " (tied on points, rings and gold rings: a shared win)",
+        }[tie_break(state)]
         return "\n".join(lines) + f"\nWinner: {names}{reason}"
 
 
@@ -222,17 +230,8 @@ def final_words(state: State, t) -> str:
                             rings=silver + gold, points=f"{state.scores()[p]:g}", sets=sets))
     winners = state.winners()
     names = ", ".join(state.game.players[w] for w in winners) or t.text("final_nobody")
-    top = max(state.scores())
-    tied = [p for p in range(state.game.num_players) if state.scores()[p] == top]
-    reason = ""
-    if len(tied) > 1:
-        rings = {p: state.rank_key(p)[1] for p in tied}
-        if len({rings[p] for p in tied}) > 1 and len(winners) == 1:
-            reason = t.text("tie_rings")
-        elif len(winners) == 1:
-            reason = t.text("tie_gold")
-        else:
-            reason = t.text("tie_shared")
+    tie = tie_break(state)
+    reason = t.text(f"tie_{tie}") if tie else ""
     return "\n".join(lines) + "\n" + t.text("final_winner", names=names, reason=reason)
 
 
