@@ -33,6 +33,16 @@ class SimulationReport:
         }
 
 
+def next_action(state: State, rng: random.Random, policy: Callable[[State, random.Random], dict] | None) -> dict:
+    """The next action of a simulated game: a sampled chance outcome, else the policy's choice, else
+    a uniformly random legal action."""
+    if state.is_chance_node():
+        return state.sample_chance(rng)
+    if policy is not None:
+        return policy(state, rng)
+    return rng.choice(state.legal_actions())
+
+
 def play_one(
     game: Game,
     rng: random.Random,
@@ -43,12 +53,7 @@ def play_one(
     state = game.new_initial_state()
     actions = 0
     while not state.is_terminal() and actions < game.max_actions:
-        if state.is_chance_node():
-            action = state.sample_chance(rng)
-        elif policy is not None:
-            action = policy(state, rng)
-        else:
-            action = rng.choice(state.legal_actions())
+        action = next_action(state, rng, policy)
         if check:
             state.apply(action)  # full validation, as a typed action would get
             problems = state.check_invariants()

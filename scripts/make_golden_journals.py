@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion.games.registry import load_game  # noqa: E402
 from companion.journal import Session  # noqa: E402
+from companion.simulate import next_action  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 
@@ -68,14 +69,7 @@ def record(case: str, game_name: str, config: dict, seed: int) -> dict:
     policy = module.simulation_policy
     actions = 0
     while not session.state.is_terminal() and actions < game.max_actions:
-        state = session.state
-        if state.is_chance_node():
-            action = state.sample_chance(rng)
-        elif policy is not None:
-            action = policy(state, rng)
-        else:
-            action = rng.choice(state.legal_actions())
-        session.apply(action)
+        session.apply(next_action(session.state, rng, policy))
         actions += 1
     session.close()
     # The header's creation time would make every regeneration a diff; pin it.
