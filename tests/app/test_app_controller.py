@@ -93,13 +93,7 @@ def test_outdated_results_are_dropped(ctl):
 
 
 def test_illegal_move_seen_by_camera_is_called_with_its_rule(ctl):
-    _ek(ctl)
-    ctl.manual_dice([1, 2])
-    ctl.confirm()
-    if ctl.phase != "decision":
-        pytest.skip("this roll captured nothing")
-    legal = {c.piece for c in ctl.choices()}
-    piece = next(p for p in ("neck", "tail-upper", "head-left") if p not in legal)
+    piece = _ek_decision(ctl)
     ctl.observe(ctl.generation, {"move": {"type": "capture", "piece": piece}})
     assert ctl.proposal is None
     message = ctl.messages[-1]
@@ -205,15 +199,6 @@ def test_committed_demo_recording_replays():
     script = DemoScript.load()
     assert not script.warnings and script.state_at(len(script)).is_terminal()
     assert script.data["seed"] == 7 and script.module.name == "eagle-kingdoms"
-
-
-@pytest.fixture
-def german():
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
 
 
 def _ek_decision(ctl):

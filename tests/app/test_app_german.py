@@ -23,15 +23,6 @@ def ctl(tmp_path):
     return Controller(tmp_path, seed=3)
 
 
-@pytest.fixture
-def german():
-    i18n.set_language("de")
-    try:
-        yield
-    finally:
-        i18n.set_language("en")
-
-
 def _to_dice(ctl, name):
     """A new game of ``name``, played with random outcomes up to its first roll of dice."""
     ctl.new_game(name, GAMES[name])
