@@ -9,6 +9,8 @@ import pytest
 
 from companion.games.core import CHANCE, TERMINAL, GameError
 from companion.games.registry import GAMES, load_game
+from companion.games.text import TextView
+from companion.simulate import next_action
 
 PRESENT = [name for name, module in GAMES.items() if importlib.util.find_spec(module) is not None]
 
@@ -23,13 +25,7 @@ def _random_game(name, seed, max_actions=3000):
     for _ in range(max_actions):
         if state.is_terminal():
             break
-        if state.is_chance_node():
-            action = state.sample_chance(rng)
-        elif module.simulation_policy:
-            action = module.simulation_policy(state, rng)
-        else:
-            action = rng.choice(state.legal_actions())
-        state.apply(action)
+        state.apply(next_action(state, rng, module.simulation_policy))
         trail.append(state.clone())
     return game, state, trail
 
@@ -79,3 +75,15 @@ def test_refused_action_leaves_state_unchanged(name):
                 state.apply(action)
             assert str(info.value), "a refusal must say why"
             assert state.to_json() == before
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_typed_words_at_a_decision_are_refused_not_a_crash(name):
+    """Every game's view has the whole TextView interface, so the terminal and the app can hand it
+    anything typed: a word that is no move is refused with a plain message."""
+    view = load_game(name).text_view()
+    assert isinstance(view, TextView)
+    _, _, trail = _random_game(name, seed=5, max_actions=200)
+    decision = next(s for s in trail if not s.is_chance_node() and not s.is_terminal())
+    with pytest.raises(GameError):
+        view.parse_action(decision, "fly to the moon")

@@ -33,7 +33,6 @@ from companion.app.i18n import language, tr
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
-from companion.games.text import TextView
 from companion.journal import Journal, JournalError, Session
 
 NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
@@ -548,9 +547,8 @@ class Controller:
         try:
             if state.is_chance_node():
                 action = self.view.parse_chance(state, readable)
-            else:  # a view without typed moves (Eagle Kingdoms) refuses with the default's message
-                parse = getattr(self.view, "parse_action", None) or TextView().parse_action
-                action = parse(state, readable)
+            else:
+                action = self.view.parse_action(state, readable)
         except GameError as exc:
             self.say("warn", self._unreadable(text, exc), getattr(exc, "rule_id", None))
             return None

@@ -37,6 +37,7 @@ from companion.games.eagle_kingdoms.rules import (
     kingdoms_of,
     score_of,
 )
+from companion.games.text import TextView
 
 
 def holding_text(counts: list[int]) -> str:
@@ -68,7 +69,7 @@ def challenge_stakes(state: EagleState, action: Action) -> tuple[float, float]:
     return score_of(won, state.party) - scores[state.player], score_of(lost, state.party) - scores[target]
 
 
-class EagleTextView:
+class EagleTextView(TextView):
     """The terminal referee's view of an Eagle Kingdoms state (``TEXT_VIEW``)."""
 
     # --- drawing -------------------------------------------------------------------------------
