@@ -23,6 +23,12 @@ def _always_confirm(cls: dict) -> str:
     kinds = cls["config"].get("always_confirm_kinds") or []
     return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
 
+def _faint_finds(det: dict) -> str:
+    sure = det["config"].get("sure_above")
+    return (f"one scoring below {sure} is kept only when the classifier reads its face confidently "
+            "(`sure_above`); " if sure else "")
+
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
@@ -92,7 +98,10 @@ Median time per 1280x720 frame, detector + classifier, onnxruntime with one thre
 - The d8 (Enchanted Die) numerals are the hardest class: check its synthetic accuracy above before relying on it.
 - Dice much smaller than about 12 px in the detector's input (long side 416 px) are missed; on a
   1280x720 frame that is dice under about 35 px.
-- Strongly oblique views, where a side face looks as large as the top face, can be read from the wrong face.
+- Strongly oblique views, where a side face looks as large as the top face, can be read from the wrong face;
+  the reader assumes an upright camera (the upward face is the one at the top of the die's image), so a
+  picture turned by a quarter turn is misread. From low, phone-height angles the upward face is a thin strip
+  above a large side face, and the large face is often read instead (most of the misreads on the AWS set).
 - Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
 - The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
   those dice were available): expect lower accuracy on real ones than the synthetic figures.
@@ -105,7 +114,8 @@ Finds dice in a frame: a tiny fully convolutional CenterNet-style network (strid
 sub-cell offset and log box size), {det['bytes'] / 1024:.0f} KiB, SHA-256 `{det['sha256']}`.
 Input `image`: 1x3xHxW float32 BGR in 0..1, the frame letterboxed to a long side of {det['config']['long_side']} px
 and padded to a multiple of 32 (dynamic H, W). Outputs `heat` (1x1xH/4xW/4, probability) and `reg`
-(1x4xH/4xW/4: x/y offset in cells, log width/height in cells). Peaks above {det['config']['threshold']} are dice.
+(1x4xH/4xW/4: x/y offset in cells, log width/height in cells). Peaks above {det['config']['threshold']} are
+candidate dice; {_faint_finds(det)}a find whose centre lies well inside a much larger find is dropped (a pip of a close die).
 Opset 13, exported with `torch.onnx.export(..., dynamo=False)`; loads in onnxruntime and OpenCV DNN.
 Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 30% real training photos).
 

@@ -2,7 +2,8 @@
 
 The frame is letterboxed so its long side is ``long_side`` pixels (padded to a multiple of 32).
 The network outputs, at stride 4, ``heat`` (probability of a die centre) and ``reg`` (sub-cell
-offset x/y and log box width/height in cells). Peaks are local 3x3 maxima above ``threshold``.
+offset x/y and log box width/height in cells). Peaks are local 3x3 maxima above ``threshold``; a find
+nested well inside a much larger one is dropped (``drop_contained``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import cv2
 import numpy as np
 
 STRIDE = 4
-DEFAULTS = {"long_side": 416, "threshold": 0.3, "max_dice": 64}
+# Peaks above ``threshold`` are candidate dice; one below ``sure_above`` counts only when the classifier
+# reads its face confidently (reader.DiceReader): the low threshold finds small and oblique dice.
+DEFAULTS = {"long_side": 416, "threshold": 0.15, "sure_above": 0.3, "max_dice": 64}
 
 
 @dataclass
@@ -91,7 +94,22 @@ def suppress_duplicates(dets: list[Detection]) -> list[Detection]:
                < 0.3 * k.box[3] for k in kept):
             continue
         kept.append(d)
-    return kept
+    return drop_contained(kept)
+
+
+def drop_contained(dets: list[Detection], area_ratio: float = 2.5, inner: float = 0.4) -> list[Detection]:
+    """Drop a detection whose centre lies well inside a much larger one that scores at least half as
+    high: dice do not nest, and on a large, close die a single pip (or a side face) otherwise looks like
+    a small die showing 1. (A faint large box around a group of dice does not remove the dice.)"""
+    if len(dets) < 2:
+        return dets
+    b = np.array([d.box for d in dets], np.float64)
+    score = np.array([d.score for d in dets], np.float64)
+    cx, cy, area = b[:, 0] + b[:, 2] / 2, b[:, 1] + b[:, 3] / 2, b[:, 2] * b[:, 3]
+    inside = (np.abs(cx[:, None] - cx[None]) < inner * b[None, :, 2]) \
+        & (np.abs(cy[:, None] - cy[None]) < inner * b[None, :, 3]) & (area[None] >= area_ratio * area[:, None]) \
+        & (score[None] >= 0.5 * score[:, None])
+    return [d for d, nested in zip(dets, inside.any(axis=1), strict=True) if not nested]
 
 
 class Detector:

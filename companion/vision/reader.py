@@ -9,7 +9,9 @@ every reading of a kind the model card lists in ``always_confirm_kinds`` (a kind
 accuracy does not justify trusting any single reading: the d8 today). A found
 die whose face the classifier calls unreadable (partly hidden, tilted against another die, a
 finger over it) is kept as an uncertain reading when the detector is sure there is a die, and
-dropped as a false find otherwise.
+dropped as a false find otherwise. A faint find (detector score below ``sure_above`` in the
+detector's config) is kept only when its face is read confidently: the low detector threshold finds
+small and oblique dice, and the classifier, not a guess, decides whether a faint find is a die.
 
 ``backend`` picks the runtime: "onnxruntime", "opencv" (OpenCV DNN, the Android path) or "auto"
 (default; $COMPANION_DICE_BACKEND overrides it): onnxruntime when importable, else OpenCV. Both read
@@ -60,6 +62,7 @@ class DiceReader:
         if detector_threshold is not None:
             det_cfg["threshold"] = detector_threshold
         self.detector = Detector(det_session, det_cfg)
+        self.sure_above = float(self.detector.config.get("sure_above", 0.0))
         self.classifier = Classifier(cls_session, cls_entry.get("config", {}))
         cfg = cls_entry.get("config", {})
         self.uncertain_below = float(uncertain_below if uncertain_below is not None else cfg.get("uncertain_below", 0.6))
@@ -84,6 +87,8 @@ class DiceReader:
             conf = float(q[best])
             if p_none > conf and det.score < self.keep_unreadable_above:
                 continue  # most likely not a die at all
+            if det.score < self.sure_above and (conf < self.uncertain_below or p_none > conf):
+                continue  # a faint find that does not read clearly as a die
             kind, value = CLASSES[best]
             x, y, w, h = det.box
             box = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))

@@ -24,7 +24,12 @@ from companion.vision.classes import COLOUR_FACES, class_index
 
 TEX = 96  # face texture side in pixels
 TOP_MARGIN = 0.05  # a die whose upward face is not clearly the one facing the camera is labelled "none"
-VERSION = 2  # bump when renders or labels change: training caches are keyed by it
+# With an upright camera (one that leans towards the table without rolling far, as a phone on a stand
+# does) the upward face is the one at the top of the die's image, so it stays readable until it turns
+# nearly edge-on: its normal must make at most about 70 degrees with the view axis.
+MIN_TOP_COS = 0.35
+UPRIGHT_SHARE = 0.55  # share of scenes seen by an upright, leaning camera (the rest look down, any roll)
+VERSION = 3  # bump when renders or labels change: training caches are keyed by it
 
 # Pip layouts of a d6 on a 3x3 grid (row, col), 0..2
 PIP_LAYOUT = {
@@ -51,6 +56,8 @@ class DieInScene:
     top_visible: float = 1.0  # fraction of the upward face not hidden by later dice or fingers
     top_margin: float = 1.0  # see render_die: how much more the upward face looks at the camera than any other
     label: int = 0  # classifier class index ("none" when the top face is mostly hidden or not clearly up)
+    top_cos: float = 1.0  # cosine of the upward face's normal with the view axis
+    upright: bool = False  # seen by an upright camera: image "up" is world up, so crops must not be turned
 
 
 @dataclass
@@ -267,13 +274,16 @@ def _signed_area(p: np.ndarray) -> float:
 
 
 def render_die(rng: np.random.Generator, kind: str, value, size: float, view_tilt: float, light: np.ndarray,
-               m: Material | None = None, tilt: float = 0.0, info: dict | None = None):
+               m: Material | None = None, tilt: float = 0.0, info: dict | None = None, roll: float = 0.0):
     """Draw one die. Returns (BGRA float sprite, top-face mask) or None if degenerate.
 
-    size is the apparent edge length of the top face in pixels. When ``info`` is given it receives
-    ``top_margin``: how much more the upward face turns to the camera than any other face (the cosine
-    of its normal with the view axis minus the largest other one); at or below 0 another face looks
-    as much at the camera as the upward one, so the image cannot show which face is up.
+    size is the apparent edge length of the top face in pixels. The camera leans by ``view_tilt``
+    (radians from looking straight down) so that the upward face shows at the top of the die's image,
+    and rolls by ``roll`` about its view axis. When ``info`` is given it receives ``top_margin``: how
+    much more the upward face turns to the camera than any other face (the cosine of its normal with
+    the view axis minus the largest other one; at or below 0 another face looks as much at the camera
+    as the upward one, so without knowing which way is up the image cannot show which face is up),
+    and ``top_cos``, the cosine of the upward face's normal with the view axis.
     """
     m = m or random_material(rng)
     if kind == "d8":
@@ -288,13 +298,15 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
     R = yaw
     if tilt:
         R = _rot(np.array([rng.normal(), rng.normal(), 0.0]), tilt) @ R
-    # the camera looks down, leaning by view_tilt around a random horizontal axis
-    cam = _rot(np.array([1.0, 0, 0]), view_tilt)
+    # the camera looks down, leaning by view_tilt about the image's horizontal axis (the upward face
+    # moves up in the image, as when a camera in front of the die tilts down to it), then rolls
+    cam = _rot(np.array([0, 0, 1.0]), roll) @ _rot(np.array([1.0, 0, 0]), -view_tilt)
     R = cam @ R
     V = verts @ R.T * scale_v
     normals = [R @ n for _, n in faces]
     if info is not None:
         info["top_margin"] = float(normals[top_idx][2] - max(n[2] for i, n in enumerate(normals) if i != top_idx))
+        info["top_cos"] = float(normals[top_idx][2])
     # weak perspective: things nearer the camera (larger z) a little bigger
     persp = 1.0 + V[:, 2] / (scale_v * rng.uniform(14, 40))
     P = V[:, :2] * persp[:, None]
@@ -447,7 +459,13 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
     img = background(rng, h, w)
     light = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5), 1.0])
     light /= np.linalg.norm(light)
-    view_tilt = abs(rng.normal(0, 0.35)) if rng.random() < 0.8 else rng.uniform(0.3, 0.8)
+    # an upright camera leaning towards the table (a phone on a stand: little roll), or one looking
+    # down from above in any orientation
+    upright = bool(rng.random() < UPRIGHT_SHARE)
+    if upright:
+        view_tilt, roll = rng.uniform(0.2, 1.1), 0.0
+    else:
+        view_tilt, roll = abs(rng.normal(0, 0.2)), rng.uniform(0, 2 * math.pi)
     n = int(n_dice if n_dice is not None else rng.choice([1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 10, 14, 20, 25]))
     lo, hi = size_range
     # one scene has one typical die size (one camera distance), with a spread
@@ -466,7 +484,8 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
         m = shared_m if same_set and kind == "d6" else None
         tilt = abs(rng.normal(0, 0.12)) if rng.random() < 0.3 else 0.0
         info: dict = {}
-        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt, info)
+        die_roll = roll + rng.normal(0, 0.15) if upright else roll
+        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt, info, die_roll)
         if out is None:
             continue
         sprite, top = out
@@ -511,7 +530,7 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
         cover = np.clip(sprite[sy0:sy1, sx0:sx1, 3:4] * 4, 0, 1)
         img[Y0:Y0 + spr.shape[0], X0:X0 + spr.shape[1]] = region * (1 - cover) + mixed * cover
         owners[Y0:Y0 + spr.shape[0], X0:X0 + spr.shape[1]][cover[..., 0] > 0.5] = len(dice)
-        top_masks.append((X0, Y0, tm, float((top > 0.5).sum()), info["top_margin"]))
+        top_masks.append((X0, Y0, tm, float((top > 0.5).sum()), info["top_margin"], info["top_cos"]))
         bx0, by0 = max(0, x0), max(0, y0)
         bx1, by1 = min(w, x0 + sw), min(h, y0 + sh)
         dice.append(DieInScene(kind, value, (bx0, by0, bx1 - bx0, by1 - by0)))
@@ -519,19 +538,27 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
     if allow_fingers and rng.random() < 0.15:
         for _ in range(int(rng.integers(1, 4))):
             _finger(rng, img, occl, typical)
-    for i, (d, (X0, Y0, tm, full_area, margin)) in enumerate(zip(dice, top_masks, strict=True)):
+    for i, (d, (X0, Y0, tm, full_area, margin, top_cos)) in enumerate(zip(dice, top_masks, strict=True)):
         th, tw = tm.shape
         own = owners[Y0:Y0 + th, X0:X0 + tw] == i
         free = own & (occl[Y0:Y0 + th, X0:X0 + tw] < 0.5)
         # share of the whole top face (including any part outside the image) still seen
         d.top_visible = float(((tm > 0.5) & free).sum()) / max(1.0, full_area)
-        d.top_margin = margin
-        # readable: the upward face is mostly in view and clearly the face that looks at the camera
-        # (a d8 seen from 35 degrees shows a side face as squarely as its top face)
-        d.label = class_index(d.kind, d.value) if d.top_visible > 0.8 and margin > TOP_MARGIN else class_index("none", None)
+        d.top_margin, d.top_cos, d.upright = margin, top_cos, upright
+        d.label = class_index(d.kind, d.value) if is_readable(d) else class_index("none", None)
     if effects:
         img = photo_effects(rng, img)
     return Scene(np.clip(img, 0, 255).astype(np.uint8), dice)
+
+
+def is_readable(d: DieInScene) -> bool:
+    """The upward face is mostly in view and can be told from the others: for an upright camera, it is
+    the face at the top of the die's image and must not be nearly edge-on; for one looking down in any
+    orientation, it must be clearly the face that looks at the camera (a d8 seen from 35 degrees shows
+    a side face as squarely as its top face)."""
+    if d.top_visible <= 0.8:
+        return False
+    return d.top_cos > MIN_TOP_COS if d.upright else d.top_margin > TOP_MARGIN
 
 
 def _paste_max(dst: np.ndarray, src: np.ndarray, x: int, y: int) -> None:

@@ -1,20 +1,20 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 4000] [--cls-steps 7000] [--cls-size 48]
-[--balance-classes] [--cls-full-res-stem] [--crop-jitter narrow|wide] [--keep-detector models] [--out DIR]
-[--quick]``. The defaults are the recipe of the committed models (models/manifest.json "training"; its
-classifier stopped at the 12-minute cap, so the step it reached depends on the machine's load), now on
-renders from synth.VERSION 2 (unmirrored numerals, oblique faces labelled unreadable), so a rerun trains
-a similar, not the identical, model. ``--keep-detector FOLDER`` trains the classifier only
-and keeps that folder's (checked) detector; ``--cls-size`` changes the crop side (written to the
-manifest config, which the reader follows).
+Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 6000] [--cls-steps 9000] [--cls-size 48]
+[--no-balance-classes] [--cls-full-res-stem] [--crop-jitter narrow|wide] [--keep-detector models]
+[--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
+"training": its classifier and its detector were trained by two runs of this recipe with the same seed,
+one with ``--keep-detector``, the other stopped after the detector; one run of the defaults trains both).
+``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
+``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
-Steps (each seeded): render synthetic detector scenes and classifier crops (cached under
-runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
-AWS re:Invent set is never used), train the detector, train the classifier (with --balance-classes, rare
-synthetic classes such as each d8 face are drawn more often, weight 1/sqrt(class count)), fit the temperature
+Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 3: upright
+leaning cameras and cameras looking down; cached under runs/dice-cache/), add crops and scenes from the
+real training splits (see realdata.SPLITS; the AWS re:Invent set is never used), then train the detector
+(in a second process, one thread) while training the classifier (one thread; rare synthetic classes such
+as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes), fit the temperature
 on a calibration set (synthetic + 10% of the real training photos), export both models
-(torch.onnx.export, dynamo=False, opset 13), check onnxruntime against torch, write
+(torch.onnx.export, dynamo=False, opset 13), check the classifier's ONNX against torch, write
 models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
 Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
 """
@@ -48,8 +48,8 @@ CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size i
 ALWAYS_CONFIRM_KINDS = ("d8",)
 
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
-DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 4000, 12.0
-DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 7000, 48, 12.0
+DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 6000, 20.0
+DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 9000, 48, 24.0
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
 
 
@@ -118,9 +118,12 @@ def _cls_chunk(args):
         s = synth.render_scene(rng, 448, 448, size_range=(15, 120),
                                kind_weights=[0.5, 0.25, 0.25])
         boxes = [d.box for d in s.dice]
+        upright = bool(s.dice and s.dice[0].upright)  # one camera per scene
+        scene_crops = []
         for d in s.dice:
-            crops += jittered_crops(rng, s.image, d.box, 2, d.label, size, jitter)
-        crops += negative_crops(rng, s.image, boxes, max(1, len(boxes) // 2), size)
+            scene_crops += jittered_crops(rng, s.image, d.box, 2, d.label, size, jitter)
+        scene_crops += negative_crops(rng, s.image, boxes, max(1, len(boxes) // 2), size)
+        crops += [(c, lab, upright) for c, lab in scene_crops]
     return crops
 
 
@@ -157,16 +160,17 @@ def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CR
     path = CACHE / f"cls_v{synth.VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}.npz"
     if path.is_file():
         z = np.load(path)
-        return z["x"], z["y"]
+        return z["x"], z["y"], z["upright"]
     jobs = [(seed * 100_000 + 50_000 + i, 20, size, jitter) for i in range(n_scenes // 20)]
     crops = []
     for r in _pool_map(_cls_chunk, jobs, "render classifier crops"):
         crops += r
-    x = np.stack([c for c, _ in crops])
-    y = np.array([lab for _, lab in crops], np.int64)
+    x = np.stack([c for c, _, _ in crops])
+    y = np.array([lab for _, lab, _ in crops], np.int64)
+    upright = np.array([u for _, _, u in crops], bool)
     CACHE.mkdir(parents=True, exist_ok=True)
-    np.savez(path, x=x, y=y)
-    return x, y
+    np.savez(path, x=x, y=y, upright=upright)
+    return x, y, upright
 
 
 # ---------------------------------------------------------------- real data
@@ -192,7 +196,13 @@ def _label_box(ds: str, box):
     return tuple(float(v) for v in box)
 
 
+# Real sets photographed by an upright, leaning camera: their crops keep their orientation in training
+# (the upward face is the one at the top of the die's image). The matteop65 webcam looks straight down.
+UPRIGHT_SETS = {"dice-photos-roboflow-catan"}
+
+
 def real_crops(rng, photos, per_die: int, negatives: bool = True, size: int = CLS_SIZE, jitter=CROP_JITTER):
+    """Crops of the labelled dice (and, from fully labelled sets, background): (crop, label, upright)."""
     out = []
     for ds, p in photos:
         img = cv2.imread(str(p.path))
@@ -202,10 +212,11 @@ def real_crops(rng, photos, per_die: int, negatives: bool = True, size: int = CL
         for d, b in zip(p.dice, boxes, strict=True):
             if d.value is None:
                 continue
-            out += jittered_crops(rng, img, b, per_die, class_index("d6", d.value), size, jitter)
+            crops = jittered_crops(rng, img, b, per_die, class_index("d6", d.value), size, jitter)
+            out += [(c, lab, ds in UPRIGHT_SETS) for c, lab in crops]
         # catan photos do not label every die: no negatives from them
         if negatives and ds == "dice-photos-matteop65":
-            out += negative_crops(rng, img, boxes, 2, size)
+            out += [(c, lab, False) for c, lab in negative_crops(rng, img, boxes, 2, size)]
     return out
 
 
@@ -275,7 +286,7 @@ def augment_patch(rng, img, boxes):
     return np.ascontiguousarray(img), boxes
 
 
-def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log):
+def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log, bar_position=0):
     from tqdm import tqdm
 
     from companion.vision.nets import DiceDetector
@@ -287,7 +298,7 @@ def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minut
     batch = 8
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
     step, total = 0, steps
-    bar = tqdm(desc="train detector", total=total, unit="step")
+    bar = tqdm(desc="train detector", total=total, unit="step", position=bar_position)
     while step < total and time.time() < deadline:
         xs, tg = [], []
         for _ in range(batch):
@@ -332,11 +343,12 @@ def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minut
 
 
 # ---------------------------------------------------------------- classifier training
-def cls_batch_augment(rng, x):
-    """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise)."""
+def cls_batch_augment(rng, x, upright):
+    """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise). Crops seen by an upright
+    camera (``upright``) are not turned: there the upward face is the one at the top of the image."""
     out = np.empty_like(x)
     for i in range(len(x)):
-        im = np.rot90(x[i], int(rng.integers(4)))
+        im = x[i] if upright[i] else np.rot90(x[i], int(rng.integers(4)))
         im = im.astype(np.float32)
         im = im * rng.uniform(0.7, 1.3) + rng.uniform(-25, 25)
         im = im * rng.uniform(0.92, 1.08, 3)
@@ -348,7 +360,7 @@ def cls_batch_augment(rng, x):
     return out
 
 
-def train_classifier(torch, x_train, y_train, weights, seed, steps, minutes, log, full_res_stem=False):
+def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, full_res_stem=False):
     from tqdm import tqdm
 
     from companion.vision.nets import DiceClassifier
@@ -364,7 +376,7 @@ def train_classifier(torch, x_train, y_train, weights, seed, steps, minutes, log
     bar = tqdm(desc="train classifier", total=total, unit="step")
     while step < total and time.time() < deadline:
         idx = rng.choice(len(x_train), batch, p=p)
-        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx])))
+        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx])))
         xb = xb.contiguous(memory_format=torch.channels_last)
         yb = torch.from_numpy(y_train[idx])
         lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
@@ -395,11 +407,42 @@ def predict_logits(torch, net, x, batch=512):
 
 
 # ---------------------------------------------------------------- main
+def _logger():
+    """Appends progress lines to runs/dice-train.log (when runs/ exists); safe from both training processes."""
+    logf = open(REPO / "runs" / "dice-train.log", "a") if (REPO / "runs").is_dir() else None
+
+    def log(msg):
+        if logf:
+            print(msg, file=logf, flush=True)
+
+    return log
+
+
+def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path: str) -> int:
+    """Train and export the detector (run in its own process, beside the classifier's training).
+    The synthetic scenes are already rendered into the cache by the parent. Returns the steps trained."""
+    import torch
+
+    from companion.vision.nets import DetectorExport, export_onnx
+
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    log = _logger()
+    real_train, _ = real_training_photos()
+    syn_imgs, syn_targets = synthetic_detector_set(seed, n_scenes)
+    det, done = train_detector(torch, syn_imgs, syn_targets, real_detector_scenes(real_train), seed, steps, minutes,
+                               log, bar_position=1)
+    det = det.to(memory_format=torch.contiguous_format)
+    export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
+                {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion.vision.train", description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-scenes", type=int, default=3000)
-    ap.add_argument("--cls-scenes", type=int, default=1500)
+    ap.add_argument("--cls-scenes", type=int, default=3000)
     ap.add_argument("--det-steps", type=int, default=DEFAULT_DET_STEPS)
     ap.add_argument("--cls-steps", type=int, default=DEFAULT_CLS_STEPS)
     ap.add_argument("--cls-size", type=int, default=DEFAULT_CLS_SIZE, help="classifier crop side in pixels")
@@ -409,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="box jitter of the training crops (train.CROP_JITTERS)")
     ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
     ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
-    ap.add_argument("--balance-classes", action="store_true",
+    ap.add_argument("--balance-classes", action=argparse.BooleanOptionalAction, default=True,
                     help="draw rare synthetic classes (each d8 face, each colour face) more often: weight 1/sqrt(count)")
     ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
                     help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
@@ -427,19 +470,18 @@ def main(argv: list[str] | None = None) -> int:
     np.random.seed(args.seed)
     out = args.out or models_dir()
     out.mkdir(parents=True, exist_ok=True)
-    logf = open(REPO / "runs" / "dice-train.log", "a") if (REPO / "runs").is_dir() else None
-
-    def log(msg):
-        if logf:
-            print(msg, file=logf, flush=True)
-
+    log = _logger()
     started = time.time()
     rng = np.random.default_rng(args.seed)
     real_train, real_calib = real_training_photos()
     log(f"real photos: {len(real_train)} train, {len(real_calib)} calibration")
 
-    # detector
-    det = kept_detector = None
+    det_path, cls_path = out / "dice_detector.onnx", out / "dice_classifier.onnx"
+    cls_size = args.cls_size
+    jitter = CROP_JITTERS[args.crop_jitter]
+    # detector: trained in its own process while this one trains the classifier (two cores, one thread
+    # each: the wall time is the longer of the two, not their sum); both renders come first, on both cores
+    kept_detector = det_future = None
     if args.keep_detector is not None:
         from companion.vision.models import model_entry
 
@@ -447,19 +489,20 @@ def main(argv: list[str] | None = None) -> int:
         kept_detector = (kept_path.read_bytes(), kept_entry, manifest_of(args.keep_detector).get("training"))
         det_steps = kept_entry.get("trained_steps")
     else:
-        syn_imgs, syn_targets = synthetic_detector_set(args.seed, args.det_scenes)
-        real_scenes = real_detector_scenes(real_train)
-        det, det_steps = train_detector(torch, syn_imgs, syn_targets, real_scenes, args.seed, args.det_steps,
-                                         args.minutes_det, log)
-        del syn_imgs, syn_targets
+        synthetic_detector_set(args.seed, args.det_scenes)  # render (cached) before the two trainings start
+    xs, ys, us = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter)
+    if kept_detector is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        det_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        det_future = det_pool.submit(detector_job, args.seed, args.det_scenes, args.det_steps, args.minutes_det,
+                                     str(det_path))
 
     # classifier
-    cls_size = args.cls_size
-    jitter = CROP_JITTERS[args.crop_jitter]
-    xs, ys = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter)
     n_cal = len(xs) // 10
     x_cal_s, y_cal_s = xs[:n_cal], ys[:n_cal]
-    xs, ys = xs[n_cal:], ys[n_cal:]
+    xs, ys, us = xs[n_cal:], ys[n_cal:], us[n_cal:]
     rc = real_crops(rng, real_train, 4, size=cls_size, jitter=jitter)
     rcal = real_crops(np.random.default_rng(args.seed + 9), real_calib, 1, negatives=False, size=cls_size,
                       jitter=jitter)
@@ -469,21 +512,22 @@ def main(argv: list[str] | None = None) -> int:
         w_syn = 1.0 / np.sqrt(np.maximum(counts[ys], 1.0))
         w_syn *= len(xs) / w_syn.sum()
     if rc:
-        xr = np.stack([c for c, _ in rc])
-        yr = np.array([lab for _, lab in rc], np.int64)
+        xr = np.stack([c for c, _, _ in rc])
+        yr = np.array([lab for _, lab, _ in rc], np.int64)
         x_train = np.concatenate([xs, xr])
         y_train = np.concatenate([ys, yr])
+        u_train = np.concatenate([us, np.array([u for _, _, u in rc], bool)])
         # real crops get about a third of each batch
         w = np.concatenate([w_syn, np.full(len(xr), 0.5 * len(xs) / len(xr))])
     else:
-        x_train, y_train, w = xs, ys, w_syn
+        x_train, y_train, u_train, w = xs, ys, us, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
-    cls, cls_steps = train_classifier(torch, x_train, y_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
+    cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
                                       args.cls_full_res_stem)
 
     # calibration
-    x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _ in rcal])] if rcal else []))
-    y_cal = np.concatenate([y_cal_s] + ([np.array([lab for _, lab in rcal], np.int64)] if rcal else []))
+    x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
+    y_cal = np.concatenate([y_cal_s] + ([np.array([lab for _, lab, _ in rcal], np.int64)] if rcal else []))
     logits = predict_logits(torch, cls, x_cal)
     temperature = fit_temperature(logits, y_cal)
     ece_before = ece(softmax(logits), y_cal)
@@ -491,19 +535,26 @@ def main(argv: list[str] | None = None) -> int:
     log(f"temperature {temperature:.3f}; ECE {ece_before:.4f} -> {ece_after:.4f}")
 
     # export
-    from companion.vision.nets import ClassifierExport, DetectorExport, export_onnx
+    from companion.vision.nets import ClassifierExport, export_onnx
 
     cls = cls.to(memory_format=torch.contiguous_format)
-    det_path, cls_path = out / "dice_detector.onnx", out / "dice_classifier.onnx"
     if kept_detector is not None:
         if det_path.resolve() != (args.keep_detector / kept_detector[1]["file"]).resolve():
             det_path.write_bytes(kept_detector[0])
     else:
-        det = det.to(memory_format=torch.contiguous_format)
-        export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
-                    {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
+        det_steps = det_future.result()  # waits for the detector's process (it exports its own model)
+        det_pool.shutdown()
     export_onnx(ClassifierExport(cls, temperature), torch.zeros(2, 3, cls_size, cls_size), cls_path, ["crops"],
                 ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+    # the exported graph must give what torch gives (temperature baked in)
+    import onnxruntime
+
+    probe = x_cal[:32]
+    got = onnxruntime.InferenceSession(str(cls_path), providers=["CPUExecutionProvider"]).run(
+        None, {"crops": classify.normalize(probe)})[0]
+    want = predict_logits(torch, cls, probe) / temperature
+    if not np.allclose(got, want, atol=1e-3):
+        raise SystemExit(f"exported classifier differs from torch by {np.abs(got - want).max():.4f}")
     wall = time.time() - started
     manifest = {
         "dice_detector": {

@@ -53,7 +53,7 @@ D8_KNOWN_FAILURE = pytest.mark.xfail(
 def test_synthetic_renders_are_read(reader, kind):
     rng = np.random.default_rng({"d6": 1, "d8": 2, "magpie": 3}[kind])
     total = found = right = 0
-    for _ in range(6):
+    for _ in range(20):  # 60 dice: a 6-scene sample swung by 15 points between seeds
         s = render_scene(rng, 384, 512, n_dice=3, size_range=(50, 100), kinds=(kind,), allow_fingers=False)
         truth = [(d.kind, d.value, d.box) for d in s.dice if d.label != NONE]  # readable upward face
         f, r = _score(reader, s.image, truth)
@@ -76,15 +76,18 @@ def test_confidence_below_threshold_is_marked_uncertain(reader):
         assert r.uncertain == (r.confidence < reader.uncertain_below or r.kind in reader.always_confirm_kinds)
 
 
-REAL = [  # (dataset/split, photo count to read): a few from each set, including the never-trained one
-    ("dice-photos-matteop65/valid", 6),
-    ("dice-photos-roboflow-catan/valid", 4),
-    ("dice-photos-aws-reinvent2019/all", 6),
+REAL = [  # (dataset/split, photo count to read, share of found dice that must read right): a few photos
+    # from each set, including the never-trained one. A guess is right one time in six; the bars sit well
+    # below the whole-set figures (models/dice_classifier.md: 98%, 77% and 72% read right), since a handful
+    # of photos swings by 10 points or more.
+    ("dice-photos-matteop65/valid", 6, 0.7),
+    ("dice-photos-roboflow-catan/valid", 4, 0.7),
+    ("dice-photos-aws-reinvent2019/all", 6, 0.5),
 ]
 
 
-@pytest.mark.parametrize("where,count", REAL)
-def test_real_photos_with_known_labels(d6_reader, datasets, where, count):
+@pytest.mark.parametrize("where,count,min_right", REAL)
+def test_real_photos_with_known_labels(d6_reader, datasets, where, count, min_right):
     folder = datasets / where
     labels = json.loads((folder / "labels.json").read_text())
     names = sorted(labels)[:: max(1, len(labels) // count)][:count]
@@ -95,7 +98,7 @@ def test_real_photos_with_known_labels(d6_reader, datasets, where, count):
         f, r = _score(d6_reader, img, truth)
         total, found, right = total + len(truth), found + f, right + r
     assert found >= 0.7 * total, f"{where}: found {found} of {total}"
-    assert right >= 0.7 * found, f"{where}: {right} of {found} read right"
+    assert right >= min_right * found, f"{where}: {right} of {found} read right"
 
 
 def test_synthetic_d8_dice_are_found(reader):
@@ -129,3 +132,36 @@ def test_a_kind_listed_as_always_confirm_is_uncertain_however_confident(reader):
     d8, d6 = twin.read(frame)
     assert (d8.kind, d8.value, d8.uncertain) == ("d8", 3, True)
     assert (d6.kind, d6.value, d6.uncertain) == ("d6", 3, False)
+
+
+def test_a_faint_find_is_kept_only_when_its_face_reads_clearly():
+    """Below the detector's ``sure_above`` score a find must be read confidently to count as a die."""
+    from companion.vision.classes import CLASSES
+    from companion.vision.detect import Detection
+    from companion.vision.reader import DiceReader
+
+    twin = DiceReader(threads=1)
+    twin.sure_above = 0.3
+    clear, vague = np.zeros(len(CLASSES), np.float32), np.zeros(len(CLASSES), np.float32)
+    clear[CLASSES.index(("d6", 4))], clear[NONE] = 0.95, 0.05
+    vague[CLASSES.index(("d6", 4))], vague[CLASSES.index(("d6", 5))], vague[NONE] = 0.45, 0.35, 0.2
+    frame = np.zeros((64, 64, 3), np.uint8)
+    boxes = [(0.0, 0.0, 20.0, 20.0), (30.0, 0.0, 20.0, 20.0), (0.0, 30.0, 20.0, 20.0), (30.0, 30.0, 20.0, 20.0)]
+    twin.detector = lambda img: [Detection(boxes[0], 0.2), Detection(boxes[1], 0.2), Detection(boxes[2], 0.6),
+                                 Detection(boxes[3], 0.6)]
+    twin.classifier.probabilities = lambda img, b, kinds: np.stack([clear, vague, clear, vague])
+    kept = {r.box[:2]: r for r in twin.read(frame)}
+    assert set(kept) == {(0, 0), (0, 30), (30, 30)}  # the faint, vague find is dropped
+    assert kept[(30, 30)].uncertain and not kept[(0, 0)].uncertain  # a sure find stays, marked uncertain
+
+
+def test_a_find_nested_in_a_much_larger_one_is_dropped():
+    from companion.vision.detect import Detection, suppress_duplicates
+
+    big = Detection((100.0, 100.0, 120.0, 120.0), 0.9)
+    pip = Detection((130.0, 125.0, 25.0, 25.0), 0.95)  # one pip of the big die, scored higher
+    neighbour = Detection((225.0, 110.0, 60.0, 60.0), 0.8)  # a smaller die touching the big one
+    twin = Detection((100.0, 225.0, 115.0, 118.0), 0.7)  # a die of the same size below
+    faint_group = Detection((90.0, 90.0, 200.0, 260.0), 0.2)  # a faint box around the big die and its twin
+    kept = suppress_duplicates([pip, big, neighbour, twin, faint_group])
+    assert kept == [big, neighbour, twin, faint_group]
