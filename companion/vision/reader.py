@@ -67,6 +67,8 @@ class DiceReader:
         cfg = cls_entry.get("config", {})
         self.uncertain_below = float(uncertain_below if uncertain_below is not None else cfg.get("uncertain_below", 0.6))
         self.keep_unreadable_above = float(cfg.get("keep_unreadable_above", 0.5))
+        # a faint find (below the detector's sure_above) must be read at least this confidently to count
+        self.faint_min_confidence = float(cfg.get("faint_min_confidence", self.uncertain_below))
         self.always_confirm_kinds = frozenset(cfg.get("always_confirm_kinds", ()))
         self.kinds = tuple(kinds)
         self.registry = registry
@@ -87,7 +89,7 @@ class DiceReader:
             conf = float(q[best])
             if p_none > conf and det.score < self.keep_unreadable_above:
                 continue  # most likely not a die at all
-            if det.score < self.sure_above and (conf < self.uncertain_below or p_none > conf):
+            if det.score < self.sure_above and (conf < self.faint_min_confidence or p_none > conf):
                 continue  # a faint find that does not read clearly as a die
             kind, value = CLASSES[best]
             x, y, w, h = det.box

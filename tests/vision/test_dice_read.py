@@ -135,24 +135,26 @@ def test_a_kind_listed_as_always_confirm_is_uncertain_however_confident(reader):
 
 
 def test_a_faint_find_is_kept_only_when_its_face_reads_clearly():
-    """Below the detector's ``sure_above`` score a find must be read confidently to count as a die."""
+    """Below the detector's ``sure_above`` score a find must be read at least ``faint_min_confidence``
+    confidently to count as a die; a sure find is kept, and marked uncertain when it reads vaguely."""
     from companion.vision.classes import CLASSES
     from companion.vision.detect import Detection
     from companion.vision.reader import DiceReader
 
     twin = DiceReader(threads=1)
-    twin.sure_above = 0.3
-    clear, vague = np.zeros(len(CLASSES), np.float32), np.zeros(len(CLASSES), np.float32)
+    twin.sure_above, twin.uncertain_below, twin.faint_min_confidence = 0.3, 0.6, 0.8
+    clear, fair, vague = (np.zeros(len(CLASSES), np.float32) for _ in range(3))
     clear[CLASSES.index(("d6", 4))], clear[NONE] = 0.95, 0.05
+    fair[CLASSES.index(("d6", 4))], fair[CLASSES.index(("d6", 5))], fair[NONE] = 0.7, 0.2, 0.1
     vague[CLASSES.index(("d6", 4))], vague[CLASSES.index(("d6", 5))], vague[NONE] = 0.45, 0.35, 0.2
     frame = np.zeros((64, 64, 3), np.uint8)
-    boxes = [(0.0, 0.0, 20.0, 20.0), (30.0, 0.0, 20.0, 20.0), (0.0, 30.0, 20.0, 20.0), (30.0, 30.0, 20.0, 20.0)]
-    twin.detector = lambda img: [Detection(boxes[0], 0.2), Detection(boxes[1], 0.2), Detection(boxes[2], 0.6),
-                                 Detection(boxes[3], 0.6)]
-    twin.classifier.probabilities = lambda img, b, kinds: np.stack([clear, vague, clear, vague])
+    grid = [(float(x), float(y), 12.0, 12.0) for y in (0, 30) for x in (0, 20, 40)]
+    scores = [0.2, 0.2, 0.2, 0.6, 0.6, 0.6]
+    twin.detector = lambda img: [Detection(b, sc) for b, sc in zip(grid, scores, strict=True)]
+    twin.classifier.probabilities = lambda img, b, kinds: np.stack([clear, fair, vague] * 2)
     kept = {r.box[:2]: r for r in twin.read(frame)}
-    assert set(kept) == {(0, 0), (0, 30), (30, 30)}  # the faint, vague find is dropped
-    assert kept[(30, 30)].uncertain and not kept[(0, 0)].uncertain  # a sure find stays, marked uncertain
+    assert set(kept) == {(0, 0), (0, 30), (20, 30), (40, 30)}  # faint: only the clear reading stays
+    assert [kept[(x, 30)].uncertain for x in (0, 20, 40)] == [False, False, True]
 
 
 def test_a_find_nested_in_a_much_larger_one_is_dropped():
