@@ -270,6 +270,14 @@ def _to_words(state: EulenState, space: int, t) -> str:
     return t.text("to_space", space=b.ids[space])
 
 
+def _swap_words(state: EulenState, body: int, other: int, t) -> str:
+    """The swap clause when the owl on ``body`` lands on ``other`` (heads change bodies); "" without one."""
+    if other < 0:
+        return ""
+    return t.text("swap", other=state.owl(other), mover=owl_code(state.head[other], state.lay.body_colour[body]),
+                  partner=owl_code(state.head[body], state.lay.body_colour[other]))
+
+
 def action_words(state: State, action: Action, t) -> str:
     """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
     assert isinstance(state, EulenState)
@@ -289,13 +297,7 @@ def action_words(state: State, action: Action, t) -> str:
             return t.text("move_plain", name=name, owl=action["owl"], frm=action["from"], to=action["to"],
                           die=t.term(f"die.{die}"))
         other = next((i for i in state.occupants(to) if i != body), -1) if to != b.cave else -1
-        swap = ""
-        if other >= 0:
-            swap = t.text(
-                "swap", other=state.owl(other),
-                mover=owl_code(state.head[other], state.lay.body_colour[body]),
-                partner=owl_code(state.head[body], state.lay.body_colour[other]),
-            )
+        swap = _swap_words(state, body, other, t)
         value = state.dice[die] if state.dice else "?"
         return t.text("move", name=name, die=t.term(f"dat.{die}"), value=value, owl=state.owl(body), frm=b.ids[frm],
                       to=_to_words(state, to, t), swap=swap)
@@ -336,13 +338,7 @@ def _step_words(state: EulenState, action: Action, t) -> str:
     if move is None:
         raise KeyError(action["owl"])
     _, frm, body, to, other = move
-    swap = ""
-    if other >= 0:
-        swap = t.text(
-            "swap", other=state.owl(other),
-            mover=owl_code(state.head[other], state.lay.body_colour[body]),
-            partner=owl_code(state.head[body], state.lay.body_colour[other]),
-        )
+    swap = _swap_words(state, body, other, t)
     text = t.text("step", die=t.term(f"die.{die}"), value=value, owl=state.owl(body), frm=state.board.ids[frm],
                   to=_to_words(state, to, t), swap=swap)
     marks = _marks_words(state, move, t)
