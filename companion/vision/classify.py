@@ -13,8 +13,11 @@ import numpy as np
 
 from companion.vision.classes import CLASSES, NONE
 from companion.vision.confidence import softmax
+from companion.vision.imageio import shrink
 
 DEFAULTS = {"size": 48, "crop_scale": 1.3}
+# bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
+CROP_VERSION = 2  # 2: shrunk by imageio.shrink instead of INTER_AREA
 
 
 def crop(img: np.ndarray, box, size: int = 48, crop_scale: float = 1.3) -> np.ndarray:
@@ -31,8 +34,9 @@ def crop(img: np.ndarray, box, size: int = 48, crop_scale: float = 1.3) -> np.nd
         ys = np.clip(np.arange(y0, y0 + s), 0, H - 1)
         xs = np.clip(np.arange(x0, x0 + s), 0, W - 1)
         patch = img[ys[:, None], xs[None, :]]
-    interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
-    return cv2.resize(patch, (size, size), interpolation=interp)
+    if s > size:  # area-averaged, as INTER_AREA would, at a fifth of its time (imageio.shrink)
+        return shrink(patch, size / s)
+    return cv2.resize(patch, (size, size), interpolation=cv2.INTER_LINEAR)
 
 
 def normalize(crops: np.ndarray) -> np.ndarray:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.imageio import shrink
+
 STRIDE = 4
 # Peaks above ``threshold`` are candidate dice; one below ``sure_above`` counts only when the classifier
 # reads its face confidently (reader.DiceReader): the low threshold finds small and oblique dice.
@@ -23,34 +25,6 @@ DEFAULTS = {"long_side": 416, "threshold": 0.15, "sure_above": 0.3, "max_dice": 
 class Detection:
     box: tuple[float, float, float, float]  # x, y, w, h in frame pixels
     score: float
-
-
-def shrink(img: np.ndarray, scale: float) -> np.ndarray:
-    """``img`` resized by ``scale`` to (round(w * scale), round(h * scale)), area-averaged when shrinking.
-
-    OpenCV's INTER_AREA is fast only for whole-number factors; at 640 -> 416 it took several times the
-    detector's own run time. So: average whole k x k blocks (the fast path), then a mild linear step by
-    the remaining factor (0.5-1; lightly blurred first when it is below 0.8). Within about 1.5 grey
-    levels of INTER_AREA (tests/vision/test_dice_preprocess.py).
-    """
-    h, w = img.shape[:2]
-    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    if scale >= 1:
-        return cv2.resize(img, (nw, nh), interpolation=cv2.INTER_LINEAR)
-    k = int(1 / scale + 1e-9)
-    if k >= 2:
-        ph, pw = -(-h // k) * k - h, -(-w // k) * k - w
-        if ph or pw:  # replicate up to k-1 pixels right and bottom: the origin and scale stay exact
-            img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-        img = cv2.resize(img, (img.shape[1] // k, img.shape[0] // k), interpolation=cv2.INTER_AREA)
-    f = scale * k
-    if abs(f - 1) < 1e-6 and img.shape[:2] == (nh, nw):
-        return img
-    if f < 0.8:
-        img = cv2.GaussianBlur(img, (3, 3), 0.5 * (1 / f - 1))
-    # same pixel-centre convention as cv2.resize: dst = f * (src + 0.5) - 0.5
-    m = np.float32([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5]])
-    return cv2.warpAffine(img, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def preprocess(img: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:

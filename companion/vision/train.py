@@ -1,7 +1,7 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 6000] [--cls-steps 9000] [--cls-size 48]
-[--no-balance-classes] [--cls-full-res-stem] [--crop-jitter narrow|wide] [--keep-detector models]
+Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 6000] [--cls-steps 10000] [--cls-size 48]
+[--cls-grid 0|3] [--no-balance-classes] [--cls-full-res-stem] [--crop-jitter narrow|wide] [--keep-detector models]
 [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
 "training"): one cold run of them gave both committed files bit for bit in about 22 minutes on the 2-core
 machine (seeded; one torch thread per model; the step counts, not the time caps, end a run there).
@@ -33,7 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision import classify, detect, realdata, synth
+from companion.vision import classify, detect, imageio, realdata, synth
 from companion.vision.classes import CLASSES, NONE, class_index
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import manifest as manifest_of
@@ -49,7 +49,8 @@ ALWAYS_CONFIRM_KINDS = ("d8",)
 
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
 DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 6000, 20.0
-DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 9000, 48, 24.0
+DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
+DEFAULT_CLS_GRID = 3
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
 
 
@@ -155,9 +156,9 @@ def synthetic_detector_set(seed: int, n: int):
 
 
 def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CROP_JITTER):
-    # keyed by the renderer's version: renders from an older synth.py must not be reused
+    # keyed by the renderer's and the crop's versions: crops from an older synth.py or crop() must not be reused
     (lo, hi), sd = jitter
-    path = CACHE / f"cls_v{synth.VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}.npz"
+    path = CACHE / f"cls_v{synth.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}.npz"
     if path.is_file():
         z = np.load(path)
         return z["x"], z["y"], z["upright"]
@@ -229,7 +230,7 @@ def real_detector_scenes(photos):
         if img is None:
             continue
         s = long_side / max(img.shape[:2])
-        img = detect.shrink(img, s)  # exactly as detect.preprocess shrinks a frame at run time
+        img = imageio.shrink(img, s)  # exactly as detect.preprocess shrinks a frame at run time
         boxes = np.array([[*(np.array(_label_box(ds, d.box)) * s), 1.0] for d in p.dice], np.float32).reshape(-1, 5)
         out.append((img, boxes))
     return out
@@ -360,14 +361,15 @@ def cls_batch_augment(rng, x, upright):
     return out
 
 
-def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, full_res_stem=False):
+def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, full_res_stem=False,
+                     grid=0):
     from tqdm import tqdm
 
     from companion.vision.nets import DiceClassifier
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
-    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem).to(memory_format=torch.channels_last)
+    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     batch = 64
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
@@ -448,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cls-size", type=int, default=DEFAULT_CLS_SIZE, help="classifier crop side in pixels")
     ap.add_argument("--cls-full-res-stem", action="store_true",
                     help="classifier's first layer at full crop resolution (nets.DiceClassifier)")
+    ap.add_argument("--cls-grid", type=int, choices=(0, 3), default=DEFAULT_CLS_GRID,
+                    help="classifier pooling: 0 global, 3 a 3x3 grid of cells (nets.DiceClassifier)")
     ap.add_argument("--crop-jitter", choices=sorted(CROP_JITTERS), default="narrow",
                     help="box jitter of the training crops (train.CROP_JITTERS)")
     ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
@@ -523,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         x_train, y_train, u_train, w = xs, ys, us, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      args.cls_full_res_stem)
+                                      args.cls_full_res_stem, args.cls_grid)
 
     # calibration
     x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
@@ -567,6 +571,7 @@ def main(argv: list[str] | None = None) -> int:
             "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6, "faint_min_confidence": 0.8,
                        "always_confirm_kinds": list(ALWAYS_CONFIRM_KINDS)},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
+            "pooling": "3x3 grid" if args.cls_grid else "global",
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
         },

@@ -1,0 +1,64 @@
+"""The classifier's layers export to one ONNX file that onnxruntime and OpenCV's DNN run alike.
+
+Needs the ``train`` extra (torch): skipped where it is not installed (CI never trains).
+"""
+
+import cv2
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ort = pytest.importorskip("onnxruntime")
+
+from companion.vision.nets import ClassifierExport, DiceClassifier, export_onnx  # noqa: E402
+
+
+def _with_random_statistics(net):
+    # fresh BatchNorm layers are the identity; random statistics make a wrong export visible
+    gen = torch.Generator().manual_seed(0)
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.copy_(torch.rand(m.num_features, generator=gen) * 2 - 1)
+            m.running_var.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
+    return net.eval()
+
+
+@pytest.mark.parametrize("grid", [0, 3])
+@pytest.mark.parametrize("size", [40, 48])
+def test_classifier_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path, grid, size):
+    torch.manual_seed(0)
+    net = _with_random_statistics(DiceClassifier(20, grid=grid))
+    path = tmp_path / "c.onnx"
+    export_onnx(ClassifierExport(net, 0.8), torch.zeros(2, 3, size, size), path, ["crops"], ["logits"],
+                {"crops": {0: "n"}, "logits": {0: "n"}})
+    x = np.random.default_rng(1).standard_normal((5, 3, size, size)).astype(np.float32)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy() / 0.8
+    got_ort = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})[0]
+    cv_net = cv2.dnn.readNetFromONNX(str(path))
+    cv_net.setInput(x)
+    got_cv = cv_net.forward()
+    np.testing.assert_allclose(got_ort, want, atol=1e-4)
+    np.testing.assert_allclose(got_cv, want, atol=1e-4)  # OpenCV ignores count_include_pad=0: it must not be used
+
+
+def test_grid_head_keeps_where_a_feature_is():
+    # the same input moved from the centre cell to a corner cell: the global pool cannot tell them apart
+    # well, the 3x3 grid must (a pip in the centre tells a 5 from a 4)
+    torch.manual_seed(0)
+    x = torch.zeros(2, 3, 48, 48)
+    x[0, :, 20:28, 20:28] = 1.0
+    x[1, :, 4:12, 4:12] = 1.0
+    outs = {}
+    for grid in (0, 3):
+        net = _with_random_statistics(DiceClassifier(20, grid=grid))
+        with torch.no_grad():
+            feats = net.body(x)
+            pooled = torch.flatten(net.pool(feats), 1) if net.pool is not None else feats.mean(dim=(2, 3))
+        outs[grid] = (pooled[0] - pooled[1]).abs().max().item() / pooled.abs().max().item()
+    assert outs[3] > 3 * outs[0]
+
+
+def test_grid_must_be_0_or_3():
+    with pytest.raises(ValueError):
+        DiceClassifier(20, grid=2)
