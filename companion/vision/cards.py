@@ -29,10 +29,12 @@ def _faint_finds(det: dict) -> str:
             "(`sure_above`); " if sure else "")
 
 
-def _pooling(cls: dict) -> str:
+def _architecture(cls: dict) -> str:
+    layers = {"separable": "a conv layer and five depthwise-separable ones",
+              "separable-deep": "a conv layer and seven depthwise-separable ones"}.get(cls.get("layers"), "six conv layers")
     if cls.get("pooling") == "3x3 grid":
-        return "features averaged over a 3x3 grid of cells, so where on the die a pip is counts"
-    return "features averaged over the whole crop"
+        return f"{layers}, features averaged over a 3x3 grid of cells so that where on the die a pip is counts"
+    return f"{layers}, features averaged over the whole crop"
 
 
 def _pct(v: float) -> str:
@@ -130,7 +132,7 @@ Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 3
     (out / "dice_classifier.md").write_text(f"""\
 # dice_classifier.onnx
 
-Reads the upward face of one found die: a small CNN (six conv layers, {_pooling(cls)}, one linear layer)
+Reads the upward face of one found die: a small CNN ({_architecture(cls)}, one linear layer)
 on a {cls['config']['size']}x{cls['config']['size']} crop centred on the detection ({cls['config']['crop_scale']}x its longer side), standardized per crop.
 {cls['bytes'] / 1024:.0f} KiB, SHA-256 `{cls['sha256']}`.
 Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; output `logits`: Nx{len(cls['classes'])}

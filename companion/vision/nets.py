@@ -11,6 +11,12 @@ def cbr(i: int, o: int, s: int = 1, k: int = 3) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
 
+def separable(i: int, o: int, s: int = 1) -> nn.Sequential:
+    """3x3 depthwise then 1x1 pointwise conv (each with BN, ReLU): a fifth to a tenth of cbr's multiply-adds."""
+    return nn.Sequential(nn.Conv2d(i, i, 3, s, 1, groups=i, bias=False), nn.BatchNorm2d(i), nn.ReLU(inplace=True),
+                         nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+
 class DiceDetector(nn.Module):
     """Tiny FPN-ish fully convolutional net; outputs at stride 4: centre heatmap logits, 4 regressions."""
 
@@ -64,16 +70,20 @@ class DiceClassifier(nn.Module):
     ``full_res_stem`` keeps the first layer at the full crop resolution and downsamples in the second
     instead (about 9 M multiply-adds, but 1.4x the run time); it did not beat the default on the
     validation photos (models/dice_classifier.md).
+    ``separable`` makes every layer after the first a depthwise-separable one (``separable``), and
+    ``extra_layers`` adds that many more at the last resolution (named variants: ``CLASSIFIER_ARCHS``).
     """
 
-    def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96), full_res_stem: bool = False, grid: int = 0):
+    def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96), full_res_stem: bool = False, grid: int = 0,
+                 separable_layers: bool = False, extra_layers: int = 0):
         super().__init__()
         if grid not in (0, 3):
             raise ValueError("grid must be 0 (global pool) or 3")
         s1, s2 = (1, 2) if full_res_stem else (2, 1)
+        block = separable if separable_layers else cbr
         self.body = nn.Sequential(
-            cbr(3, c[0], s1), cbr(c[0], c[1], s2), cbr(c[1], c[2], 2), cbr(c[2], c[3]), cbr(c[3], c[4], 2),
-            cbr(c[4], c[5]),
+            cbr(3, c[0], s1), block(c[0], c[1], s2), block(c[1], c[2], 2), block(c[2], c[3]), block(c[3], c[4], 2),
+            block(c[4], c[5]), *[block(c[5], c[5]) for _ in range(extra_layers)],
         )
         # 3x3 cells from the 5x5 (40 px crop) or 6x6 (48 px) feature map, zero padding counted: a plain
         # AveragePool that OpenCV's DNN reads as onnxruntime does (it ignores count_include_pad=0, and an
@@ -86,6 +96,14 @@ class DiceClassifier(nn.Module):
         x = self.body(x)
         x = torch.flatten(self.pool(x), 1) if self.pool is not None else x.mean(dim=(2, 3))
         return self.fc(self.drop(x))
+
+
+# named classifier variants (train.py --cls-arch): keyword arguments of DiceClassifier
+CLASSIFIER_ARCHS = {
+    "conv": {},
+    "separable": {"separable_layers": True, "c": (16, 32, 48, 64, 96, 128)},
+    "separable-deep": {"separable_layers": True, "extra_layers": 2},
+}
 
 
 class ClassifierExport(nn.Module):

@@ -50,7 +50,7 @@ ALWAYS_CONFIRM_KINDS = ("d8",)
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
 DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 6000, 20.0
 DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
-DEFAULT_CLS_GRID = 3
+DEFAULT_CLS_GRID, DEFAULT_CLS_ARCH = 3, "conv"
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
 
 
@@ -362,14 +362,14 @@ def cls_batch_augment(rng, x, upright):
 
 
 def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, full_res_stem=False,
-                     grid=0):
+                     grid=0, arch="conv"):
     from tqdm import tqdm
 
-    from companion.vision.nets import DiceClassifier
+    from companion.vision.nets import CLASSIFIER_ARCHS, DiceClassifier
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
-    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid).to(memory_format=torch.channels_last)
+    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid, **CLASSIFIER_ARCHS[arch]).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     batch = 64
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
@@ -452,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="classifier's first layer at full crop resolution (nets.DiceClassifier)")
     ap.add_argument("--cls-grid", type=int, choices=(0, 3), default=DEFAULT_CLS_GRID,
                     help="classifier pooling: 0 global, 3 a 3x3 grid of cells (nets.DiceClassifier)")
+    ap.add_argument("--cls-arch", choices=("conv", "separable", "separable-deep"), default=DEFAULT_CLS_ARCH,
+                    help="classifier layers (nets.CLASSIFIER_ARCHS)")
     ap.add_argument("--crop-jitter", choices=sorted(CROP_JITTERS), default="narrow",
                     help="box jitter of the training crops (train.CROP_JITTERS)")
     ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
@@ -527,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         x_train, y_train, u_train, w = xs, ys, us, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      args.cls_full_res_stem, args.cls_grid)
+                                      args.cls_full_res_stem, args.cls_grid, args.cls_arch)
 
     # calibration
     x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
@@ -571,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
             "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6, "faint_min_confidence": 0.8,
                        "always_confirm_kinds": list(ALWAYS_CONFIRM_KINDS)},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
-            "pooling": "3x3 grid" if args.cls_grid else "global",
+            "layers": args.cls_arch, "pooling": "3x3 grid" if args.cls_grid else "global",
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
         },

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 ort = pytest.importorskip("onnxruntime")
 
-from companion.vision.nets import ClassifierExport, DiceClassifier, export_onnx  # noqa: E402
+from companion.vision.nets import CLASSIFIER_ARCHS, ClassifierExport, DiceClassifier, export_onnx  # noqa: E402
 
 
 def _with_random_statistics(net):
@@ -23,11 +23,11 @@ def _with_random_statistics(net):
     return net.eval()
 
 
-@pytest.mark.parametrize("grid", [0, 3])
-@pytest.mark.parametrize("size", [40, 48])
-def test_classifier_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path, grid, size):
+@pytest.mark.parametrize("arch,grid,size", [("conv", 0, 48), ("conv", 3, 48), ("conv", 3, 40),
+                                            *[(a, 3, 48) for a in CLASSIFIER_ARCHS if a != "conv"]])
+def test_classifier_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path, arch, grid, size):
     torch.manual_seed(0)
-    net = _with_random_statistics(DiceClassifier(20, grid=grid))
+    net = _with_random_statistics(DiceClassifier(20, grid=grid, **CLASSIFIER_ARCHS[arch]))
     path = tmp_path / "c.onnx"
     export_onnx(ClassifierExport(net, 0.8), torch.zeros(2, 3, size, size), path, ["crops"], ["logits"],
                 {"crops": {0: "n"}, "logits": {0: "n"}})
