@@ -91,8 +91,9 @@ def shrink(img: np.ndarray, scale: float) -> np.ndarray:
 
     OpenCV's INTER_AREA is fast only for whole-number factors: at 640 -> 416 it took several times the
     detector's own run time, and it was most of the classifier's crop time. So: average whole k x k
-    blocks (the fast path), then a mild linear step by the remaining factor (0.5-1; lightly blurred first when it is below 0.8). Within about 1.5 grey
-    levels of INTER_AREA (tests/vision/test_dice_preprocess.py).
+    blocks (the fast path), then a mild linear step by the remaining factor (0.5-1; lightly blurred
+    first when it is below 0.8). Within about 1.5 grey levels of INTER_AREA
+    (tests/vision/test_dice_preprocess.py).
     """
     h, w = img.shape[:2]
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))

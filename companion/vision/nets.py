@@ -62,7 +62,7 @@ class DetectorExport(nn.Module):
 
 
 class DiceClassifier(nn.Module):
-    """Six conv-BN-ReLU layers, a pool, linear (about 8 M multiply-adds per 48 px crop).
+    """Six conv-BN-ReLU layers, a pool, linear (about 8 M multiply-adds per 48 px crop; the shipped kind).
 
     ``grid`` 0 pools the last features globally (position thrown away); ``grid`` 3 averages them over
     a 3x3 grid of overlapping cells instead, so the linear layer sees where on the die each feature
@@ -70,8 +70,9 @@ class DiceClassifier(nn.Module):
     ``full_res_stem`` keeps the first layer at the full crop resolution and downsamples in the second
     instead (about 9 M multiply-adds, but 1.4x the run time); it did not beat the default on the
     validation photos (models/dice_classifier.md).
-    ``separable`` makes every layer after the first a depthwise-separable one (``separable``), and
-    ``extra_layers`` adds that many more at the last resolution (named variants: ``CLASSIFIER_ARCHS``).
+    ``separable_layers`` makes every layer after the first a depthwise-separable one (``separable``), and
+    ``extra_layers`` adds that many more at the last resolution (named variants: ``CLASSIFIER_ARCHS``):
+    4x faster, but they read the validation photos worse within the training budget (model card).
     """
 
     def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96), full_res_stem: bool = False, grid: int = 0,

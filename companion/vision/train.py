@@ -1,8 +1,8 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
 Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 6000] [--cls-steps 10000] [--cls-size 48]
-[--cls-grid 0|3] [--no-balance-classes] [--cls-full-res-stem] [--crop-jitter narrow|wide] [--keep-detector models]
-[--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
+[--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
+[--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
 "training"): one cold run of them gave both committed files bit for bit in about 22 minutes on the 2-core
 machine (seeded; one torch thread per model; the step counts, not the time caps, end a run there).
 ``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
@@ -369,7 +369,8 @@ def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, min
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
-    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid, **CLASSIFIER_ARCHS[arch]).to(memory_format=torch.channels_last)
+    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid, **CLASSIFIER_ARCHS[arch])
+    net = net.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     batch = 64
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
