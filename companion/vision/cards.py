@@ -111,6 +111,8 @@ Median time per 1280x720 frame, detector + classifier, onnxruntime with one thre
   picture turned by a quarter turn is misread. From low, phone-height angles the upward face is a thin strip
   above a large side face, and the large face is often read instead (most of the misreads on the AWS set).
 - Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
+- A die filling much of the frame (a close-up) can be found as its pips rather than as a die, each pip read as
+  a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
 - The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
   those dice were available): expect lower accuracy on real ones than the synthetic figures.
 - Glare that washes out a pip, and pips the same colour as the body, cause misreads.
