@@ -361,16 +361,15 @@ def cls_batch_augment(rng, x, upright):
     return out
 
 
-def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, full_res_stem=False,
-                     grid=0, arch="conv"):
+def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None):
+    """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers)."""
     from tqdm import tqdm
 
-    from companion.vision.nets import CLASSIFIER_ARCHS, DiceClassifier
+    from companion.vision.nets import DiceClassifier
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
-    net = DiceClassifier(len(CLASSES), full_res_stem=full_res_stem, grid=grid, **CLASSIFIER_ARCHS[arch])
-    net = net.to(memory_format=torch.channels_last)
+    net = DiceClassifier(len(CLASSES), **(net_options or {})).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     batch = 64
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
@@ -529,8 +528,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         x_train, y_train, u_train, w = xs, ys, us, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
+    from companion.vision.nets import CLASSIFIER_ARCHS
+
+    net_options = {"full_res_stem": args.cls_full_res_stem, "grid": args.cls_grid, **CLASSIFIER_ARCHS[args.cls_arch]}
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      args.cls_full_res_stem, args.cls_grid, args.cls_arch)
+                                      net_options)
 
     # calibration
     x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
