@@ -3,9 +3,10 @@
 Everything is drawn with numpy and OpenCV (no torch), so tests and ``companion bench dice`` can
 render scenes too. A die is a small convex polyhedron (cube or octahedron) with one texture per
 face, rotated, tilted and seen from a camera that may look obliquely; faces are shaded, bevelled,
-optionally translucent, marbled or glittery, and cast a soft shadow. Scenes add textured tables
-(wood, felt, paper, game board), clutter, fingers, lighting gradients, colour casts, specular
-highlights, motion blur, noise and JPEG artefacts.
+optionally translucent, marbled or glittery, and cast a soft shadow. Scenes add textured tables (wood,
+felt, paper, stone, carpet, patterned cloth, plain and illustrated game boards with printed dots and
+tokens), clutter, fingers, lighting gradients, colour casts, specular highlights, motion blur, noise and
+JPEG artefacts.
 
 Usage: ``python -m companion.vision.synth OUT_DIR [N]`` writes N annotated sample scenes.
 """
@@ -29,7 +30,7 @@ TOP_MARGIN = 0.05  # a die whose upward face is not clearly the one facing the c
 # nearly edge-on: its normal must make at most about 70 degrees with the view axis.
 MIN_TOP_COS = 0.35
 UPRIGHT_SHARE = 0.55  # share of scenes seen by an upright, leaning camera (the rest look down, any roll)
-VERSION = 3  # bump when renders or labels change: training caches are keyed by it
+VERSION = 5  # bump when renders or labels change: training caches are keyed by it (4 was an abandoned trial)
 
 # Pip layouts of a d6 on a 3x3 grid (row, col), 0..2
 PIP_LAYOUT = {
@@ -376,9 +377,16 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
 
 # ---------------------------------------------------------------- backgrounds
 def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    kind = rng.choice(["wood", "wood", "felt", "paper", "board", "stone", "plain"])
+    kind = rng.choice(["wood", "wood", "felt", "paper", "board", "illustrated", "illustrated", "stone", "plain",
+                       "carpet", "carpet", "pattern"])
     base = _rand_colour(rng)
-    if kind == "wood":
+    if kind == "illustrated":
+        img = illustrated_board(rng, h, w)
+    elif kind == "carpet":
+        img = carpet(rng, h, w)
+    elif kind == "pattern":
+        img = printed_pattern(rng, h, w)
+    elif kind == "wood":
         base = np.float32([rng.uniform(60, 170), rng.uniform(110, 200), rng.uniform(150, 235)])
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         ang = rng.uniform(0, math.pi)
@@ -424,6 +432,124 @@ def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
         else:
             pts = np.cumsum(rng.normal(0, 40, (6, 2)), 0).astype(np.int32) + np.array(p1)
             cv2.polylines(img, [pts], False, c, int(rng.integers(2, 12)), cv2.LINE_AA)
+    return img
+
+
+def _smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.ndarray:
+    """Noise in 0..1 with about ``cells`` blobs across the longer side (bicubic upsampling)."""
+    gh, gw = max(2, cells * h // max(h, w) + 2), max(2, cells * w // max(h, w) + 2)
+    return cv2.resize(rng.random((gh, gw)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _pip_distractors(rng: np.random.Generator, img: np.ndarray, n: int) -> None:
+    """Printed dots in dice-like groups and numbered round tokens: boards are full of both, and a
+    detector that learnt "dark dots in a grid = die" finds dice on them."""
+    h, w = img.shape[:2]
+    for _ in range(n):
+        cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
+        r = int(rng.integers(6, 28))
+        ink = tuple(float(c) for c in _rand_colour(rng) * rng.uniform(0.1, 0.6))
+        if rng.random() < 0.5:  # a round token with a numeral and a row of dots
+            face = tuple(float(c) for c in np.float32([rng.uniform(190, 245)] * 3) + rng.uniform(-20, 10, 3))
+            cv2.circle(img, (cx, cy), r, face, -1, cv2.LINE_AA)
+            if r >= 10:
+                fs = r / 22
+                cv2.putText(img, str(int(rng.integers(2, 13))), (cx - int(r * 0.5), cy + int(r * 0.2)),
+                            cv2.FONT_HERSHEY_SIMPLEX, fs, ink, max(1, int(fs * 2)), cv2.LINE_AA)
+            for k in range(int(rng.integers(1, 6))):
+                cv2.circle(img, (cx - r // 2 + k * max(2, r // 5), cy + int(r * 0.55)), max(1, r // 10), ink, -1,
+                           cv2.LINE_AA)
+        else:  # a loose group of printed dots, sometimes on a square
+            if rng.random() < 0.4:
+                face = tuple(float(c) for c in _rand_colour(rng))
+                cv2.rectangle(img, (cx - r, cy - r), (cx + r, cy + r), face, -1)
+            for _k in range(int(rng.integers(2, 7))):
+                px, py = cx + int(rng.integers(-r, r + 1) * 0.7), cy + int(rng.integers(-r, r + 1) * 0.7)
+                cv2.circle(img, (px, py), max(1, int(r * rng.uniform(0.1, 0.22))), ink, -1, cv2.LINE_AA)
+
+
+def carpet(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Loop-pile or shag carpet: hard light and dark flecks about the size of a pip, often in rows (a
+    carpet is a field of pips to a detector that learnt dice from plain tables). Mostly neutral colours."""
+    scale = rng.uniform(1.2, 4.5)  # fleck size in pixels
+    n = rng.random((int(h / scale) + 2, int(w / scale) + 2)).astype(np.float32)
+    length = int(rng.choice([0, 0, 1, 2, 3]))  # streaks along the pile
+    if length:
+        kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
+        ang = rng.uniform(0, math.pi)
+        c = length
+        cv2.line(kernel, (int(c - length * math.cos(ang)), int(c - length * math.sin(ang))),
+                 (int(c + length * math.cos(ang)), int(c + length * math.sin(ang))), 1.0, 1)
+        n = cv2.filter2D(n, -1, kernel / kernel.sum())
+    n = cv2.resize(n, (w, h), interpolation=cv2.INTER_CUBIC)
+    n = (n - n.mean()) / (n.std() + 1e-6)
+    if rng.random() < 0.6:  # tufted rows
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, math.pi)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        n = n + rng.uniform(0.5, 1.5) * np.sin(v / rng.uniform(2, 8) * math.pi)
+    fibres = 1 / (1 + np.exp(-rng.uniform(1.5, 5.0) * n))
+    # each loop lit from one side: a bright rim above, a shadow below (the relief of the pile)
+    dx, dy = rng.normal(0, 1, 2)
+    relief = fibres - cv2.warpAffine(fibres, np.float32([[1, 0, dx * scale / 2], [0, 1, dy * scale / 2]]), (w, h),
+                                     borderMode=cv2.BORDER_REFLECT)
+    fibres = np.clip(fibres + rng.uniform(0.2, 0.8) * relief, 0, 1.2)
+    if rng.random() < 0.7:  # greys, browns, beiges
+        tone = np.float32([rng.uniform(0.75, 1.0), rng.uniform(0.85, 1.05), 1.0])
+        dark = tone * rng.uniform(15, 90)
+        light = tone * rng.uniform(110, 230)
+    else:
+        dark, light = _rand_colour(rng) * rng.uniform(0.15, 0.6), _rand_colour(rng) * rng.uniform(0.6, 1.1)
+    return dark[None, None] + (light - dark)[None, None] * fibres[..., None]
+
+
+def printed_pattern(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A patterned tablecloth or play mat: checks, stripes or polka dots (dots as large as pips)."""
+    a, b = _rand_colour(rng), _rand_colour(rng)
+    period = rng.uniform(6, 40)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, math.pi)
+    u = xx * math.cos(ang) + yy * math.sin(ang)
+    v = -xx * math.sin(ang) + yy * math.cos(ang)
+    style = rng.choice(["checks", "stripes", "dots"])
+    if style == "checks":
+        t = ((np.floor(u / period) + np.floor(v / period)) % 2).astype(np.float32)
+    elif style == "stripes":
+        t = (np.sin(u / period * math.pi) > rng.uniform(-0.5, 0.5)).astype(np.float32)
+    else:
+        du = (u % period) - period / 2
+        dv = (v % period) - period / 2
+        t = (du**2 + dv**2 < (period * rng.uniform(0.15, 0.35)) ** 2).astype(np.float32)
+    t = cv2.GaussianBlur(t, (0, 0), rng.uniform(0.5, 1.5))
+    return a[None, None] + (b - a)[None, None] * t[..., None]
+
+
+def illustrated_board(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A painted game board: regions of a palette with fine brush texture, printed borders, tokens and
+    dots (real boards are busy illustrations, where a plain-table detector misses dice)."""
+    palette = np.stack([_rand_colour(rng) for _ in range(int(rng.integers(3, 7)))]).astype(np.float32)
+    fields = np.stack([_smooth_noise(rng, h, w, int(rng.integers(2, 7))) for _ in range(len(palette))])
+    labels = fields.argmax(0)
+    img = palette[labels]
+    # painterly texture: warped stripes and speckle, a different grain per image
+    grain = _smooth_noise(rng, h, w, int(rng.integers(20, 80))) - 0.5
+    stripes = np.sin(np.mgrid[0:h, 0:w][int(rng.integers(2))].astype(np.float32) / rng.uniform(1.5, 6)
+                     + _smooth_noise(rng, h, w, 12) * rng.uniform(4, 20))
+    tex = rng.uniform(0.1, 0.35) * grain + rng.uniform(0, 0.12) * stripes
+    img = img * (1 + tex[..., None])
+    # brush marks: the small, high-contrast detail of drawn grass, trees and waves
+    for _ in range(int(rng.integers(0, 400))):
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        ang, length = rng.uniform(0, math.pi), rng.uniform(2, 12)
+        col = tuple(float(c) for c in palette[labels[y, x]] * rng.uniform(0.4, 1.5))
+        cv2.line(img, (x, y), (int(x + length * math.cos(ang)), int(y + length * math.sin(ang))), col,
+                 int(rng.integers(1, 3)), cv2.LINE_AA)
+    if rng.random() < 0.7:  # printed outlines of the regions (hexes, paths, fields)
+        edges = cv2.Canny(labels.astype(np.uint8) * 40, 10, 30)
+        edges = cv2.dilate(edges, np.ones((2, 2), np.uint8), iterations=int(rng.integers(1, 3)))
+        line = np.float32(_rand_colour(rng) * rng.uniform(0.1, 1.0))
+        img[edges > 0] = line
+    _pip_distractors(rng, img, int(rng.integers(0, 8)))
     return img
 
 
