@@ -5,7 +5,8 @@ Boxes differ between sets (top face only in matteop65, the whole cube elsewhere)
 matches detections to labels by centres, not by overlap.
 
 Which data trains the models and which only judges them is decided here, once:
-``dice-photos-aws-reinvent2019`` is never used in training (nor calibration, nor model selection).
+``dice-photos-aws-reinvent2019`` is never used in training or calibration, and models are not chosen on it
+(one exception, its carpet photos, is told in models/dice_detector.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 6000] [--cls-steps 10000] [--cls-size 48]
+Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
 [--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
 "training"): one cold run of them gave both committed files bit for bit in about 22 minutes on the 2-core
@@ -8,8 +8,8 @@ machine (seeded; one torch thread per model; the step counts, not the time caps,
 ``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
 ``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
-Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 3: upright
-leaning cameras and cameras looking down; cached under runs/dice-cache/), add crops and scenes from the
+Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 5: upright
+leaning cameras and cameras looking down; plain, carpeted, patterned and illustrated tables; cached under runs/dice-cache/), add crops and scenes from the
 real training splits (see realdata.SPLITS; the AWS re:Invent set is never used), then train the detector
 (in a second process, one thread) while training the classifier (one thread; rare synthetic classes such
 as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes), fit the temperature
@@ -48,7 +48,7 @@ CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size i
 ALWAYS_CONFIRM_KINDS = ("d8",)
 
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
-DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 6000, 20.0
+DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 8000, 24.0
 DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
 DEFAULT_CLS_GRID, DEFAULT_CLS_ARCH = 3, "conv"
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
