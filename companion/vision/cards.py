@@ -122,8 +122,8 @@ Median time per 1280x720 frame, detector + classifier, onnxruntime with one thre
   those dice were available): expect lower accuracy on real ones than the synthetic figures.
 - Glare that washes out a pip, and pips the same colour as the body, cause misreads.
 - On fine, high-contrast textures (loop-pile carpet, speckled cloth) the detector still proposes dozens of
-  candidates; at most 64 per frame are classified (`max_dice`), so small dice there can be missed, some
-  texture is reported as uncertain dice, and reading takes up to twice as long.
+  candidates: small dice there are missed more often, some texture is reported as uncertain dice, and
+  reading takes up to twice as long (more candidates to classify).
 """
     (out / "dice_detector.md").write_text(f"""\
 # dice_detector.onnx
