@@ -9,8 +9,9 @@ machine (seeded; one torch thread per model; the step counts, not the time caps,
 ``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
 Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 5: upright
-leaning cameras and cameras looking down; plain, carpeted, patterned and illustrated tables; cached under runs/dice-cache/), add crops and scenes from the
-real training splits (see realdata.SPLITS; the AWS re:Invent set is never used), then train the detector
+leaning cameras and cameras looking down; plain, carpeted, patterned and illustrated tables; cached
+under runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
+AWS re:Invent set is never trained on), then train the detector
 (in a second process, one thread) while training the classifier (one thread; rare synthetic classes such
 as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes), fit the temperature
 on a calibration set (synthetic + 10% of the real training photos), export both models

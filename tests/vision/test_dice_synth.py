@@ -1,5 +1,6 @@
-"""The synthetic renderer's labels: what the classifier is taught a face reads."""
+"""The synthetic renderer: the labels it teaches (what a face reads) and the tables it draws."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -68,13 +69,10 @@ def test_scene_labels_follow_visibility_and_obliqueness():
     assert oblique_but_readable > 0  # the two rules differ on these scenes
 
 
-
 @pytest.mark.parametrize("texture", ["carpet", "printed_pattern", "illustrated_board"])
 def test_busy_tables_are_reproducible_and_full_of_pip_sized_detail(texture):
     """Carpets, polka dots and printed boards are where a detector taught on plain tables sees phantom
     dice: the renderer must give them, at the scale of pips, and the same ones for the same seed."""
-    import cv2
-
     draw = getattr(synth, texture)
     detail = []
     for seed in range(8):
@@ -85,17 +83,10 @@ def test_busy_tables_are_reproducible_and_full_of_pip_sized_detail(texture):
         detail.append((grey - cv2.GaussianBlur(grey, (0, 0), 4)).std())  # detail smaller than about 8 px
     assert np.median(detail) > 4  # 0 on a plain colour; some cloths are low-contrast, most are not
 
-def test_illustrated_boards_are_busy_like_a_printed_board_and_reproducible():
-    """Dice are thrown onto busy printed boards; the detector must see such tables in training."""
-    import cv2
 
-    boards = [synth.illustrated_board(np.random.default_rng(seed), 192, 256) for seed in range(6)]
-    assert np.array_equal(boards[0], synth.illustrated_board(np.random.default_rng(0), 192, 256))
-    for board in boards:
-        assert board.shape == (192, 256, 3)
-        grey = cv2.cvtColor(np.clip(board, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
-        # several painted regions (coarse colours) ...
+def test_illustrated_boards_are_painted_in_several_regions():
+    """A printed board is a map of coloured regions (fields, water, paths), not one colour with noise."""
+    for seed in range(6):
+        board = synth.illustrated_board(np.random.default_rng(seed), 192, 256)
         coarse = (cv2.resize(board, (16, 12), interpolation=cv2.INTER_AREA) // 32).reshape(-1, 3)
         assert len({tuple(c) for c in coarse.astype(int)}) >= 3
-        # ... and fine detail everywhere (brush texture), unlike a plain table
-        assert cv2.Laplacian(grey, cv2.CV_32F).std() > 20  # 0 on a plain colour
