@@ -597,9 +597,12 @@ class Controller:
             return
         wanted = {s.kind for s in specs}
         found = [r for r in readings if r.get("kind") in wanted]
+        found, set_aside = _set_aside_unclear_extras(found, [s.kind for s in specs])
         if len(found) != len(specs):
             self.vision_status = tr("table:dice_seen", expected=len(specs), got=len(found))
             return
+        if set_aside:
+            self.vision_status = tr("table:set_aside", n=set_aside)
         by_role = {r.get("identity"): r for r in found if r.get("identity")}
         if all(s.role and s.role in by_role for s in specs):
             ordered = [by_role[s.role] for s in specs]
@@ -649,3 +652,25 @@ class Controller:
         else:
             self.say("info", tr("history:nothing"))
         return undone
+
+
+def _set_aside_unclear_extras(found: list[dict[str, Any]], kinds: list[str]) -> tuple[list[dict[str, Any]], int]:
+    """Readings to use when the camera sees more dice of a kind than the roll has.
+
+    A carpet or a spotted cloth shows up as extra finds the reader marks uncertain. When exactly as many
+    dice of a kind as the roll needs are read confidently, the uncertain rest of that kind is set aside;
+    otherwise nothing is (a confident extra die, or too few confident ones: the player must look). The
+    proposal still waits for a confirm, with every die boxed. Returns (readings, number set aside).
+    """
+    kept: list[dict[str, Any]] = []
+    set_aside = 0
+    for kind in dict.fromkeys(kinds):
+        of_kind = [r for r in found if r.get("kind") == kind]
+        need = kinds.count(kind)
+        sure = [r for r in of_kind if not r.get("uncertain", False)]
+        if len(of_kind) > need and len(sure) == need:
+            kept += sure
+            set_aside += len(of_kind) - need
+        else:
+            kept += of_kind
+    return kept, set_aside
