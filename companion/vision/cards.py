@@ -116,6 +116,9 @@ Median time per 1280x720 frame, detector + classifier, onnxruntime with one thre
   picture turned by a quarter turn is misread. From low, phone-height angles the upward face is a thin strip
   above a large side face, and the large face is often read instead (most of the misreads on the AWS set).
 - Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
+- A side face showing its pips beside the top face can be found as a second die, often read confidently:
+  most extra finds on the matteop65 validation photos are such side faces. The app then sees a die too
+  many and waits (or sets the extra aside when it is uncertain: docs/rulings.md, dice reader ruling 11).
 - A die filling much of the frame (a close-up) can be found as its pips rather than as a die, each pip read as
   a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
 - The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
