@@ -657,9 +657,9 @@ class Controller:
 def _set_aside_unclear_extras(found: list[dict[str, Any]], kinds: list[str]) -> tuple[list[dict[str, Any]], int]:
     """Readings to use when the camera sees more dice of a kind than the roll has.
 
-    A carpet or a spotted cloth shows up as extra finds the reader marks uncertain. When exactly as many
-    dice of a kind as the roll needs are read confidently, the uncertain rest of that kind is set aside;
-    otherwise nothing is (a confident extra die, or too few confident ones: the player must look). The
+    A carpet, a spotted cloth or a die's side face shows up as extra finds, often marked uncertain. When
+    exactly as many dice of a kind as the roll needs are read confidently, the uncertain rest of that kind
+    is set aside; otherwise nothing is (a confident extra die, or too few confident ones: the player must look). The
     proposal still waits for a confirm, with every die boxed. Returns (readings, number set aside).
     """
     kept: list[dict[str, Any]] = []
