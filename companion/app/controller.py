@@ -659,8 +659,8 @@ def _set_aside_unclear_extras(found: list[dict[str, Any]], kinds: list[str]) -> 
 
     A carpet, a spotted cloth or a die's side face shows up as extra finds, often marked uncertain. When
     exactly as many dice of a kind as the roll needs are read confidently, the uncertain rest of that kind
-    is set aside; otherwise nothing is (a confident extra die, or too few confident ones: the player must look). The
-    proposal still waits for a confirm, with every die boxed. Returns (readings, number set aside).
+    is set aside; otherwise nothing is (a confident extra die, or too few confident ones: the players must
+    look). The proposal still waits for a confirm, with every die boxed. Returns (readings, number set aside).
     """
     kept: list[dict[str, Any]] = []
     set_aside = 0
