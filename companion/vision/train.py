@@ -1,6 +1,6 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 0] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
+Usage: ``python -m companion.vision.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
 [--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
 "training"): one cold run of them gave both committed files bit for bit in about 22 minutes on the 2-core
@@ -52,6 +52,9 @@ ALWAYS_CONFIRM_KINDS = ("d8",)
 DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 8000, 24.0
 DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
 DEFAULT_CLS_GRID, DEFAULT_CLS_ARCH = 3, "conv"
+# seeds 0 and 1 of this recipe were trained; 1 read the validation photos and synthetic scenes better
+# (models/dice_detector.md, "This run")
+DEFAULT_SEED = 1
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
 
 
@@ -443,7 +446,7 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion.vision.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--det-scenes", type=int, default=3000)
     ap.add_argument("--cls-scenes", type=int, default=3000)
     ap.add_argument("--det-steps", type=int, default=DEFAULT_DET_STEPS)
