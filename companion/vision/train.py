@@ -3,8 +3,9 @@
 Usage: ``python -m companion.vision.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
 [--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
-"training"): one cold run of them gave both committed files bit for bit in about 22 minutes on the 2-core
-machine (seeded; one torch thread per model; the step counts, not the time caps, end a run there).
+"training"): one cold run of them made both committed files in about 23 minutes on the 2-core machine, and
+the same recipe with seed 0, run cold twice, gave the same files bit for bit both times (seeded; one torch
+thread per model; the step counts, not the time caps, end a run there).
 ``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
 ``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
