@@ -93,10 +93,13 @@ class DiceClassifier(nn.Module):
         self.drop = nn.Dropout(0.2)
         self.fc = nn.Linear(c[5] * max(1, grid) ** 2, n_classes)
 
-    def forward(self, x):
+    def pooled(self, x):
+        """The features the linear layer sees: one vector per crop (per cell of the grid, flattened)."""
         x = self.body(x)
-        x = torch.flatten(self.pool(x), 1) if self.pool is not None else x.mean(dim=(2, 3))
-        return self.fc(self.drop(x))
+        return torch.flatten(self.pool(x), 1) if self.pool is not None else x.mean(dim=(2, 3))
+
+    def forward(self, x):
+        return self.fc(self.drop(self.pooled(x)))
 
 
 # named classifier variants (train.py --cls-arch): keyword arguments of DiceClassifier
