@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 CREDITS = """\
@@ -45,16 +46,23 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
 
+def _pct_ci(share: float, n: int) -> str:
+    """A share with its 95% interval half-width (normal approximation): how far a figure on n dice or photos
+    moves from chance alone, which is what two candidate models must differ by before one is called better."""
+    return f"{_pct(share)} ± {196 * math.sqrt(share * (1 - share) / max(1, n)):.1f}"
+
+
 def real_table(real: list[dict]) -> str:
-    lines = ["| dataset / split | role | photos | dice | found (recall) | read right (of found) | right, confident only | "
-             "uncertain | photos all right | extra detections |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| dataset / split | role | photos | dice | found (recall) | read right (of found) | found and read right "
+             "(of all dice; ± 95%) | right, confident only | uncertain | photos all right (± 95%) | extra detections |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in real:
         role = {"heldout": "**never used in training**", "valid": "validation (not trained on)",
                 "train": "training split (seen)"}[r["role"]]
         lines.append(f"| {r['dataset']} / {r['split']} | {role} | {r['photos']} | {r['dice']} | {_pct(r['recall'])} | "
-                     f"{_pct(r['accuracy'])} | {_pct(r['accuracy_confident'])} | {_pct(r['uncertain'])} | "
-                     f"{_pct(r['photos_all_right'])} | {r['extra_detections']} |")
+                     f"{_pct(r['accuracy'])} | {_pct_ci(r['recall'] * r['accuracy'], r['dice'])} | "
+                     f"{_pct(r['accuracy_confident'])} | {_pct(r['uncertain'])} | "
+                     f"{_pct_ci(r['photos_all_right'], r['photos'])} | {r['extra_detections']} |")
     return "\n".join(lines)
 
 
@@ -79,8 +87,27 @@ def training_text(tr: dict, cls: dict) -> str:
             "in one run; the classifier does not depend on the detector run.")
 
 
+HAND_SECTION = "## This run"
+
+
+def kept_hand_section(card: Path, sha256: str) -> str:
+    """The hand-written "## This run" section of an existing card (what changed, every candidate and why
+    this one was chosen), up to the next section: kept when the card is rewritten for the same model file
+    (its SHA-256 is in the card), dropped for a new model, whose run it does not describe."""
+    if not card.is_file():
+        return ""
+    text = card.read_text()
+    start = text.find("\n" + HAND_SECTION + "\n")
+    if sha256 not in text or start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start + 1:end + 1 if end >= 0 else len(text)].rstrip() + "\n\n"
+
+
 def write_model_cards(out: Path, manifest: dict, results: dict, cm) -> None:
     det, cls, tr = manifest["dice_detector"], manifest["dice_classifier"], manifest["training"]
+    det_hand = kept_hand_section(out / "dice_detector.md", det["sha256"])
+    cls_hand = kept_hand_section(out / "dice_classifier.md", cls["sha256"])
     timing = results["ms_1280x720_one_thread"]
     common = f"""\
 ## Training
@@ -140,7 +167,7 @@ candidate dice; {_faint_finds(det)}a find whose centre lies well inside a much l
 Opset 13, exported with `torch.onnx.export(..., dynamo=False)`; loads in onnxruntime and OpenCV DNN.
 Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 30% real training photos).
 
-{common}
+{det_hand}{common}
 {failures}""")
     (out / "dice_classifier.md").write_text(f"""\
 # dice_classifier.onnx
@@ -161,5 +188,5 @@ On fresh synthetic crops of the true boxes: accuracy {100 * results['classifier'
 
 ![confusion matrix](dice_classifier_confusion.png)
 
-{common}
+{cls_hand}{common}
 {failures}""")

@@ -1,7 +1,8 @@
 """Evaluation of the dice stages: synthetic scenes, real photos, classifier confusion, timing.
 
 Usage: ``python -m companion.vision.evaluate [--cards]`` prints the figures; with --cards it also
-rewrites the model cards, the confusion-matrix PNG and the per-photo CSV in models/.
+rewrites the model cards (keeping each card's hand-written "This run" section while its model file is
+unchanged), the confusion-matrix PNG and the per-photo CSV in models/.
 """
 
 from __future__ import annotations
