@@ -142,6 +142,9 @@ Median time per 1280x720 frame, detector + classifier, onnxruntime with one thre
   the reader assumes an upright camera (the upward face is the one at the top of the die's image), so a
   picture turned by a quarter turn is misread. From low, phone-height angles the upward face is a thin strip
   above a large side face, and the large face is often read instead (most of the misreads on the AWS set).
+  Even where the upward face shows plainly, a camera leaning 52-63 degrees from straight down gets only about
+  61% of single synthetic d6 right (92% from above). Most misreads on the Catan validation photos are such
+  close-ups: 6 read as 4 or 5, 4 read as 5.
 - Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
 - A side face showing its pips beside the top face can be found as a second die, often read confidently:
   most extra finds on the matteop65 validation photos are such side faces. The app then sees a die too
