@@ -12,6 +12,7 @@ import json
 import sys
 
 from companion.vision import evaluate, realdata
+from companion.vision.cards import pct_with_interval
 from companion.vision.errors import ModelError
 
 
@@ -56,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {r['dataset']}/{r['split']} [{role}]: {r['photos']} photos, {r['dice']} dice; "
                   f"found {100 * r['recall']:.1f}%, read right {100 * r['accuracy']:.1f}% "
                   f"(confident only {100 * r['accuracy_confident']:.1f}%, uncertain {100 * r['uncertain']:.1f}%), "
-                  f"photos all right {100 * r['photos_all_right']:.1f}%, extra {r['extra_detections']}")
+                  f"found and read right {pct_with_interval(r['recall'] * r['accuracy'], r['dice'])}, "
+                  f"photos all right {pct_with_interval(r['photos_all_right'], r['photos'])}, "
+                  f"extra {r['extra_detections']}")
+        print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")
     print("median ms per 1280x720 frame (1 thread): "
           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread"].items()))
     print(f"median ms per 640x640 photo with 25 dice (1 thread): {result['ms_640x640_25_dice_one_thread']:.1f}")

@@ -46,9 +46,9 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
 
-def _pct_ci(share: float, n: int) -> str:
+def pct_with_interval(share: float, n: int) -> str:
     """A share with its 95% interval half-width (normal approximation): how far a figure on n dice or photos
-    moves from chance alone, which is what two candidate models must differ by before one is called better."""
+    moves by chance alone; a difference between two candidate models smaller than this can be chance."""
     return f"{_pct(share)} ± {196 * math.sqrt(share * (1 - share) / max(1, n)):.1f}"
 
 
@@ -60,9 +60,9 @@ def real_table(real: list[dict]) -> str:
         role = {"heldout": "**never used in training**", "valid": "validation (not trained on)",
                 "train": "training split (seen)"}[r["role"]]
         lines.append(f"| {r['dataset']} / {r['split']} | {role} | {r['photos']} | {r['dice']} | {_pct(r['recall'])} | "
-                     f"{_pct(r['accuracy'])} | {_pct_ci(r['recall'] * r['accuracy'], r['dice'])} | "
+                     f"{_pct(r['accuracy'])} | {pct_with_interval(r['recall'] * r['accuracy'], r['dice'])} | "
                      f"{_pct(r['accuracy_confident'])} | {_pct(r['uncertain'])} | "
-                     f"{_pct_ci(r['photos_all_right'], r['photos'])} | {r['extra_detections']} |")
+                     f"{pct_with_interval(r['photos_all_right'], r['photos'])} | {r['extra_detections']} |")
     return "\n".join(lines)
 
 
