@@ -2,8 +2,7 @@
 
 Prints per-kind accuracy on a fresh synthetic set, recall and accuracy on the real photos (each split
 with its role: validation, or never used in training; the per-die and per-photo shares with their 95%
-intervals), and the median ms per 1280x720 frame with 2, 5
-and 10 dice using one onnxruntime thread. Exit status 0, or 2 when the models cannot be loaded.
+intervals), and the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread. Exit status 0, or 2 when the models cannot be loaded.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ def kept_hand_section(card: Path, sha256: str) -> str:
     if sha256 not in text or start < 0:
         return ""
     end = text.find("\n## ", start + 1)
-    return text[start + 1:end + 1 if end >= 0 else len(text)].rstrip() + "\n\n"
+    return text[start + 1:end if end >= 0 else None].rstrip() + "\n\n"
 
 
 def write_model_cards(out: Path, manifest: dict, results: dict, cm) -> None:
