@@ -38,10 +38,12 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/python -m ruff check companion tests
 
-# Reproduce the dice model (needs the `train` extra: CPU torch, pinned).
+# Reproduce the dice models (needs the `train` extra: CPU torch, pinned): detector and classifier, then the
+# d8 reader, which writes the model cards once all three are in place.
 train: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,train]"
-	$(BIN)/python -m companion.vision.train
+	COMPANION_SKIP_CARDS=1 $(BIN)/python -m companion.vision.train
+	$(BIN)/python -m companion.vision.train_d8
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

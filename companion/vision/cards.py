@@ -28,6 +28,14 @@ def _always_confirm(cls: dict) -> str:
     kinds = cls["config"].get("always_confirm_kinds") or []
     return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
 
+def _d8_second_look(manifest: dict) -> str:
+    if "dice_d8_reader" not in manifest:
+        return ""
+    return ("Each die this classifier reads as a d8 is read again by the d8 reader (`dice_d8_reader.md`), which "
+            "takes the value from a larger crop; the reader's d8 figures below are the two together, and the "
+            "confusion matrix shows this classifier alone.\n\n")
+
+
 def _faint_finds(det: dict) -> str:
     sure = det["config"].get("sure_above")
     return (f"one scoring below {sure} is kept only when the classifier reads its face confidently "
@@ -128,14 +136,15 @@ neighbouring dice, fingers).
 
 {synth_table(results['synthetic'])}
 
-Median time per 1280x720 frame, detector + classifier, onnxruntime with one thread:
+Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 finds)" if "dice_d8_reader" in manifest else ""}, onnxruntime with one thread:
 {', '.join(f"{k.replace('_', ' ')}: {v:.1f} ms" for k, v in timing.items())}; per 640x640 photo with 25 dice:
 {results['ms_640x640_25_dice_one_thread']:.1f} ms (this shared 2-core machine, other jobs running).
 """
     failures = """\
 ## Known failure cases
 
-- The d8 (Enchanted Die) numerals are the hardest class: check its synthetic accuracy above before relying on it.
+- The d8 (Enchanted Die) numerals are the hardest class: check its synthetic accuracy above before relying on it
+  (every d8 reading is shown for confirmation).
 - Dice much smaller than about 12 px in the detector's input (long side 416 px) are missed; on a
   1280x720 frame that is dice under about 35 px.
 - Strongly oblique views, where a side face looks as large as the top face, can be read from the wrong face;
@@ -191,5 +200,5 @@ On fresh synthetic crops of the true boxes: accuracy {100 * results['classifier'
 
 ![confusion matrix](dice_classifier_confusion.png)
 
-{cls_hand}{common}
+{_d8_second_look(manifest)}{cls_hand}{common}
 {failures}""")

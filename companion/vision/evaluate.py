@@ -129,7 +129,9 @@ def classifier_confusion(classifier, n_scenes: int = 150, seed: int = SYNTH_SEED
                 "ece": ece(probs_all, labels_all)}
 
 
-def confusion_png(cm: np.ndarray, path: Path, title: str) -> None:
+def confusion_png(cm: np.ndarray, path: Path, title: str, names=None) -> None:
+    """Rows: truth, columns: read; ``names`` label them (the classifier's classes by default)."""
+    names = list(names) if names is not None else CLASS_NAMES
     n = len(cm)
     cell, left, top = 26, 90, 90
     img = np.full((top + n * cell + 10, left + n * cell + 10, 3), 255, np.uint8)
@@ -144,10 +146,10 @@ def confusion_png(cm: np.ndarray, path: Path, title: str) -> None:
             if cm[i, j]:
                 cv2.putText(img, str(cm[i, j]) if cm[i, j] < 1000 else "1k+", (x + 2, y + 17), cv2.FONT_HERSHEY_PLAIN,
                             0.7, (0, 0, 0), 1)
-        cv2.putText(img, CLASS_NAMES[i], (4, top + i * cell + 17), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+        cv2.putText(img, names[i], (4, top + i * cell + 17), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
     for j in range(n):  # vertical column labels
         label = np.full((cell, 86, 3), 255, np.uint8)
-        cv2.putText(label, CLASS_NAMES[j], (2, 17), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+        cv2.putText(label, names[j], (2, 17), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
         img[4:90, left + j * cell:left + (j + 1) * cell] = cv2.rotate(label, cv2.ROTATE_90_COUNTERCLOCKWISE)
     cv2.putText(img, title, (4, 14), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
     cv2.imwrite(str(path), img)

@@ -46,6 +46,11 @@ def manifest(folder: Path | None = None) -> dict:
         raise ModelError(f"model manifest {path} is damaged: {exc}") from exc
 
 
+def has_model(name: str, folder: Path | None = None) -> bool:
+    """Whether the manifest lists ``name`` (an optional stage such as the d8 reader)."""
+    return name in manifest(folder or models_dir())
+
+
 def model_entry(name: str, folder: Path | None = None) -> tuple[Path, dict]:
     """Return (checked path, manifest entry) of a model; ModelError when missing or damaged."""
     folder = folder or models_dir()

@@ -102,6 +102,24 @@ class DiceClassifier(nn.Module):
         return self.fc(self.drop(self.pooled(x)))
 
 
+class D8Reader(nn.Module):
+    """Reads the numeral on the upward face of a d8 (stage 2b, ``d8read``): seven conv-BN-ReLU layers on a
+    64 px crop, the 4x4 map of the last flattened (where a stroke is counts: a 1 and a 7 differ there), linear
+    over values 1-8 and "unreadable". About 31 M multiply-adds per crop; it runs on the d8 finds only."""
+
+    def __init__(self, n_classes: int = 9, c=(24, 32, 48, 64, 96, 128), size: int = 64):
+        super().__init__()
+        if size % 16:
+            raise ValueError("size must be a multiple of 16")
+        self.body = nn.Sequential(cbr(3, c[0], 2), cbr(c[0], c[1]), cbr(c[1], c[2], 2), cbr(c[2], c[3]),
+                                  cbr(c[3], c[4], 2), cbr(c[4], c[5]), cbr(c[5], c[5], 2))
+        self.drop = nn.Dropout(0.3)
+        self.fc = nn.Linear(c[5] * (size // 16) ** 2, n_classes)
+
+    def forward(self, x):
+        return self.fc(self.drop(torch.flatten(self.body(x), 1)))
+
+
 # named classifier variants (train.py --cls-arch): keyword arguments of DiceClassifier
 CLASSIFIER_ARCHS = {
     "conv": {},
@@ -113,7 +131,7 @@ CLASSIFIER_ARCHS = {
 class ClassifierExport(nn.Module):
     """Bakes the calibration temperature into the graph: outputs logits / T."""
 
-    def __init__(self, net: DiceClassifier, temperature: float):
+    def __init__(self, net: nn.Module, temperature: float):
         super().__init__()
         self.net = net
         self.register_buffer("inv_t", torch.tensor(1.0 / temperature))

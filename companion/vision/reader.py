@@ -1,4 +1,4 @@
-"""The composer: load both ONNX models once, then find and read every die of a frame.
+"""The composer: load the ONNX models once, then find and read every die of a frame.
 
     reader = DiceReader(kinds=("d6",))
     for r in reader.read(frame):       # frame: BGR uint8 (any size)
@@ -16,7 +16,8 @@ small and oblique dice, and the classifier, not a guess, decides whether a faint
 ``backend`` picks the runtime: "onnxruntime", "opencv" (OpenCV DNN, the Android path) or "auto"
 (default; $COMPANION_DICE_BACKEND overrides it): onnxruntime when importable, else OpenCV. Both read
 the same checked ONNX files and give the same readings. The classifier's crop size comes from the
-manifest (``config.size``).
+manifest (``config.size``). When d8 dice may be on the table and the manifest lists a d8 reader, each die
+read as a d8 is read again by it (``d8read``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from companion.vision import d8read
 from companion.vision.classes import CLASSES, KINDS, NONE
 from companion.vision.classify import Classifier
 from companion.vision.detect import Detector
-from companion.vision.models import backend_session
+from companion.vision.models import backend_session, has_model
 
 
 @dataclass
@@ -71,14 +73,36 @@ class DiceReader:
         self.faint_min_confidence = float(cfg.get("faint_min_confidence", self.uncertain_below))
         self.always_confirm_kinds = frozenset(cfg.get("always_confirm_kinds", ()))
         self.kinds = tuple(kinds)
+        # stage 2b: the d8's numerals get a second, closer look when the models folder has a d8 reader
+        self.d8_reader = None
+        if "d8" in self.kinds and has_model(d8read.MODEL_NAME, models_folder):
+            d8_session, d8_entry, _ = backend_session(d8read.MODEL_NAME, self.backend, threads, models_folder)
+            self.d8_reader = d8read.D8Reader(d8_session, d8_entry.get("config", {}))
         self.registry = registry
         self.last_ms: dict[str, float] = {}
+
+    def _kept(self, score: float, conf: float, p_none: float) -> bool:
+        """Whether a find with this detector score, best reading's confidence and P(none) counts as a die."""
+        if p_none > conf and score < self.keep_unreadable_above:
+            return False  # most likely not a die at all
+        if score < self.sure_above and (conf < self.faint_min_confidence or p_none > conf):
+            return False  # a faint find that does not read clearly as a die
+        return True
 
     def read(self, frame: np.ndarray) -> list[Reading]:
         t0 = time.perf_counter()
         dets = self.detector(frame)
         t1 = time.perf_counter()
         probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds)
+        if self.d8_reader is not None and len(dets):
+            # the second look can only lower "none"'s rivals to at most the d8 share: finds that would be
+            # dropped even then (clutter read faintly as a d8) are not worth it
+            share = probs[:, d8read.D8_CLASSES].sum(1)
+            rows = [i for i in np.flatnonzero(d8read.is_d8(probs))
+                    if self._kept(dets[i].score, float(share[i]), float(probs[i, NONE]))]
+            if rows:
+                d8_probs = self.d8_reader.probabilities(frame, [dets[i].box for i in rows])
+                probs[rows] = d8read.merge(probs[rows], d8_probs)
         t2 = time.perf_counter()
         readings = []
         for det, p in zip(dets, probs, strict=True):
@@ -87,10 +111,8 @@ class DiceReader:
             q[NONE] = 0
             best = int(q.argmax())
             conf = float(q[best])
-            if p_none > conf and det.score < self.keep_unreadable_above:
-                continue  # most likely not a die at all
-            if det.score < self.sure_above and (conf < self.faint_min_confidence or p_none > conf):
-                continue  # a faint find that does not read clearly as a die
+            if not self._kept(det.score, conf, p_none):
+                continue
             kind, value = CLASSES[best]
             x, y, w, h = det.box
             box = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))

@@ -18,6 +18,8 @@ as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-ba
 on a calibration set (synthetic + 10% of the real training photos), export both models
 (torch.onnx.export, dynamo=False, opset 13), check the classifier's ONNX against torch, write
 models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
+The d8 reader (stage 2b) is trained by its own command, ``python -m companion.vision.train_d8``; ``make train``
+runs both. This command keeps its entry in the manifest.
 Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
 """
 
@@ -45,8 +47,9 @@ REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / "runs" / "dice-cache"
 DET_SIZE = 256  # training patch side of the detector
 CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size is --cls-size
-# Kinds whose readings are always shown for confirmation, whatever their confidence: the d8's numerals
-# are read little better than chance (model card). Drop a kind only when its card shows it read reliably.
+# Kinds whose readings are always shown for confirmation, whatever their confidence: even with the d8
+# reader's second look, about half the d8 numerals are read right (model cards). Drop a kind only when its
+# card shows it read reliably.
 ALWAYS_CONFIRM_KINDS = ("d8",)
 
 # the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
@@ -591,6 +594,13 @@ def main(argv: list[str] | None = None) -> int:
     }
     if kept_detector is not None:  # the detector was trained by an earlier run: keep its record
         manifest["training"]["detector_kept_from"] = kept_detector[2]
+    # models trained by other commands (the d8 reader: train_d8) keep their entries: they read crops of any
+    # detector's boxes, so a new detector or classifier does not invalidate them
+    try:
+        previous = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):  # none yet, or damaged: nothing to keep
+        previous = {}
+    manifest.update({k: v for k, v in previous.items() if k not in manifest})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
           f"ECE {ece_before:.3f} -> {ece_after:.3f}")

@@ -12,7 +12,7 @@ import pytest
 from companion.vision import models
 from companion.vision.errors import ModelError
 
-NAMES = ["dice_detector", "dice_classifier"]
+NAMES = ["dice_detector", "dice_classifier", "dice_d8_reader"]
 
 
 def test_manifest_hashes_match_committed_files():
@@ -99,7 +99,7 @@ def test_classifier_same_outputs_in_opencv_dnn():
 def test_run_time_imports_neither_torch_nor_games():
     code = (
         "import sys, companion.vision, companion.vision.reader, companion.vision.cli, companion.vision.tracker, "
-        "companion.vision.registry, companion.vision.bench_dice, companion.vision.evaluate;"
+        "companion.vision.registry, companion.vision.bench_dice, companion.vision.evaluate, companion.vision.d8read;"
         "bad = [m for m in sys.modules if m == 'torch' or m.startswith(('companion.games', 'companion.app'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -1,4 +1,4 @@
-"""The classifier's layers export to one ONNX file that onnxruntime and OpenCV's DNN run alike.
+"""The classifier's and the d8 reader's layers export to one ONNX file that onnxruntime and OpenCV's DNN run alike.
 
 Needs the ``train`` extra (torch): skipped where it is not installed (CI never trains).
 """
@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 ort = pytest.importorskip("onnxruntime")
 
-from companion.vision.nets import CLASSIFIER_ARCHS, ClassifierExport, DiceClassifier, export_onnx  # noqa: E402
+from companion.vision.nets import CLASSIFIER_ARCHS, ClassifierExport, D8Reader, DiceClassifier, export_onnx  # noqa: E402
 
 
 def _with_random_statistics(net):
@@ -40,6 +40,45 @@ def test_classifier_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path, 
     got_cv = cv_net.forward()
     np.testing.assert_allclose(got_ort, want, atol=1e-4)
     np.testing.assert_allclose(got_cv, want, atol=1e-4)  # OpenCV ignores count_include_pad=0: it must not be used
+
+
+def test_d8_reader_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path):
+    torch.manual_seed(0)
+    net = _with_random_statistics(D8Reader(9, size=64))
+    path = tmp_path / "d8.onnx"
+    export_onnx(ClassifierExport(net, 1.3), torch.zeros(2, 3, 64, 64), path, ["crops"], ["logits"],
+                {"crops": {0: "n"}, "logits": {0: "n"}})
+    x = np.random.default_rng(2).standard_normal((3, 3, 64, 64)).astype(np.float32)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy() / 1.3
+    got_ort = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})[0]
+    cv_net = cv2.dnn.readNetFromONNX(str(path))
+    cv_net.setInput(x)
+    np.testing.assert_allclose(got_ort, want, atol=1e-4)
+    np.testing.assert_allclose(cv_net.forward(), want, atol=1e-4)
+
+
+def test_train_d8_quick_run_adds_its_entry_and_keeps_the_others(tmp_path, monkeypatch):
+    """A smoke run of ``python -m companion.vision.train_d8 --quick`` into a copy of the models folder."""
+    import json
+    import shutil
+
+    from companion.vision import train_d8
+    from companion.vision.models import model_entry, models_dir
+
+    for name in ("manifest.json", "dice_detector.onnx", "dice_classifier.onnx"):
+        shutil.copy(models_dir() / name, tmp_path)
+    before = json.loads((tmp_path / "manifest.json").read_text())
+    before.pop("dice_d8_reader", None)
+    (tmp_path / "manifest.json").write_text(json.dumps(before))
+    monkeypatch.setenv("COMPANION_SKIP_CARDS", "1")
+    assert train_d8.main(["--quick", "--out", str(tmp_path)]) == 0
+    after = json.loads((tmp_path / "manifest.json").read_text())
+    assert {k: after[k] for k in before} == before  # the detector's and classifier's entries kept
+    path, entry = model_entry("dice_d8_reader", tmp_path)  # its hash checks
+    assert entry["config"]["size"] == 64 and len(entry["classes"]) == 9
+    assert "| all readable dice |" in (tmp_path / "dice_d8_reader.md").read_text()
+    assert (tmp_path / "dice_d8_reader_confusion.png").is_file()
 
 
 def test_grid_head_keeps_where_a_feature_is():

@@ -44,8 +44,9 @@ def _score(reader, img, truth):
 
 
 D8_KNOWN_FAILURE = pytest.mark.xfail(
-    reason="known failure: the d8 numerals are read little better than chance; the small classifier has not yet "
-    "learnt numerals at any rotation beside the side faces' numerals (models/dice_classifier.md)", strict=False
+    reason="known failure: even with the d8 reader's second look, about 6 in 10 d8 numerals are read right on "
+    "such scenes, below this test's 3 in 4 (this seed's 60 dice sit right at the bar, 43 of 57; seeds 12 and 22 "
+    "give 54% and 64%: models/dice_d8_reader.md)", strict=False
 )
 
 
@@ -113,7 +114,8 @@ def test_synthetic_d8_dice_are_found(reader):
 
 
 def test_a_kind_listed_as_always_confirm_is_uncertain_however_confident(reader):
-    """The d8 is read little better than chance, so even a confident d8 reading must be confirmed."""
+    """About half the d8 numerals are read right (models/dice_d8_reader.md), so even a confident d8 reading
+    must be confirmed."""
     from companion.vision.classes import CLASSES
     from companion.vision.detect import Detection
     from companion.vision.reader import DiceReader
@@ -127,6 +129,7 @@ def test_a_kind_listed_as_always_confirm_is_uncertain_however_confident(reader):
         probs[NONE] = 0.01
         confident[kind] = probs
     twin = DiceReader(threads=1)
+    twin.d8_reader = None  # the classifier's reading as it is (test_dice_d8read covers the second look)
     twin.detector = lambda img: [Detection((10.0, 10.0, 20.0, 20.0), 0.9)] * 2
     twin.classifier.probabilities = lambda img, boxes, kinds: np.stack([confident["d8"], confident["d6"]])
     d8, d6 = twin.read(frame)
