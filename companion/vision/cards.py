@@ -28,6 +28,7 @@ def _always_confirm(cls: dict) -> str:
     kinds = cls["config"].get("always_confirm_kinds") or []
     return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
 
+
 def _d8_second_look(manifest: dict) -> str:
     if "dice_d8_reader" not in manifest:
         return ""

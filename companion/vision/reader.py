@@ -95,8 +95,8 @@ class DiceReader:
         t1 = time.perf_counter()
         probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds)
         if self.d8_reader is not None and len(dets):
-            # the second look can only lower "none"'s rivals to at most the d8 share: finds that would be
-            # dropped even then (clutter read faintly as a d8) are not worth it
+            # after the second look a d8 reading's confidence is at most the d8 share, and P(none) only grows:
+            # finds dropped even at that confidence (clutter read faintly as a d8) are not read again
             share = probs[:, d8read.D8_CLASSES].sum(1)
             rows = [i for i in np.flatnonzero(d8read.is_d8(probs))
                     if self._kept(dets[i].score, float(share[i]), float(probs[i, NONE]))]
