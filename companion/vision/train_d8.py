@@ -1,6 +1,7 @@
 """Train the d8 reader (stage 2b, ``d8read``) on the CPU and export it to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train_d8 [--seed 1] [--steps 6000] [--scenes 8000] [--out DIR] [--quick]``
+Usage: ``python -m companion.vision.train_d8 [--seed 1] [--steps 6000] [--scenes 12000] [--size 64] [--out DIR]
+[--quick]``
 (``make train`` runs it after ``companion.vision.train``). Seeded; two torch threads (this model is trained
 alone, not beside another one), so a rerun on the same machine gives the same weights.
 
@@ -156,7 +157,7 @@ Reads the numeral on the upward face of a d8 (the Eagle Kingdoms Enchanted Die),
 (`companion/vision/d8read.py`): it runs only on the dice the dice classifier reads as a d8, and shares out
 the classifier's probability that the die is a d8 between the values 1-8 and "unreadable".
 Seven conv-BN-ReLU layers on a {entry['config']['size']}x{entry['config']['size']} crop centred on the
-detection ({entry['config']['crop_scale']}x its longer side), the last 4x4 feature map flattened, one linear layer.
+detection ({entry['config']['crop_scale']}x its longer side), the last {entry['config']['size'] // 16}x{entry['config']['size'] // 16} feature map flattened, one linear layer.
 {entry['bytes'] // 1024} KiB, SHA-256 `{entry['sha256']}`.
 Input `crops`: Nx3x{entry['config']['size']}x{entry['config']['size']} float32 (standardized per crop, as the
 classifier's); output `logits`: Nx9, temperature-scaled (T = {entry['temperature']:.3f} baked in), over
@@ -207,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     ap.add_argument("--scenes", type=int, default=DEFAULT_SCENES, help="training scenes (a tenth more calibrate)")
+    ap.add_argument("--size", type=int, default=d8read.DEFAULTS["size"],
+                    help="crop side in pixels, a multiple of 16 (written to the manifest config, which the reader follows)")
     ap.add_argument("--minutes", type=float, default=DEFAULT_MINUTES, help="time cap of the training")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
@@ -222,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     out = args.out or models_dir()
     out.mkdir(parents=True, exist_ok=True)
-    size = d8read.DEFAULTS["size"]
+    size = args.size
+    if size % 16 or size < 32:
+        ap.error("--size must be a multiple of 16, at least 32")
     x, y, u = d8_crop_set(args.seed, args.scenes, size, cache=not args.quick)
     x_cal, y_cal, _ = d8_crop_set(args.seed + 500, max(50, args.scenes // 10), size, cache=not args.quick)
     net, steps = train(torch, x, y, u, args.seed, args.steps, args.minutes, size)
@@ -255,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     command = "python -m companion.vision.train_d8 " + " ".join(argv if argv is not None else sys.argv[1:])
     entry = {"file": path.name, "sha256": sha256(path), "bytes": path.stat().st_size,
-             "config": dict(d8read.DEFAULTS), "classes": [f"d8:{n}" if n != "unreadable" else "none" for n in NAMES],
+             "config": {**d8read.DEFAULTS, "size": size}, "classes": [f"d8:{n}" if n != "unreadable" else "none" for n in NAMES],
              "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
              "trained_steps": steps, "training_crops": int(len(x)), "training_scenes": args.scenes, "seed": args.seed,
              "command": command.strip(), "threads": THREADS, "torch": torch.__version__,
