@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from companion.vision import classify, d8read, synth
+from companion.vision.cards import kept_hand_section
 from companion.vision.classes import NONE
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import MANIFEST, models_dir, sha256
@@ -150,6 +151,7 @@ def write_card(out: Path, entry: dict, figures: dict, baseline: dict | None, com
         base = (f"\nThe dice classifier alone (its most likely d8 value, crops of the same dice at its own size) reads "
                 f"{pct(baseline['read_right'])} of them right (upright camera {pct(baseline['read_right_upright'])}, "
                 f"looking down {pct(baseline['read_right_looking_down'])}).\n")
+    hand = kept_hand_section(out / "dice_d8_reader.md", entry["sha256"])  # "## This run", for the same file
     (out / "dice_d8_reader.md").write_text(f"""\
 # dice_d8_reader.onnx
 
@@ -182,7 +184,7 @@ Calibration (a held-out tenth of the training scenes): expected calibration erro
 
 The whole reader's d8 figures (found, read right, on full synthetic scenes) are in `dice_classifier.md`.
 
-## Training
+{hand}## Training
 
 `{command}` (or `make train`), seed {entry['seed']}, CPU only (torch {entry['torch']}, {THREADS} threads),
 {entry['trained_steps']} steps of 64 crops, {entry['wall_seconds'] / 60:.1f} minutes wall time, rendering included.
