@@ -34,7 +34,7 @@ from companion.vision.cards import kept_hand_section
 from companion.vision.classes import NONE
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import MANIFEST, models_dir, sha256
-from companion.vision.train import CACHE, cls_batch_augment, jittered_crops
+from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits
 
 DEFAULT_SEED, DEFAULT_STEPS, DEFAULT_SCENES, DEFAULT_MINUTES = 1, 6000, 12000, 28.0
 TEST_SEED = 777_900  # the card's fresh scenes: never trained on
@@ -115,13 +115,7 @@ def train(torch, x, y, upright, seed: int, steps: int, minutes: float, size: int
     return net, step
 
 
-def logits_of(torch, net, x, batch: int = 256) -> np.ndarray:
-    with torch.no_grad():
-        return np.concatenate([net(torch.from_numpy(classify.normalize(x[i:i + batch]))).numpy()
-                               for i in range(0, len(x), batch)])
-
-
-def test_figures(probs: np.ndarray, y: np.ndarray, upright: np.ndarray) -> dict:
+def held_out_figures(probs: np.ndarray, y: np.ndarray, upright: np.ndarray) -> dict:
     """Read right among the readable dice (any view, upright camera, camera looking down), and the unreadable
     dice called unreadable; the value read is the most likely one of 1-8, as the app shows it."""
     readable = y < d8read.UNREADABLE
@@ -216,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
     args = ap.parse_args(argv)
+    if args.size % 16 or args.size < 32:
+        ap.error("--size must be a multiple of 16, at least 32")
     if args.quick:
         args.steps, args.scenes = 5, 100
     import torch
@@ -228,13 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or models_dir()
     out.mkdir(parents=True, exist_ok=True)
     size = args.size
-    if size % 16 or size < 32:
-        ap.error("--size must be a multiple of 16, at least 32")
     x, y, u = d8_crop_set(args.seed, args.scenes, size, cache=not args.quick)
     x_cal, y_cal, _ = d8_crop_set(args.seed + 500, max(50, args.scenes // 10), size, cache=not args.quick)
     net, steps = train(torch, x, y, u, args.seed, args.steps, args.minutes, size)
 
-    logits = logits_of(torch, net, x_cal)
+    logits = predict_logits(torch, net, x_cal, batch=256)
     temperature = fit_temperature(logits, y_cal)
     ece_before, ece_after = ece(softmax(logits), y_cal), ece(softmax(logits / temperature), y_cal)
 
@@ -247,13 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     probe = x_cal[:32]
     got = session.run(None, {"crops": classify.normalize(probe)})[0]
-    want = logits_of(torch, net, probe) / temperature
+    want = predict_logits(torch, net, probe, batch=256) / temperature
     if not np.allclose(got, want, atol=1e-3):
         raise SystemExit(f"exported d8 reader differs from torch by {np.abs(got - want).max():.4f}")
 
     x_test, y_test, u_test = d8_crop_set(TEST_SEED, 100 if args.quick else 1000, size, cache=False)
     test_probs = d8read.D8Reader(session).probabilities_of_crops(x_test)
-    figures = test_figures(test_probs, y_test, u_test)
+    figures = held_out_figures(test_probs, y_test, u_test)
     from companion.vision import evaluate
 
     evaluate.confusion_png(confusion(test_probs, y_test), out / "dice_d8_reader_confusion.png",
@@ -297,7 +291,7 @@ def _classifier_baseline(out: Path, upright, y, quick: bool) -> dict | None:
                              for i in range(0, len(x), 500)])
     probs = np.zeros((len(x), len(NAMES)), np.float32)
     probs[:, :d8read.UNREADABLE] = softmax(logits[:, d8read.D8_CLASSES])
-    return test_figures(probs, y, upright)
+    return held_out_figures(probs, y, upright)
 
 
 if __name__ == "__main__":
