@@ -99,6 +99,13 @@ def training_text(tr: dict, cls: dict) -> str:
 HAND_SECTION = "## This run"
 
 
+def _mirror(cls: dict) -> str:
+    below = cls["config"].get("mirror_below", 0.0)
+    return (f"\nA crop read less confidently than {below} is read a second time mirrored left to right, and the two"
+            " readings' logits are averaged (`mirror_below`;\na mirrored pip face is a pip face, and the mirror keeps"
+            " the camera's up and down)." if below > 0 else "")
+
+
 def kept_hand_section(card: Path, sha256: str) -> str:
     """The hand-written "## This run" section of an existing card (what changed, every candidate and why
     this one was chosen), up to the next section: kept when the card is rewritten for the same model file
@@ -192,7 +199,7 @@ Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; outp
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
 {', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain{_always_confirm(cls)}.
+is marked uncertain{_always_confirm(cls)}.{_mirror(cls)}
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.

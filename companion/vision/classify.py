@@ -4,6 +4,11 @@ The crop is centred on the detection, ``crop_scale`` times its longer side, resi
 pixels and standardized (whole-crop mean and deviation, so colours keep their ratios). The model
 outputs temperature-scaled logits over ``classes.CLASSES`` (the temperature is baked into the
 ONNX graph), so a softmax gives calibrated probabilities.
+
+A doubtful crop (best probability below ``mirror_below``) is read a second time mirrored left to right,
+and the two readings' logits are averaged: a mirrored pip face is a pip face, and the mirror keeps the
+camera's up and down (turning the crop would not: a leaning camera sees the upward face above the side
+faces). Measured on the shipped model, it reads more dice right on every real and synthetic set.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from companion.vision.classes import CLASSES, NONE
 from companion.vision.confidence import softmax
 from companion.vision.imageio import shrink
 
-DEFAULTS = {"size": 48, "crop_scale": 1.3}
+DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95}
 # bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
 CROP_VERSION = 2  # 2: shrunk by imageio.shrink instead of INTER_AREA
 
@@ -62,8 +67,13 @@ class Classifier:
         if not len(boxes):
             return np.zeros((0, len(CLASSES)), np.float32)
         size, scale = self.config["size"], self.config["crop_scale"]
-        crops = np.stack([crop(img, b, size, scale) for b in boxes])
-        return self.session.run(None, {self.input: normalize(crops)})[0]
+        x = normalize(np.stack([crop(img, b, size, scale) for b in boxes]))
+        logits = self.session.run(None, {self.input: x})[0]
+        doubtful = np.flatnonzero(softmax(logits).max(1) < float(self.config["mirror_below"]))
+        if len(doubtful):  # x is N x C x H x W: mirror the W axis (the per-crop standardization is unchanged)
+            mirrored = np.ascontiguousarray(x[doubtful][..., ::-1])
+            logits[doubtful] = (logits[doubtful] + self.session.run(None, {self.input: mirrored})[0]) / 2
+        return logits
 
     def probabilities(self, img: np.ndarray, boxes, kinds=None) -> np.ndarray:
         logits = self.logits(img, boxes)

@@ -114,7 +114,7 @@ def test_the_second_look_reads_more_synthetic_d8_right_than_the_classifier_alone
             pairs = match([r.box for r in readings], [d.box for d in truth])
             found[name] += len(pairs)
             right[name] += sum((readings[i].kind, readings[i].value) == ("d8", truth[j].value) for i, j in pairs)
-    # measured: 43 of 57 found dice read right with the second look, 27 of 57 without
+    # measured: 43 of 58 found dice read right with the second look, 31 of 58 without
     assert right["with"] >= 1.3 * right["alone"], (right, found)
     assert right["with"] >= 0.6 * found["with"], (right, found)
 
