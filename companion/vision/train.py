@@ -352,15 +352,12 @@ def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minut
 
 
 # ---------------------------------------------------------------- classifier training
-def cls_batch_augment(rng, x, upright, mirrorable=None):
+def cls_batch_augment(rng, x, upright):
     """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise). Crops seen by an upright
-    camera (``upright``) are not turned: there the upward face is the one at the top of the image. Crops
-    marked ``mirrorable`` (pips, colours: not a numeral) are mirrored left to right half the time."""
+    camera (``upright``) are not turned: there the upward face is the one at the top of the image."""
     out = np.empty_like(x)
     for i in range(len(x)):
         im = x[i] if upright[i] else np.rot90(x[i], int(rng.integers(4)))
-        if mirrorable is not None and mirrorable[i] and rng.random() < 0.5:
-            im = im[:, ::-1]
         im = im.astype(np.float32)
         im = im * rng.uniform(0.7, 1.3) + rng.uniform(-25, 25)
         im = im * rng.uniform(0.92, 1.08, 3)
@@ -372,10 +369,8 @@ def cls_batch_augment(rng, x, upright, mirrorable=None):
     return out
 
 
-def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None,
-                     mirror=False):
-    """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers); ``mirror``: mirror crops
-    of every class but the d8's numerals (cls_batch_augment)."""
+def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None):
+    """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers)."""
     from tqdm import tqdm
 
     from companion.vision.nets import DiceClassifier
@@ -388,12 +383,10 @@ def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, min
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
     step, total = 0, steps
     p = weights / weights.sum()
-    mirrorable = np.array([CLASSES[label][0] != "d8" for label in range(len(CLASSES))])[y_train]
     bar = tqdm(desc="train classifier", total=total, unit="step")
     while step < total and time.time() < deadline:
         idx = rng.choice(len(x_train), batch, p=p)
-        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx],
-                                                                   mirrorable[idx] if mirror else None)))
+        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx])))
         xb = xb.contiguous(memory_format=torch.channels_last)
         yb = torch.from_numpy(y_train[idx])
         lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
@@ -471,8 +464,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="classifier layers (nets.CLASSIFIER_ARCHS)")
     ap.add_argument("--crop-jitter", choices=sorted(CROP_JITTERS), default="narrow",
                     help="box jitter of the training crops (train.CROP_JITTERS)")
-    ap.add_argument("--cls-mirror", action=argparse.BooleanOptionalAction, default=False,
-                    help="mirror crops left to right in classifier training (all but the d8's numerals)")
     ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
     ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
     ap.add_argument("--balance-classes", action=argparse.BooleanOptionalAction, default=True,
@@ -549,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
 
     net_options = {"full_res_stem": args.cls_full_res_stem, "grid": args.cls_grid, **CLASSIFIER_ARCHS[args.cls_arch]}
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      net_options, args.cls_mirror)
+                                      net_options)
 
     # calibration
     x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
