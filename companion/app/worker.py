@@ -102,10 +102,11 @@ class RecognitionWorker:
 
 
 class DiceRecognizer:
-    """The camera path: the vision package's dice reader plus its settle tracker.
+    """The camera path: the vision package's dice reader, its motion meter and its settle tracker.
 
     Reports ``{"dice": [...]}`` once a roll has settled (every die still, same value, for a few
-    frames), else a ``status``. Built lazily; a missing or damaged model gives ``error``.
+    frames, and nothing moving in view: a hand over the dice pauses reading), else a ``status``. Built
+    lazily; a missing or damaged model gives ``error``.
     """
 
     def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour"), registry=None):
@@ -113,6 +114,7 @@ class DiceRecognizer:
         self.registry = registry  # the family's registered dice (show each die once): readings get .identity
         self._reader = None
         self._tracker = None
+        self._motion = None
         self.error = ""
 
     def _ensure(self) -> bool:
@@ -122,12 +124,14 @@ class DiceRecognizer:
             return False
         try:
             from companion.vision.classes import KINDS
+            from companion.vision.motion import MotionMeter
             from companion.vision.reader import DiceReader
             from companion.vision.tracker import SettleTracker
 
             kinds = tuple(k for k in KINDS if k in self.kinds or k == "magpie") or KINDS
             self._reader = DiceReader(kinds=kinds, registry=self.registry)
             self._tracker = SettleTracker()
+            self._motion = MotionMeter()
         except Exception as exc:  # ModelError, missing onnxruntime (Android: see android/README.md)
             self.error = f"The dice reader is not available ({exc}); enter the dice by hand."
             return False
@@ -143,7 +147,10 @@ class DiceRecognizer:
         if not self._ensure():
             return {"error": self.error}
         readings = self._reader.read(image)
-        roll = self._tracker.update(readings)
+        moving = self._motion.moving(image)
+        roll = self._tracker.update(readings, hand=moving)
         if roll is None:
-            return {"status": "reading dice" if readings else "no dice in view", "live": [r.as_json() for r in readings]}
+            status = "waiting: something is moving over the table" if moving else \
+                "reading dice" if readings else "no dice in view"
+            return {"status": status, "live": [r.as_json() for r in readings]}
         return {"dice": [r.as_json() for r in roll.dice]}

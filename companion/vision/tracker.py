@@ -3,11 +3,13 @@ been still, with the same reading, for ``settle_frames`` consecutive frames.
 
 A die that moves (its centre shifts by more than ``still_fraction`` of its size), changes value,
 appears or disappears resets the count, so a bouncing or rolling die never produces a roll. A
-frame flagged ``hand=True`` (or with no dice at all) pauses: nothing settles until the view is clear
-again. A roll with an uncertain reading needs twice as many still frames (a blurred die in motion is
-uncertain too) and keeps its flag, so the referee shows it for confirmation instead of waiting
-forever for a face the reader cannot be sure of (a cocked die, the d8). After a roll is reported
-the same dice are not reported again until something changes (the next throw).
+frame flagged ``hand=True`` (a hand or anything else moving in view: motion.MotionMeter) or with no
+dice at all pauses: nothing settles until the view is clear again. A roll with an uncertain reading
+needs twice as many still frames (a blurred die in motion is uncertain too) and keeps its flag, so the
+referee shows it for confirmation instead of waiting forever for a face the reader cannot be sure of
+(a cocked die, the d8). After a roll is reported the same dice, in the same places, are not reported
+again, even after a hand passed over them, until the table has been seen still and empty for
+``settle_frames`` frames (the dice picked up) or the dice changed (the next throw).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class SettleTracker:
         self._prev: list[tuple] | None = None
         self._last_roll: list[tuple] | None = None
         self._stable = 0
+        self._empty = 0  # consecutive still frames with no dice in view
         self.frame = -1
         self.paused = False
 
@@ -58,10 +61,12 @@ class SettleTracker:
         """Feed one frame. Returns a Roll the first time the dice have settled, else None."""
         self.frame += 1
         self.paused = hand or not readings
-        if self.paused:  # dice picked up or covered: the next settle is a new roll
+        self._empty = self._empty + 1 if not readings and not hand else 0
+        if self.paused:
             self._stable = 0
             self._prev = None
-            self._last_roll = None
+            if self._empty >= self.settle_frames:  # the dice were picked up: the same throw again is a new roll
+                self._last_roll = None
             return None
         sig = _signature(readings)
         self._stable = self._stable + 1 if self._prev is not None and self._same(sig, self._prev) else 1

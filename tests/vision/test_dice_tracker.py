@@ -73,3 +73,25 @@ def test_small_jitter_still_counts_as_still():
     t = SettleTracker(settle_frames=5)
     frames = [[die(5, 100 + (i % 2) * 3, 100 - (i % 2) * 2)] for i in range(8)]
     assert len(feed(t, frames)) == 1
+
+
+def test_a_hand_passing_over_settled_dice_does_not_report_the_same_roll_again():
+    t = SettleTracker(settle_frames=3)
+    assert len(feed(t, [[die(2, 10), die(5, 200)]] * 4)) == 1
+    # someone reaches across the table: the dice never moved, so there is no new roll to report
+    again = feed(t, [([die(2, 10), die(5, 200)], True)] * 4 + [[die(2, 10), die(5, 200)]] * 6)
+    assert again == []
+
+
+def test_the_same_throw_after_the_dice_were_picked_up_is_a_new_roll():
+    t = SettleTracker(settle_frames=3)
+    assert len(feed(t, [[die(2, 10)]] * 4)) == 1
+    # picked up (a hand, then the table still and empty for three frames), thrown: the same face in the same place
+    rolls = feed(t, [([], True)] * 2 + [[]] * 3 + [[die(2, 10)]] * 4)
+    assert len(rolls) == 1 and rolls[0].values == [2]
+
+
+def test_a_single_frame_without_dice_does_not_repeat_the_roll():
+    t = SettleTracker(settle_frames=3)
+    assert len(feed(t, [[die(4, 50)]] * 4)) == 1
+    assert feed(t, [[]] + [[die(4, 50)]] * 5) == []  # the reader lost the die for one frame (glare)
