@@ -2,7 +2,9 @@
 
 Prints per-kind accuracy on a fresh synthetic set, recall and accuracy on the real photos (each split
 with its role: validation, or never used in training; the per-die and per-photo shares with their 95%
-intervals), and the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread. Exit status 0, or 2 when the models cannot be loaded.
+intervals), the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread, and that
+of the motion meter that holds a roll back while something moves over the table. Exit status 0, or 2
+when the models cannot be loaded.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             result["real"] = f"skipped: no datasets at {realdata.datasets_root()}"
     result["ms_1280x720_one_thread"] = evaluate.time_frames(reader)
     result["ms_640x640_25_dice_one_thread"] = evaluate.time_frames(reader, (25,), 640, 640, size_range=(20, 70))["25_dice"]
+    result["ms_motion_meter_1280x720"] = evaluate.time_motion()
     if args.json:
         print(json.dumps(result))
         return 0
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     print("median ms per 1280x720 frame (1 thread): "
           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread"].items()))
     print(f"median ms per 640x640 photo with 25 dice (1 thread): {result['ms_640x640_25_dice_one_thread']:.1f}")
+    print(f"median ms of the motion meter (is anything moving over the table?) per 1280x720 frame: "
+          f"{result['ms_motion_meter_1280x720']:.1f}")
     return 0
 
 

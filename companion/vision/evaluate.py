@@ -172,6 +172,22 @@ def time_frames(reader, sizes=(2, 5, 10), h: int = 720, w: int = 1280, repeats: 
     return out
 
 
+def time_motion(h: int = 720, w: int = 1280, frames: int = 30, seed: int = 6) -> float:
+    """Median ms of the motion meter (motion.MotionMeter) per frame of a still table seen by a slightly
+    shaking camera: the settle check's cost on top of reading the dice."""
+    from companion.vision.motion import MotionMeter
+
+    rng = np.random.default_rng(seed)
+    table = synth.render_scene(rng, h, w, n_dice=3, size_range=(40, 110), allow_fingers=False).image
+    meter, times = MotionMeter(), []
+    for _ in range(frames):
+        frame = np.roll(table, tuple(int(v) for v in rng.integers(-3, 4, 2)), axis=(0, 1))
+        t0 = time.perf_counter()
+        meter.moving(frame)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times[1:])
+
+
 def real_splits(roles=("valid", "heldout", "train")):
     return [(d, s) for (d, s), role in realdata.SPLITS.items() if role in roles]
 

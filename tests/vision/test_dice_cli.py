@@ -47,3 +47,12 @@ def test_unknown_kind_is_a_usage_error(scene_files, capsys):
 def test_plain_text_output(scene_files, capsys):
     assert main(["dice", str(scene_files / "scene0.png")]) == 0
     assert "scene0.png:" in capsys.readouterr().out
+
+
+def test_bench_dice_json_gives_accuracy_and_timings_with_the_motion_meter(capsys):
+    assert main(["bench", "dice", "--scenes", "3", "--no-real", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["synthetic"]["per_kind"]) == {"d6", "d8", "magpie"}
+    timings = [*result["ms_1280x720_one_thread"].values(), result["ms_640x640_25_dice_one_thread"],
+               result["ms_motion_meter_1280x720"]]
+    assert len(timings) == 5 and all(0 < t < 10_000 for t in timings)
