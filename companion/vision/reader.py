@@ -93,7 +93,9 @@ class DiceReader:
         t0 = time.perf_counter()
         dets = self.detector(frame)
         t1 = time.perf_counter()
-        probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds)
+        # a faint find read below half of faint_min_confidence cannot count (_kept): its crop is not mirrored
+        floor = [self.faint_min_confidence / 2 if d.score < self.sure_above else 0.0 for d in dets]
+        probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds, floor)
         if self.d8_reader is not None and len(dets):
             # after the second look a d8 reading's confidence is at most the d8 share, and P(none) only grows:
             # finds dropped even at that confidence (clutter read faintly as a d8) are not read again

@@ -63,7 +63,7 @@ def test_the_reader_reads_d8_finds_again_and_leaves_the_others():
     reader = DiceReader(threads=1)
     boxes = [(10.0, 10.0, 20.0, 20.0), (40.0, 10.0, 20.0, 20.0)]
     reader.detector = lambda img: [Detection(b, 0.9) for b in boxes]
-    reader.classifier.probabilities = lambda img, b, kinds: np.stack([_probs(d8_3=0.8, none=0.2),
+    reader.classifier.probabilities = lambda img, b, kinds, floor=None: np.stack([_probs(d8_3=0.8, none=0.2),
                                                                       _probs(d6_3=0.8, d8_7=0.1, none=0.1)])
     reader.d8_reader = _FixedD8Reader(6)
     d8, d6 = reader.read(np.zeros((64, 96, 3), np.uint8))
@@ -82,7 +82,7 @@ def test_a_faint_find_that_would_be_dropped_anyway_is_not_read_again():
     boxes = [(10.0, 10.0, 20.0, 20.0), (40.0, 10.0, 20.0, 20.0)]
     reader.detector = lambda img: [Detection(boxes[0], 0.2), Detection(boxes[1], 0.9)]
     faint_d8 = _probs(d8_2=0.3, d8_5=0.3, none=0.4)
-    reader.classifier.probabilities = lambda img, b, kinds: np.stack([faint_d8, faint_d8])
+    reader.classifier.probabilities = lambda img, b, kinds, floor=None: np.stack([faint_d8, faint_d8])
     reader.d8_reader = _FixedD8Reader(5)
     (kept,) = reader.read(np.zeros((64, 96, 3), np.uint8))
     assert reader.d8_reader.boxes == [boxes[1]]

@@ -97,3 +97,20 @@ def test_the_mirrored_second_reading_reads_more_real_dice_right():
                 right[mirror_below] += sum(CLASSES[int(p.argmax())] == ("d6", d["value"])
                                            for p, d in zip(probs, dice, strict=True))
     assert right[0.95] >= right[0.0] + 30, right
+
+
+def test_a_doubtful_crop_below_its_floor_is_read_once():
+    """The reader gives faint finds a floor (half of faint_min_confidence): one read less surely cannot
+    count, so it is not mirrored. The floor is measured on the kinds on the table."""
+    img, boxes = _frame_with_two_dice()
+    session = LopsidedSession(gain=2.0)
+    # box A reads 0.87 as class 0 (d6:1): doubtful, above a floor of 0.8, below one of 0.9
+    classify.Classifier(session, {"mirror_below": 0.95}).logits(img, boxes[:1], floor=[0.9])
+    assert len(session.batches) == 1
+    session = LopsidedSession(gain=2.0)
+    classify.Classifier(session, {"mirror_below": 0.95}).logits(img, boxes[:1], floor=[0.8])
+    assert len(session.batches) == 2
+    # with only magpie dice on the table neither d6 class counts: the five colour faces share the rest
+    session = LopsidedSession(gain=2.0)
+    classify.Classifier(session, {"mirror_below": 0.95}).logits(img, boxes[:1], floor=[0.3], kinds=("magpie",))
+    assert len(session.batches) == 1

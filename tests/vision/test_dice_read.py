@@ -131,7 +131,7 @@ def test_a_kind_listed_as_always_confirm_is_uncertain_however_confident(reader):
     twin = DiceReader(threads=1)
     twin.d8_reader = None  # the classifier's reading as it is (test_dice_d8read covers the second look)
     twin.detector = lambda img: [Detection((10.0, 10.0, 20.0, 20.0), 0.9)] * 2
-    twin.classifier.probabilities = lambda img, boxes, kinds: np.stack([confident["d8"], confident["d6"]])
+    twin.classifier.probabilities = lambda img, boxes, kinds, floor=None: np.stack([confident["d8"], confident["d6"]])
     d8, d6 = twin.read(frame)
     assert (d8.kind, d8.value, d8.uncertain) == ("d8", 3, True)
     assert (d6.kind, d6.value, d6.uncertain) == ("d6", 3, False)
@@ -154,7 +154,7 @@ def test_a_faint_find_is_kept_only_when_its_face_reads_clearly():
     grid = [(float(x), float(y), 12.0, 12.0) for y in (0, 30) for x in (0, 20, 40)]
     scores = [0.2, 0.2, 0.2, 0.6, 0.6, 0.6]
     twin.detector = lambda img: [Detection(b, sc) for b, sc in zip(grid, scores, strict=True)]
-    twin.classifier.probabilities = lambda img, b, kinds: np.stack([clear, fair, vague] * 2)
+    twin.classifier.probabilities = lambda img, b, kinds, floor=None: np.stack([clear, fair, vague] * 2)
     kept = {r.box[:2]: r for r in twin.read(frame)}
     assert set(kept) == {(0, 0), (0, 30), (20, 30), (40, 30)}  # faint: only the clear reading stays
     assert [kept[(x, 30)].uncertain for x in (0, 20, 40)] == [False, False, True]
