@@ -3,8 +3,8 @@
 A roll must not settle while a hand is over the dice (tracker.SettleTracker's ``hand``). A hand (or an
 arm, a sleeve, the cat) is told by what it does: it moves. Each frame is shrunk to a small image. The
 camera's own shake (a phone held in the hand shifts and turns a little between frames) is measured on a
-grid of tiles, each tile's shift found by phase correlation, and a turn-and-shift fitted to them with
-RANSAC, so that a hand moving across a few tiles does not pass for camera shake. The previous frame is
+grid of tiles, each tile's shift found by phase correlation, and a shift, turn and zoom fitted to them
+with RANSAC, so that a hand moving across a few tiles does not pass for camera shake. The previous frame is
 moved by it, a change of overall brightness and contrast is taken out (a camera's auto-exposure), and the
 share of pixels whose colour changed by more than ``level`` is the frame's motion. The view is moving when
 that share is above ``moving_above`` (1%: on a 1280x720 frame a patch of about 96x96 pixels).
@@ -43,7 +43,7 @@ def _exposure_matched(previous: np.ndarray, current: np.ndarray, level: float) -
 
 
 def camera_shake(previous: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """2x3 turn-and-shift taking ``previous`` (grey float32) onto ``current``; identity when the view has
+    """2x3 shift, turn and zoom taking ``previous`` (grey float32) onto ``current``; identity when the view has
     too little texture to tell (a plain table shows no shake either)."""
     h, w = current.shape
     cols, rows = TILES
