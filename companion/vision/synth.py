@@ -191,8 +191,9 @@ def _magpie_symbol(rng: np.random.Generator, img: np.ndarray, ink: np.ndarray) -
                 (rng.uniform(120, 200), rng.uniform(60, 120), rng.uniform(0, 40)), -1, cv2.LINE_AA)
 
 
-def face_texture(rng: np.random.Generator, kind: str, value, m: Material, triangle: bool = False):
-    """Return (BGR float texture, ink-alpha float mask) of one face."""
+def face_texture(rng: np.random.Generator, kind: str, value, m: Material, triangle: bool = False,
+                 blank: bool = False):
+    """Return (BGR float texture, ink-alpha float mask) of one face; ``blank``: the face has no mark."""
     if kind == "magpie":
         if value == "magpie":
             img = np.broadcast_to(np.float32([235, 238, 240]) - rng.uniform(0, 20), (TEX, TEX, 3)).copy()
@@ -212,6 +213,8 @@ def face_texture(rng: np.random.Generator, kind: str, value, m: Material, triang
         return img, np.zeros((TEX, TEX), np.float32)
     img = _face_base(rng, m)
     ink = np.zeros((TEX, TEX), np.float32)
+    if blank:
+        return img, ink
     if kind == "d6":
         _draw_pips(rng, img, ink, int(value), m)
     else:
@@ -275,7 +278,8 @@ def _signed_area(p: np.ndarray) -> float:
 
 
 def render_die(rng: np.random.Generator, kind: str, value, size: float, view_tilt: float, light: np.ndarray,
-               m: Material | None = None, tilt: float = 0.0, info: dict | None = None, roll: float = 0.0):
+               m: Material | None = None, tilt: float = 0.0, info: dict | None = None, roll: float = 0.0,
+               blank_eight: float = 0.0):
     """Draw one die. Returns (BGRA float sprite, top-face mask) or None if degenerate.
 
     size is the apparent edge length of the top face in pixels. The camera leans by ``view_tilt``
@@ -284,7 +288,9 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
     much more the upward face turns to the camera than any other face (the cosine of its normal with
     the view axis minus the largest other one; at or below 0 another face looks as much at the camera
     as the upward one, so without knowing which way is up the image cannot show which face is up),
-    and ``top_cos``, the cosine of the upward face's normal with the view axis.
+    and ``top_cos``, the cosine of the upward face's normal with the view axis. A d8 has a blank face
+    instead of its 8 with probability ``blank_eight`` (a box whose Enchanted Die leaves its eighth face
+    blank: rule EK-R-D8-BLANK; the chance is drawn only when it is above 0, so other renders are unchanged).
     """
     m = m or random_material(rng)
     if kind == "d8":
@@ -322,6 +328,7 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
     alpha = np.zeros((H * ss, W * ss), np.float32)
     top_mask = np.zeros((H * ss, W * ss), np.float32)
     values = _face_values(rng, kind, value)
+    blank_value = 8 if kind == "d8" and blank_eight > 0 and rng.random() < blank_eight else None
     order = [top_idx] + [i for i in range(len(faces)) if i != top_idx]
     # silhouette filled with a dark edge colour (bevel)
     hull = cv2.convexHull((P * ss).astype(np.float32)).astype(np.int32)
@@ -335,7 +342,7 @@ def render_die(rng: np.random.Generator, kind: str, value, size: float, view_til
             continue
         val = values[rank] if rank < len(values) else values[-1]
         tri = len(idx) == 3
-        tex, ink = face_texture(rng, kind, val, m, triangle=tri)
+        tex, ink = face_texture(rng, kind, val, m, triangle=tri, blank=val == blank_value)
         shade = 0.35 + 0.65 * max(0.0, float(n @ light)) + rng.uniform(-0.05, 0.05)
         dst = (P[idx] * ss).astype(np.float32)
         # keep the texture's handedness: face vertex lists wind either way on screen, and a mirrored
@@ -581,7 +588,7 @@ def random_kind_value(rng: np.random.Generator, kinds=("d6", "d8", "magpie"), we
 
 def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: int | None = None,
                  size_range=(15, 120), kinds=("d6", "d8", "magpie"), kind_weights=None,
-                 allow_fingers: bool = True, effects: bool = True) -> Scene:
+                 allow_fingers: bool = True, effects: bool = True, blank_eight: float = 0.0) -> Scene:
     img = background(rng, h, w)
     light = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5), 1.0])
     light /= np.linalg.norm(light)
@@ -611,7 +618,8 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
         tilt = abs(rng.normal(0, 0.12)) if rng.random() < 0.3 else 0.0
         info: dict = {}
         die_roll = roll + rng.normal(0, 0.15) if upright else roll
-        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt, info, die_roll)
+        out = render_die(rng, kind, value, size, view_tilt + rng.normal(0, 0.05), light, m, tilt, info, die_roll,
+                         blank_eight)
         if out is None:
             continue
         sprite, top = out

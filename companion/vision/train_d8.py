@@ -37,19 +37,20 @@ from companion.vision.models import MANIFEST, models_dir, sha256
 from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits
 
 DEFAULT_SEED, DEFAULT_STEPS, DEFAULT_SCENES, DEFAULT_MINUTES = 1, 6000, 12000, 28.0
+DEFAULT_BLANK_EIGHT = 0.0
 TEST_SEED = 777_900  # the card's fresh scenes: never trained on
 THREADS = 2
 NAMES = [str(v) for v in d8read.VALUES] + ["unreadable"]
 
 
 def _d8_chunk(args):
-    seed, n, size = args
+    seed, n, size, blank_eight = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     xs, ys, ups = [], [], []
     for _ in range(n):
         scene = synth.render_scene(rng, 192, 192, n_dice=int(rng.choice([1, 1, 2, 2, 3, 4])), kinds=("d8",),
-                                   size_range=(25, 120))
+                                   size_range=(25, 120), blank_eight=blank_eight)
         upright = bool(scene.dice and scene.dice[0].upright)  # one camera per scene
         for d in scene.dice:
             label = d.value - 1 if d.label != NONE else d8read.UNREADABLE
@@ -60,15 +61,17 @@ def _d8_chunk(args):
     return xs, ys, ups
 
 
-def d8_crop_set(seed: int, n_scenes: int, size: int, cache: bool = True):
-    """(crops, labels 0-8, upright flags) of ``n_scenes`` d8 scenes; cached by renderer and crop version."""
-    path = CACHE / f"d8_v{synth.VERSION}c{classify.CROP_VERSION}_{seed}_{n_scenes}_{size}.npz"
+def d8_crop_set(seed: int, n_scenes: int, size: int, cache: bool = True, blank_eight: float = 0.0):
+    """(crops, labels 0-8, upright flags) of ``n_scenes`` d8 scenes, a ``blank_eight`` share of the dice with a
+    blank face for their 8 (labelled 8); cached by renderer and crop version."""
+    blank = f"_b{blank_eight:g}" if blank_eight > 0 else ""
+    path = CACHE / f"d8_v{synth.VERSION}c{classify.CROP_VERSION}_{seed}_{n_scenes}_{size}{blank}.npz"
     if cache and path.is_file():
         z = np.load(path)
         return z["x"], z["y"], z["upright"]
     from tqdm import tqdm
 
-    jobs = [(seed * 100_000 + i, 50, size) for i in range(max(1, n_scenes // 50))]
+    jobs = [(seed * 100_000 + i, 50, size, blank_eight) for i in range(max(1, n_scenes // 50))]
     xs, ys, ups = [], [], []
     with Pool(2) as pool:
         for a, b, c in tqdm(pool.imap(_d8_chunk, jobs), total=len(jobs), desc="render d8 scenes"):
@@ -206,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=int, default=DEFAULT_SCENES, help="training scenes (a tenth more calibrate)")
     ap.add_argument("--size", type=int, default=d8read.DEFAULTS["size"],
                     help="crop side in pixels, a multiple of 16 (written to the manifest config, which the reader follows)")
+    ap.add_argument("--blank-eight", type=float, default=DEFAULT_BLANK_EIGHT,
+                    help="share of training dice whose eighth face is blank, read as 8 (rule EK-R-D8-BLANK)")
     ap.add_argument("--minutes", type=float, default=DEFAULT_MINUTES, help="time cap of the training")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
@@ -224,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or models_dir()
     out.mkdir(parents=True, exist_ok=True)
     size = args.size
-    x, y, u = d8_crop_set(args.seed, args.scenes, size, cache=not args.quick)
-    x_cal, y_cal, _ = d8_crop_set(args.seed + 500, max(50, args.scenes // 10), size, cache=not args.quick)
+    x, y, u = d8_crop_set(args.seed, args.scenes, size, cache=not args.quick, blank_eight=args.blank_eight)
+    x_cal, y_cal, _ = d8_crop_set(args.seed + 500, max(50, args.scenes // 10), size, cache=not args.quick,
+                                  blank_eight=args.blank_eight)
     net, steps = train(torch, x, y, u, args.seed, args.steps, args.minutes, size)
 
     logits = predict_logits(torch, net, x_cal, batch=256)
@@ -248,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     x_test, y_test, u_test = d8_crop_set(TEST_SEED, 100 if args.quick else 1000, size, cache=False)
     test_probs = d8read.D8Reader(session).probabilities_of_crops(x_test)
     figures = held_out_figures(test_probs, y_test, u_test)
+    figures["blank_eight_read_as_8"] = blank_eight_figure(session, size, args.quick)
     from companion.vision import evaluate
 
     evaluate.confusion_png(confusion(test_probs, y_test), out / "dice_d8_reader_confusion.png",
@@ -271,6 +278,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {path} in {entry['wall_seconds'] / 60:.1f} min: d8 read right {100 * figures['read_right']:.1f}% "
           f"of fresh synthetic crops (temperature {temperature:.2f}, ECE {ece_before:.3f} -> {ece_after:.3f})")
     return 0
+
+
+def blank_eight_figure(session, size: int, quick: bool) -> float:
+    """Share of fresh dice showing a blank eighth face (readable) that the reader reads as 8."""
+    x, y, _ = d8_crop_set(TEST_SEED + 1, 50 if quick else 400, size, cache=False, blank_eight=1.0)
+    eights = y == 7
+    if not eights.any():
+        return float("nan")
+    probs = d8read.D8Reader(session).probabilities_of_crops(x[eights])
+    return float(np.mean(probs.argmax(1) == 7))
 
 
 def _classifier_baseline(out: Path, upright, y, quick: bool) -> dict | None:

@@ -90,3 +90,18 @@ def test_illustrated_boards_are_painted_in_several_regions():
         board = synth.illustrated_board(np.random.default_rng(seed), 192, 256)
         coarse = (cv2.resize(board, (16, 12), interpolation=cv2.INTER_AREA) // 32).reshape(-1, 3)
         assert len({tuple(c) for c in coarse.astype(int)}) >= 3
+
+
+def test_a_blank_eighth_face_has_no_numeral_and_only_the_d8_changes():
+    """EK-R-D8-BLANK: a box whose Enchanted Die leaves its eighth face blank (``blank_eight``)."""
+    m = synth.random_material(np.random.default_rng(0))
+    _tex, ink = synth.face_texture(np.random.default_rng(1), "d8", 8, m, triangle=True)
+    _tex, blank_ink = synth.face_texture(np.random.default_rng(1), "d8", 8, m, triangle=True, blank=True)
+    assert ink.max() > 0.5 and blank_ink.max() == 0
+    # the share is drawn only for a d8, so a scene without one is the same pixel for pixel
+    d6 = [synth.render_scene(np.random.default_rng(2), 160, 160, n_dice=3, kinds=("d6",), blank_eight=b).image
+          for b in (0.0, 1.0)]
+    np.testing.assert_array_equal(*d6)
+    d8 = [synth.render_scene(np.random.default_rng(3), 160, 160, n_dice=3, kinds=("d8",), blank_eight=b).image
+          for b in (0.0, 1.0)]
+    assert not np.array_equal(*d8)
