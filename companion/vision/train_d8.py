@@ -1,12 +1,13 @@
 """Train the d8 reader (stage 2b, ``d8read``) on the CPU and export it to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train_d8 [--seed 1] [--steps 6000] [--scenes 12000] [--size 64] [--out DIR]
-[--quick]``
+Usage: ``python -m companion.vision.train_d8 [--seed 1] [--steps 6000] [--scenes 12000] [--size 64]
+[--blank-eight 0.5] [--out DIR] [--quick]``
 (``make train`` runs it after ``companion.vision.train``). Seeded; two torch threads (this model is trained
 alone, not beside another one), so a rerun on the same machine gives the same weights.
 
 Steps: render small synthetic scenes of d8 dice only (``synth.render_scene`` with kinds ("d8",), one to four
-dice, upright leaning cameras and cameras looking down, every table of the renderer; cached under
+dice, upright leaning cameras and cameras looking down, every table of the renderer, half of the dice with a
+blank eighth face labelled 8; cached under
 runs/dice-cache/), cut two jittered crops of each die as ``train.jittered_crops`` does for the classifier,
 labelled with the die's value or "unreadable" when the renderer says its upward face cannot be read; train;
 fit the temperature on a held-out tenth; export (opset 13, dynamo=False, temperature baked in) and check the
@@ -37,7 +38,7 @@ from companion.vision.models import MANIFEST, models_dir, sha256
 from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits
 
 DEFAULT_SEED, DEFAULT_STEPS, DEFAULT_SCENES, DEFAULT_MINUTES = 1, 6000, 12000, 28.0
-DEFAULT_BLANK_EIGHT = 0.0
+DEFAULT_BLANK_EIGHT = 0.5
 TEST_SEED = 777_900  # the card's fresh scenes: never trained on
 THREADS = 2
 NAMES = [str(v) for v in d8read.VALUES] + ["unreadable"]
@@ -149,6 +150,13 @@ def write_card(out: Path, entry: dict, figures: dict, baseline: dict | None, com
                 f"{pct(baseline['read_right'])} of them right (upright camera {pct(baseline['read_right_upright'])}, "
                 f"looking down {pct(baseline['read_right_looking_down'])}).\n")
     hand = kept_hand_section(out / "dice_d8_reader.md", entry["sha256"])  # "## This run", for the same file
+    blank_row = blank_data = ""
+    if "blank_eight_read_as_8" in figures:
+        blank_row = (f"| a blank eighth face read as 8 (fresh dice whose eighth face is blank) | "
+                     f"{pct(figures['blank_eight_read_as_8'])} |\n")
+    if entry.get("blank_eight"):
+        blank_data = (f" On {pct(entry['blank_eight'])} of the dice the eighth face is blank instead of an 8, and"
+                      " labelled 8:\na box may leave it blank (rule EK-R-D8-BLANK treats an 8 as blank either way).")
     (out / "dice_d8_reader.md").write_text(f"""\
 # dice_d8_reader.onnx
 
@@ -176,7 +184,7 @@ Calibration (a held-out tenth of the training scenes): expected calibration erro
 | upright camera leaning towards the table | {pct(figures['read_right_upright'])} |
 | camera looking down | {pct(figures['read_right_looking_down'])} |
 | unreadable dice called unreadable | {pct(figures['unreadable_called_unreadable'])} |
-{base}
+{blank_row}{base}
 ![confusion matrix](dice_d8_reader_confusion.png)
 
 The whole reader's d8 figures (found, read right, on full synthetic scenes) are in `dice_classifier.md`.
@@ -188,8 +196,8 @@ The whole reader's d8 figures (found, read right, on full synthetic scenes) are 
 Data: synthetic only (`companion/vision/synth.py`, kinds d8): {entry['training_crops']} crops of
 {entry['training_scenes']} scenes of one to four d8 dice with random bodies (opaque, translucent, marbled,
 glittery), numeral fonts, sizes and thicknesses (a 6 sometimes underlined), at any rotation, seen from above
-or by a leaning upright camera, on every table of the renderer. There are no real photos of d8 dice in
-`../shared/datasets/`.
+or by a leaning upright camera, on every table of the renderer.{blank_data} There are no real photos of d8
+dice in `../shared/datasets/`.
 
 ## Known failure cases
 
@@ -266,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
              "config": {**d8read.DEFAULTS, "size": size}, "classes": [f"d8:{n}" if n != "unreadable" else "none" for n in NAMES],
              "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
              "trained_steps": steps, "training_crops": int(len(x)), "training_scenes": args.scenes, "seed": args.seed,
+             "blank_eight": args.blank_eight,
              "command": command.strip(), "threads": THREADS, "torch": torch.__version__,
              "wall_seconds": round(time.time() - started, 1), "test": figures}
     manifest_path = out / MANIFEST
