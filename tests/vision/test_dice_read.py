@@ -46,7 +46,7 @@ def _score(reader, img, truth):
 D8_KNOWN_FAILURE = pytest.mark.xfail(
     reason="known failure: even with the d8 reader's second look, about 6 in 10 d8 numerals are read right on "
     "such scenes, below this test's 3 in 4 (this seed's 60 dice sit right at the bar, 43 of 58; seeds 12 and 22 "
-    "give 54% and 67%: models/dice_d8_reader.md)", strict=False
+    "give 63% and 70%: models/dice_d8_reader.md)", strict=False
 )
 
 
