@@ -136,6 +136,11 @@ class CameraRecognizer:
             else:
                 self._tapped = [tuple(map(float, c)) for c in corners_px]
 
+    def read_dice_again(self) -> None:
+        """The dice in view are reported again once settled (``worker.DiceRecognizer.read_again``)."""
+        if hasattr(self.dice, "read_again"):
+            self.dice.read_again()
+
     def set_camera(self, camera) -> None:
         """Use this camera profile (None: treat the camera as distortion-free) from the next frame on."""
         with self._lock:

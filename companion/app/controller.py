@@ -21,6 +21,7 @@ import json
 import random
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -183,9 +184,23 @@ def peek_journal(path: Path) -> JournalInfo:
         return JournalInfo(path, "?", path.stem, [], 0, False, modified, str(exc))
 
 
+def dice_values(action: Action) -> list:
+    """The faces in a chance action, in the action's own order (``dice``, ``face``, ``head``...)."""
+    values: list = []
+    for key, value in action.items():
+        if key == "type":
+            continue
+        if isinstance(value, list) and all(isinstance(v, int | str) for v in value):
+            values.extend(value)
+        elif isinstance(value, int | str) and not isinstance(value, bool):
+            values.append(value)
+    return values
+
+
 class Controller:
     """The UI-free game flow. ``listener(event, payload)`` hears: ``changed``, ``proposal``,
-    ``message``, ``confirmed``, ``over``."""
+    ``message``, ``confirmed``, ``over`` and ``read_again`` (the camera should report the dice in view
+    again, although it reported them before: ``read_again``)."""
 
     def __init__(self, data_root: str | Path | None = None, listener: Callable[[str, Any], None] | None = None,
                  seed: int | None = None):
@@ -203,6 +218,8 @@ class Controller:
         self.rng = random.Random(seed)
         self.colours: list[int] = list(DEFAULT_COLOURS)
         self._entry: list[DieValue] = []
+        self._played_dice: list[str] = []  # the values of the last roll applied
+        self._early_roll = False  # the camera saw a new roll while a move was still awaited
 
     # --- events ---------------------------------------------------------------------------------
     def emit(self, event: str, payload: Any = None) -> None:
@@ -239,6 +256,9 @@ class Controller:
         self.emit("changed", self.generation)
         if self.state is not None and self.state.is_terminal():
             self.emit("over", None)
+        if self._early_roll and self.phase == "chance":
+            self._early_roll = False
+            self._ask_camera_again(tr("table:early_roll"))
 
     # --- games and journals ------------------------------------------------------------------------
     @staticmethod
@@ -294,6 +314,7 @@ class Controller:
         self.view = module.text_view()
         self.session = session
         self.messages = []
+        self._played_dice, self._early_roll = [], False
         self._changed()
 
     def unfinished(self) -> list[JournalInfo]:
@@ -572,12 +593,16 @@ class Controller:
                 or (captured_at is not None and captured_at < self.changed_at)
                 or observation.get("history_len", len(self.session.history)) != len(self.session.history)):
             self.dropped += 1
+            if observation.get("dice") and self.state is not None and not self.state.is_terminal():
+                self._unused_roll(observation["dice"])  # it settled just before the last change
             return False
         if "status" in observation:
             self.vision_status = observation["status"]
         if observation.get("error"):
             self.vision_status = observation["error"]
             return True
+        if self.phase == "decision" and observation.get("dice"):
+            self._unused_roll(observation["dice"])
         if self.proposal is not None and self.proposal.source not in ("camera",):
             return True  # the family's own entry wins over the camera
         if self.phase == "chance" and observation.get("dice"):
@@ -589,6 +614,36 @@ class Controller:
             move = observation["move"]
             if self.proposal is None or self.proposal.action != move:
                 self.propose(move, "camera")
+        return True
+
+    def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
+        """The camera reports each settled roll once. One that came while a move was awaited (the next
+        player threw early), or that settled just before the last change, would be lost: the dice are read
+        again when a roll is next wanted. Not when they still show the roll just played (a die nudged while
+        moving a piece), so that the next player is not offered the last player's dice."""
+        seen = Counter(str(r.get("value")) for r in readings)
+        if not readings or not Counter(self._played_dice) - seen:
+            return
+        if self.phase == "chance":
+            self._ask_camera_again(tr("table:early_roll"))
+        else:
+            self._early_roll = True
+            self.vision_status = tr("table:early_roll_seen")
+
+    def _ask_camera_again(self, status: str) -> None:
+        """Without a proposal yet, ask the camera for the dice in view (a proposal already shown stays)."""
+        if self.proposal is None and self.dice_specs():
+            self.vision_status = status
+            self.emit("read_again")
+
+    def read_again(self) -> bool:
+        """The family asks the camera to read the dice in view again, once they lie still: to retake a
+        reading, or for dice that settled while the app was not waiting for them. Drops the current proposal
+        (the fresh reading replaces it). False when no roll is wanted now."""
+        if self.phase != "chance" or not self.dice_specs():
+            return False
+        self.discard()
+        self._ask_camera_again(tr("table:reading_again"))
         return True
 
     def _observe_dice(self, readings: list[dict[str, Any]]) -> None:
@@ -627,6 +682,7 @@ class Controller:
             return None
         proposal = self.proposal
         shown = None if language() == engine_i18n.DEFAULT else self._describe(proposal.action)  # before it is applied
+        played = [str(v) for v in dice_values(proposal.action)] if self.dice_specs() else []
         try:
             text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
         except IllegalAction as exc:
@@ -637,6 +693,8 @@ class Controller:
             self.say("warn", str(exc), exc.rule_id)
             self._set_proposal(None)
             return None
+        if played:
+            self._played_dice = played
         self.say("ok", tr("table:confirmed", text=shown or text))
         self.emit("confirmed", shown or text)
         self._changed()

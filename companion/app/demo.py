@@ -27,6 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.app.controller import dice_values
 from companion.games.core import Action, GameError, State
 from companion.games.registry import load_game
 
@@ -70,19 +71,6 @@ def make_recording(seed: int = 7, players: tuple[str, ...] = ("Ann", "Ben", "Cy"
         "misread_every": 2,
         "actions": simulate(module.name, config, seed),
     }
-
-
-def dice_values(action: Action) -> list:
-    """The faces in a chance action, in the action's own order (``dice``, ``face``, ``head``...)."""
-    values: list = []
-    for key, value in action.items():
-        if key == "type":
-            continue
-        if isinstance(value, list) and all(isinstance(v, int | str) for v in value):
-            values.extend(value)
-        elif isinstance(value, int | str) and not isinstance(value, bool):
-            values.append(value)
-    return values
 
 
 class DemoScript:

@@ -534,6 +534,10 @@ class CompanionApp(App):
             table.refresh_messages()
             self.speaker.say(payload)
             self._tour_on_confirm()
+        elif event == "read_again":
+            if self.camera_recognizer is not None:
+                self.camera_recognizer.read_dice_again()
+            table.refresh_messages()
         elif event == "entry":
             pass
         elif event == "over":

@@ -344,7 +344,8 @@ class TableScreen(Screen):
         ctl = App.get_running_app().controller
         box = self.ids.entry
         specs = ctl.dice_specs() if ctl.phase == "chance" else []
-        signature = (tuple((s.kind, s.role, tuple(s.faces)) for s in specs), App.get_running_app().lang)
+        camera = App.get_running_app().camera_live  # a real camera: its reading can be retaken
+        signature = (tuple((s.kind, s.role, tuple(s.faces)) for s in specs), App.get_running_app().lang, camera)
         box.clear_widgets()
         cache = self.__dict__.setdefault("_dice_cache", {})
         if specs and signature in cache:
@@ -376,6 +377,8 @@ class TableScreen(Screen):
                         row.add_widget(button)
                         self._face_buttons.append(button)
                     box.add_widget(row)
+                if camera:
+                    box.add_widget(big_button(tr("table:read_again"), ctl.read_again))
                 box.add_widget(big_button(tr("table:roll_for_me"), ctl.random_outcome))
                 self._dice_rows = list(reversed(box.children))
                 cache[signature] = (self._dice_rows, self._face_buttons)

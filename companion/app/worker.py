@@ -88,7 +88,7 @@ class RecognitionWorker:
             t0 = time.perf_counter()
             next_at = t0 + 1.0 / self.max_hz if self.max_hz else 0.0
             try:
-                observation = self.recognize(image, meta)
+                observation = self.recognize(image, {**meta, "captured_at": captured_at})
             except Exception as exc:  # a reader failure is reported, the game goes on by hand
                 observation = {"error": f"{type(exc).__name__}: {exc}"}
             self.last_ms = (time.perf_counter() - t0) * 1000
@@ -115,6 +115,7 @@ class DiceRecognizer:
         self._reader = None
         self._tracker = None
         self._motion = None
+        self._read_again_after: float | None = None
         self.error = ""
 
     def _ensure(self) -> bool:
@@ -143,9 +144,19 @@ class DiceRecognizer:
         if self._reader is not None:
             self._reader.registry = registry
 
+    def read_again(self, after: float | None = None) -> None:
+        """Report the dice in view again, once settled, although they were reported before. Applies from the
+        first frame captured at or after ``after`` (time.monotonic(); now by default): a frame captured
+        earlier would be dropped by the app as outdated, and the roll lost again."""
+        self._read_again_after = time.monotonic() if after is None else after
+
     def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
         if not self._ensure():
             return {"error": self.error}
+        after = self._read_again_after
+        if after is not None and meta.get("captured_at", after) >= after:
+            self._read_again_after = None
+            self._tracker.forget()
         readings = self._reader.read(image)
         moving = self._motion.moving(image)
         roll = self._tracker.update(readings, hand=moving)

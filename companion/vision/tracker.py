@@ -9,7 +9,8 @@ needs twice as many still frames (a blurred die in motion is uncertain too) and 
 referee shows it for confirmation instead of waiting forever for a face the reader cannot be sure of
 (a cocked die, the d8). After a roll is reported the same dice, in the same places, are not reported
 again, even after a hand passed over them, until the table has been seen still and empty for
-``settle_frames`` frames (the dice picked up) or the dice changed (the next throw).
+``settle_frames`` frames (the dice picked up) or the dice changed (the next throw), or ``forget`` is
+called (the app wants the dice in view read again).
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class SettleTracker:
             else:
                 return False
         return True
+
+    def forget(self) -> None:
+        """Report the dice in view again once they are settled (at once if they already are)."""
+        self._last_roll = None
 
     def update(self, readings, hand: bool = False) -> Roll | None:
         """Feed one frame. Returns a Roll the first time the dice have settled, else None."""

@@ -288,3 +288,78 @@ def test_german_mode_prompt_coach_and_final_table(ctl, german):
     i18n.set_language("en")
     assert ctl.prompt() == ctl.state.chance_request().prompt and ctl.final_table() == ctl.view.final_table(ctl.state)
     assert ctl.coach_lines() == ctl.view.coach(ctl.state)
+
+
+def _d6(value, x):
+    return {"kind": "d6", "value": value, "confidence": 0.99, "box": [x, 10, 20, 20], "uncertain": False}
+
+
+def _events(ctl):
+    heard = []
+    ctl.listeners.append(lambda event, payload: heard.append(event))
+    return heard
+
+
+def _finish_turn(ctl):
+    """Confirm the first legal choice until a roll is wanted again."""
+    while ctl.phase == "decision":
+        ctl.choose(0)
+        ctl.confirm()
+
+
+def test_dice_thrown_before_the_move_was_confirmed_are_read_again_when_the_roll_is_wanted(ctl):
+    _ek_decision(ctl)  # Ann rolled 1+2 and must choose
+    heard = _events(ctl)
+    assert ctl.observe(ctl.generation, {"dice": [_d6(4, 10), _d6(6, 50)]})  # Ben threw early
+    assert ctl.proposal is None or ctl.proposal.source != "camera"  # no roll proposed during a move
+    assert ctl.vision_status == i18n.tr("table:early_roll_seen")
+    assert "read_again" not in heard
+    _finish_turn(ctl)
+    assert ctl.phase == "chance"
+    assert heard.count("read_again") == 1  # the camera is asked for the dice in view again
+    assert ctl.vision_status == i18n.tr("table:early_roll")
+
+
+def test_the_roll_just_played_seen_again_during_the_move_is_not_offered_to_the_next_player(ctl):
+    _ek_decision(ctl)  # 1+2
+    heard = _events(ctl)
+    ctl.observe(ctl.generation, {"dice": [_d6(2, 12), _d6(1, 55)]})  # a die nudged while moving a piece
+    _finish_turn(ctl)
+    assert ctl.phase == "chance" and "read_again" not in heard
+
+
+def test_a_roll_that_settled_just_before_the_change_is_read_again(ctl):
+    _ek_decision(ctl)
+    _finish_turn(ctl)
+    heard = _events(ctl)
+    assert not ctl.observe(ctl.generation, {"dice": [_d6(5, 10), _d6(3, 50)]}, captured_at=ctl.changed_at - 0.05)
+    assert heard.count("read_again") == 1 and ctl.phase == "chance"
+    # the same, showing the roll just played (1+2): dropped, and nothing asked
+    assert not ctl.observe(ctl.generation, {"dice": [_d6(1, 10), _d6(2, 50)]}, captured_at=ctl.changed_at - 0.05)
+    assert heard.count("read_again") == 1
+
+
+def test_read_again_drops_the_camera_proposal_and_is_refused_when_no_roll_is_wanted(ctl):
+    _ek(ctl)
+    heard = _events(ctl)
+    ctl.observe(ctl.generation, {"dice": [_d6(3, 10), _d6(4, 50)]})
+    assert ctl.proposal.action == {"type": "roll", "dice": [3, 4]}
+    assert ctl.read_again()
+    assert ctl.proposal is None and heard[-1] == "read_again"
+    assert ctl.vision_status == i18n.tr("table:reading_again")
+    ctl.observe(ctl.generation, {"dice": [_d6(3, 10), _d6(5, 50)]})  # the fresh reading
+    assert ctl.proposal.action == {"type": "roll", "dice": [3, 5]}
+
+
+def test_read_again_is_refused_while_a_move_is_awaited(ctl):
+    _ek_decision(ctl)
+    heard = _events(ctl)
+    assert not ctl.read_again() and "read_again" not in heard
+
+
+def test_a_late_copy_of_the_roll_on_offer_does_not_drop_it(ctl):
+    _ek(ctl)
+    heard = _events(ctl)
+    ctl.observe(ctl.generation, {"dice": [_d6(6, 10), _d6(2, 50)]})
+    assert not ctl.observe(ctl.generation - 1, {"dice": [_d6(6, 10), _d6(2, 50)]})  # outdated: dropped
+    assert ctl.proposal.action == {"type": "roll", "dice": [2, 6]} and "read_again" not in heard

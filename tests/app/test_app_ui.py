@@ -358,7 +358,21 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert paths.load_settings(data)["camera_profile"].endswith("desk-cam.json")
         setup.ids.profile.text = tr("setup:profile_none")
         assert app.camera_profile is None and paths.load_settings(data)["camera_profile"] == ""
+
+        # --- a real camera: a roll can be read again (the camera reports each roll once) --------------------------
+        from companion.app.demo import DemoScript
+
+        ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+        ctl.observe(ctl.generation, DemoScript.load().observation(0))  # the set-up
+        ctl.confirm()
+        assert ctl.dice_specs()
         app.go("table")
+        EventLoop.idle()
+        buttons = [w for w in table.ids.entry.walk() if getattr(w, "text", None) == tr("table:read_again")]
+        assert len(buttons) == 1 and app.camera_recognizer.dice._read_again_after is None
+        buttons[0].dispatch("on_release")
+        assert app.camera_recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
+        assert ctl.vision_status == tr("table:reading_again")
 
         # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
         app.grabber = FrameGrabber(_Lost()).start()

@@ -95,3 +95,12 @@ def test_a_single_frame_without_dice_does_not_repeat_the_roll():
     t = SettleTracker(settle_frames=3)
     assert len(feed(t, [[die(4, 50)]] * 4)) == 1
     assert feed(t, [[]] + [[die(4, 50)]] * 5) == []  # the reader lost the die for one frame (glare)
+
+
+def test_forget_reports_the_settled_dice_again_at_once_and_only_once():
+    t = SettleTracker(settle_frames=3)
+    assert len(feed(t, [[die(6, 10), die(1, 200)]] * 5)) == 1
+    assert feed(t, [[die(6, 10), die(1, 200)]] * 3) == []
+    t.forget()  # the app asks again (the roll settled while a move was still awaited)
+    rolls = feed(t, [[die(6, 10), die(1, 200)]] * 5)
+    assert len(rolls) == 1 and rolls[0].values == [6, 1] and rolls[0].frame == 8
