@@ -53,6 +53,19 @@ def test_random_games_keep_core_contract(name):
 
 
 @pytest.mark.parametrize("name", PRESENT)
+def test_dice_kinds_name_every_die_the_game_asks_for(name):
+    """``Game.dice_kinds`` tells the camera which dice to look for: a kind missing there is never read."""
+    seen = set()
+    for seed in range(3):
+        game, _, trail = _random_game(name, seed)
+        for state in trail:
+            if state.current_player == CHANCE and state.chance_request() is not None:
+                seen |= set(state.chance_request().dice)
+    assert seen <= set(game.dice_kinds), seen - set(game.dice_kinds)
+    assert bool(seen) == bool(game.dice_kinds)
+
+
+@pytest.mark.parametrize("name", PRESENT)
 def test_clone_is_independent(name):
     _, final, trail = _random_game(name, 11, max_actions=60)
     state = [s for s in trail[:31] if not s.is_terminal()][-1]

@@ -158,6 +158,14 @@ class CameraRecognizer:
         self._source = "none"
         if wanted[0] is None:
             return
+        if hasattr(self.dice, "set_kinds"):  # the reader answers only with the kinds of this game's dice
+            from companion.games.core import GameError
+            from companion.games.registry import load_game
+
+            try:
+                self.dice.set_kinds(load_game(wanted[0]).game_class.dice_kinds)
+            except GameError:  # not a game of the box (a board map only): every kind
+                self.dice.set_kinds(())
         if hasattr(self.dice, "set_registry"):
             from companion.app.setup_flow import load_registry
 

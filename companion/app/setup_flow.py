@@ -118,7 +118,10 @@ class DiceRegistration:
             return False, tr("setup:dice_none_seen", role=self.shown(role))
         if len(boxes) > 1:
             return False, tr("setup:dice_many", count=len(boxes), role=self.shown(role))
-        self.registry.register(role, frame, boxes[0]["box"], kind=kind)
+        from companion.app.worker import READER_KIND
+
+        # the registry belongs to the dice reader: it keeps the reader's name of the kind
+        self.registry.register(role, frame, boxes[0]["box"], kind=READER_KIND.get(kind, kind))
         self.index += 1
         if self.done:
             self.path.parent.mkdir(parents=True, exist_ok=True)

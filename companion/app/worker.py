@@ -101,16 +101,31 @@ class RecognitionWorker:
             self._thread.join(timeout)
 
 
+# the games' names for kinds of dice (Game.dice_kinds, ChanceRequest.dice) -> the dice reader's
+# (vision.classes.KINDS): the Mighty Magpies colour die is the reader's "magpie"
+READER_KIND = {"d6": "d6", "d8": "d8", "colour": "magpie"}
+GAME_KIND = {reader: game for game, reader in READER_KIND.items()}
+
+
+def reader_kinds(game_kinds) -> tuple[str, ...]:
+    """The dice reader's kinds for these game kinds (all kinds when none is given)."""
+    from companion.vision.classes import KINDS
+
+    wanted = {READER_KIND.get(k, k) for k in game_kinds}
+    return tuple(k for k in KINDS if k in wanted) or KINDS
+
+
 class DiceRecognizer:
     """The camera path: the vision package's dice reader, its motion meter and its settle tracker.
 
     Reports ``{"dice": [...]}`` once a roll has settled (every die still, same value, for a few
     frames, and nothing moving in view: a hand over the dice pauses reading), else a ``status``. Built
-    lazily; a missing or damaged model gives ``error``.
+    lazily; a missing or damaged model gives ``error``. ``kinds`` and the reported kinds are the games'
+    names (``READER_KIND``); the reader answers only with those kinds (dice reader ruling 6).
     """
 
     def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour"), registry=None):
-        self.kinds = kinds
+        self.kinds = tuple(kinds)
         self.registry = registry  # the family's registered dice (show each die once): readings get .identity
         self._reader = None
         self._tracker = None
@@ -124,19 +139,26 @@ class DiceRecognizer:
         if self.error:
             return False
         try:
-            from companion.vision.classes import KINDS
             from companion.vision.motion import MotionMeter
             from companion.vision.reader import DiceReader
             from companion.vision.tracker import SettleTracker
 
-            kinds = tuple(k for k in KINDS if k in self.kinds or k == "magpie") or KINDS
-            self._reader = DiceReader(kinds=kinds, registry=self.registry)
-            self._tracker = SettleTracker()
-            self._motion = MotionMeter()
+            self._reader = DiceReader(kinds=reader_kinds(self.kinds), registry=self.registry)
+            if self._tracker is None:
+                self._tracker = SettleTracker()
+                self._motion = MotionMeter()
         except Exception as exc:  # ModelError, missing onnxruntime (Android: see android/README.md)
             self.error = f"The dice reader is not available ({exc}); enter the dice by hand."
             return False
         return True
+
+    def set_kinds(self, kinds) -> None:
+        """The kinds of dice of the game now played (its ``Game.dice_kinds``); call on the worker's thread.
+        The reader is built again for them at the next frame."""
+        kinds = tuple(kinds) or ("d6", "d8", "colour")
+        if kinds != self.kinds:
+            self.kinds = kinds
+            self._reader = None
 
     def set_registry(self, registry) -> None:
         """Use these registered dice from the next frame on (None: dice of one kind stay anonymous)."""
@@ -163,5 +185,11 @@ class DiceRecognizer:
         if roll is None:
             status = "waiting: something is moving over the table" if moving else \
                 "reading dice" if readings else "no dice in view"
-            return {"status": status, "live": [r.as_json() for r in readings]}
-        return {"dice": [r.as_json() for r in roll.dice]}
+            return {"status": status, "live": [_in_game_terms(r) for r in readings]}
+        return {"dice": [_in_game_terms(r) for r in roll.dice]}
+
+
+def _in_game_terms(reading) -> dict[str, Any]:
+    out = reading.as_json()
+    out["kind"] = GAME_KIND.get(out["kind"], out["kind"])
+    return out

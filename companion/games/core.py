@@ -109,6 +109,9 @@ class Game(ABC):
     """Names accepted by ``--variant`` besides the standard rules (``None``)."""
     max_actions: ClassVar[int] = 10_000
     """Cap on actions in one simulated game; a game that hits it counts as unfinished."""
+    dice_kinds: ClassVar[tuple[str, ...]] = ()
+    """Every kind of physical die the game's chance requests name (``ChanceRequest.dice``): what a camera
+    should look for on the table."""
 
     def __post_init__(self) -> None:
         self.players = [str(p).strip() for p in self.players]

@@ -131,9 +131,13 @@ def test_camera_recognizer_hands_the_registered_dice_to_the_dice_reader(tmp_path
 
     class Dice:
         registry = "unset"
+        kinds = "unset"
 
         def set_registry(self, registry):
             self.registry = registry
+
+        def set_kinds(self, kinds):
+            self.kinds = kinds
 
         def __call__(self, image, meta):
             return {"status": "no dice in view"}
@@ -147,6 +151,10 @@ def test_camera_recognizer_hands_the_registered_dice_to_the_dice_reader(tmp_path
     rec.set_game("verzauberte-eulen")
     obs = rec(image, {})
     assert obs["status"] == "no dice in view" and [d.name for d in dice.registry.dice] == ["head", "body", "eye"]
+    assert dice.kinds == ("d6",)  # the reader looks only for this game's dice (ruling 6)
+    rec.set_game("mighty-magpies")
+    rec(image, {})
+    assert dice.kinds == ("colour",)
 
 
 def test_overlay_layer_is_transparent_and_only_made_when_something_shows():

@@ -4,7 +4,7 @@ over the dice pauses it, the same dice are not reported twice unless the app ask
 import numpy as np
 from camera_frames import SKINS, exposed, with_hand
 
-from companion.app.worker import DiceRecognizer
+from companion.app.worker import DiceRecognizer, reader_kinds
 from companion.vision.synth import render_scene
 
 
@@ -38,3 +38,30 @@ def test_read_again_reports_the_same_dice_again_from_the_first_frame_captured_af
     again = camera(exposed(table, rng, 0.02), {"captured_at": 20.0})
     assert "dice" in again and sorted(d["value"] for d in again["dice"]) == sorted(d["value"] for d in rolls[0]["dice"])
     assert all("dice" not in camera(exposed(table, rng, 0.02), {"captured_at": float(t)}) for t in range(21, 30))
+
+
+def test_mighty_magpies_colour_dice_read_by_the_camera_become_the_games_roll(tmp_path):
+    """The reader calls the colour die "magpie"; the game asks for "colour" dice (READER_KIND)."""
+    from companion.app.controller import Controller, dice_values
+
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("mighty-magpies", ["Ann", "Ben"])
+    ctl.random_outcome()  # the set-up
+    ctl.confirm()
+    assert [s.kind for s in ctl.dice_specs()] == ["colour", "colour"]
+    rng = np.random.default_rng(7)
+    scene = render_scene(rng, 480, 640, n_dice=2, size_range=(70, 90), kinds=("magpie",), allow_fingers=False)
+    camera = DiceRecognizer(kinds=ctl.module.game_class.dice_kinds)
+    rolls = [r for r in (camera(scene.image, {}) for _ in range(8)) if "dice" in r]
+    assert len(rolls) == 1 and {d["kind"] for d in rolls[0]["dice"]} == {"colour"}
+    assert ctl.observe(ctl.generation, rolls[0])
+    truth = sorted(str(d.value) for d in scene.dice)
+    assert ctl.proposal is not None, ctl.vision_status
+    assert sorted(str(v) for v in dice_values(ctl.proposal.action)) == truth
+
+
+def test_the_reader_is_asked_only_for_the_games_kinds_of_dice():
+    assert reader_kinds(("colour",)) == ("magpie",)
+    assert reader_kinds(("d6", "d8")) == ("d6", "d8")
+    assert reader_kinds(("d6",)) == ("d6",)
+    assert set(reader_kinds(())) == {"d6", "d8", "magpie"}

@@ -207,6 +207,7 @@ class EagleKingdoms(Game):
     (or ``variant="party-third-die"``) adds its third die after half the pieces are gone."""
 
     name: ClassVar[str] = "eagle-kingdoms"
+    dice_kinds: ClassVar[tuple[str, ...]] = ("d6", "d8")
     title: ClassVar[str] = "Eagle Kingdoms"
     version: ClassVar[int] = 1
     rule_prefix: ClassVar[str] = "EK"

@@ -118,6 +118,7 @@ class MightyMagpies(Game):
     """Rules configuration: 2-4 players (four magpies), standard or the 'young' variant."""
 
     name = "mighty-magpies"
+    dice_kinds = ("colour",)
     title = "Mighty Magpies"
     version = 1
     rule_prefix = "MM"

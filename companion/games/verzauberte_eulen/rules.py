@@ -135,6 +135,7 @@ def layout(num_players: int, variant: str | None) -> Layout:
 @dataclass
 class VerzauberteEulen(Game):
     name = "verzauberte-eulen"
+    dice_kinds = ("d6",)
     title = "Verzauberte Eulen"
     version = 1
     rule_prefix = "VE"
