@@ -656,8 +656,8 @@ class Controller:
         if len(found) != len(specs):
             self.vision_status = tr("table:dice_seen", expected=len(specs), got=len(found))
             return
-        if set_aside:
-            self.vision_status = tr("table:set_aside", n=set_aside)
+        # the roll is complete: an earlier "I see 1 die" no longer holds
+        self.vision_status = tr("table:set_aside", n=set_aside) if set_aside else ""
         by_role = {r.get("identity"): r for r in found if r.get("identity")}
         if all(s.role and s.role in by_role for s in specs):
             ordered = [by_role[s.role] for s in specs]

@@ -98,6 +98,8 @@ def test_unclear_extra_finds_on_a_patterned_table_are_set_aside_only_when_the_ro
     assert ctl.proposal is None and ctl.vision_status == i18n.tr("table:dice_seen", expected=2, got=6)
     assert ctl.observe(ctl.generation, {"dice": [die(3, 10), die(6, 50, True)] + carpet})
     assert ctl.proposal is None
+    assert ctl.observe(ctl.generation, {"dice": [die(3, 10), die(6, 50)]})  # the carpet covered: a clean roll
+    assert ctl.proposal.action == {"type": "roll", "dice": [3, 6]} and ctl.vision_status == ""
 
 
 def test_outdated_results_are_dropped(ctl):
