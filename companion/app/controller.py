@@ -200,7 +200,7 @@ def dice_values(action: Action) -> list:
 class Controller:
     """The UI-free game flow. ``listener(event, payload)`` hears: ``changed``, ``proposal``,
     ``message``, ``confirmed``, ``over`` and ``read_again`` (the camera should report the dice in view
-    again, although it reported them before: ``read_again``)."""
+    again, although it reported them before)."""
 
     def __init__(self, data_root: str | Path | None = None, listener: Callable[[str, Any], None] | None = None,
                  seed: int | None = None):

@@ -119,13 +119,13 @@ def negative_crops(rng, img, boxes, n, size=CLS_SIZE):
 
 
 def _cls_chunk(args):
-    seed, n, size, jitter = args
+    seed, n, size, jitter, blank_eight = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     crops = []
     for _ in range(n):
         s = synth.render_scene(rng, 448, 448, size_range=(15, 120),
-                               kind_weights=[0.5, 0.25, 0.25])
+                               kind_weights=[0.5, 0.25, 0.25], blank_eight=blank_eight)
         boxes = [d.box for d in s.dice]
         upright = bool(s.dice and s.dice[0].upright)  # one camera per scene
         scene_crops = []
@@ -163,14 +163,15 @@ def synthetic_detector_set(seed: int, n: int):
     return imgs, targets
 
 
-def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CROP_JITTER):
+def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CROP_JITTER, blank_eight: float = 0.0):
     # keyed by the renderer's and the crop's versions: crops from an older synth.py or crop() must not be reused
     (lo, hi), sd = jitter
-    path = CACHE / f"cls_v{synth.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}.npz"
+    blank = f"_b{blank_eight:g}" if blank_eight > 0 else ""
+    path = CACHE / f"cls_v{synth.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}{blank}.npz"
     if path.is_file():
         z = np.load(path)
         return z["x"], z["y"], z["upright"]
-    jobs = [(seed * 100_000 + 50_000 + i, 20, size, jitter) for i in range(n_scenes // 20)]
+    jobs = [(seed * 100_000 + 50_000 + i, 20, size, jitter, blank_eight) for i in range(n_scenes // 20)]
     crops = []
     for r in _pool_map(_cls_chunk, jobs, "render classifier crops"):
         crops += r
@@ -468,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
     ap.add_argument("--balance-classes", action=argparse.BooleanOptionalAction, default=True,
                     help="draw rare synthetic classes (each d8 face, each colour face) more often: weight 1/sqrt(count)")
+    ap.add_argument("--blank-eight", type=float, default=0.0,
+                    help="share of the d8 dice whose eighth face is blank (labelled 8; rule EK-R-D8-BLANK)")
     ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
                     help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
@@ -504,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         det_steps = kept_entry.get("trained_steps")
     else:
         synthetic_detector_set(args.seed, args.det_scenes)  # render (cached) before the two trainings start
-    xs, ys, us = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter)
+    xs, ys, us = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter, args.blank_eight)
     if kept_detector is None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
