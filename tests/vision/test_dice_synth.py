@@ -105,3 +105,19 @@ def test_a_blank_eighth_face_has_no_numeral_and_only_the_d8_changes():
     d8 = [synth.render_scene(np.random.default_rng(3), 160, 160, n_dice=3, kinds=("d8",), blank_eight=b).image
           for b in (0.0, 1.0)]
     assert not np.array_equal(*d8)
+
+
+def test_the_classifiers_training_crops_pass_the_blank_eighth_face_share_to_the_renderer(monkeypatch):
+    """``train --blank-eight`` (EK-R-D8-BLANK): the share reaches every rendered scene."""
+    from companion.vision import train
+
+    seen = []
+    real = synth.render_scene
+
+    def recording(*args, **kw):
+        seen.append(kw.get("blank_eight"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(synth, "render_scene", recording)
+    crops = train._cls_chunk((3, 2, 48, train.CROP_JITTER, 0.5))
+    assert seen == [0.5, 0.5] and crops
