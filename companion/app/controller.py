@@ -658,19 +658,19 @@ class Controller:
             return
         # the roll is complete: an earlier "I see 1 die" no longer holds
         self.vision_status = tr("table:set_aside", n=set_aside) if set_aside else ""
-        by_role = {r.get("identity"): r for r in found if r.get("identity")}
-        if all(s.role and s.role in by_role for s in specs):
-            ordered = [by_role[s.role] for s in specs]
-        else:
-            ordered = sorted(found, key=lambda r: (r.get("box") or (0, 0, 0, 0))[0])
+        ordered, placed = _assign_roles(specs, found)
         dice = [
-            DieValue(s.kind, s.role, r.get("value"), float(r.get("confidence", 1.0)), bool(r.get("uncertain", False)),
-                     tuple(r["box"]) if r.get("box") else None, "camera")
-            for s, r in zip(specs, ordered, strict=True)
+            DieValue(s.kind, s.role, r.get("value"), float(r.get("confidence", 1.0)),
+                     bool(r.get("uncertain", False)) or by_place, tuple(r["box"]) if r.get("box") else None, "camera")
+            for s, r, by_place in zip(specs, ordered, placed, strict=True)
         ]
         if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in dice]:
             return
-        if any(d.uncertain for d in dice):
+        if any(placed):
+            # dice that must be told apart but were not recognised: their roles are a guess, so each is marked
+            roles = ", ".join(self.die_label(s.role, i) for i, s in enumerate(specs))
+            self.say("warn", tr("table:which_die", roles=roles))
+        elif any(d.uncertain for d in dice):
             # shown for confirmation, never applied silently: the die is marked '?' until confirmed or corrected
             self.say("warn", tr("table:uncertain"))
         self._propose_dice(dice, "camera")
@@ -710,6 +710,41 @@ class Controller:
         else:
             self.say("info", tr("history:nothing"))
         return undone
+
+
+def dice_told_apart(roles: list[str]) -> bool:
+    """Whether the dice of a roll have roles that matter (head, body, eye), rather than being alike dice
+    ("", or "die 1", "die 2")."""
+    return len(roles) > 1 and any(role and not role.startswith("die ") for role in roles)
+
+
+def _assign_roles(specs: list[DieSpec], found: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bool]]:
+    """The reading for each die of the roll, and whether its role was only guessed from where it lies.
+
+    A reading with a registered identity takes that role. The others are given the remaining roles left to
+    right; that is a guess when two or more dice that must be told apart are left (with one left, it is
+    the only one remaining). Alike dice are simply taken left to right."""
+    def left(r):
+        return (r.get("box") or (0, 0, 0, 0))[0]
+
+    apart = dice_told_apart([s.role for s in specs])
+    by_role: dict[str, dict[str, Any]] = {}
+    for r in found:
+        role = r.get("identity")
+        if apart and role and role not in by_role and any(s.role == role for s in specs):
+            by_role[role] = r
+    rest = sorted((r for r in found if all(r is not v for v in by_role.values())), key=left)
+    open_roles = [s for s in specs if s.role not in by_role]
+    guessed = apart and len(open_roles) > 1
+    ordered, placed = [], []
+    for s in specs:
+        if s.role in by_role:
+            ordered.append(by_role[s.role])
+            placed.append(False)
+        else:
+            ordered.append(rest.pop(0))
+            placed.append(guessed)
+    return ordered, placed
 
 
 def _set_aside_unclear_extras(found: list[dict[str, Any]], kinds: list[str]) -> tuple[list[dict[str, Any]], int]:

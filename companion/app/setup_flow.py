@@ -85,7 +85,9 @@ class DiceRegistration:
     @property
     def needed(self) -> bool:
         """False when the game's dice have no roles (alike dice are read in any order: nothing to tell apart)."""
-        return any(not role.startswith("die ") for role, _ in self.roles)
+        from companion.app.controller import dice_told_apart
+
+        return dice_told_apart([role for role, _ in self.roles])
 
     @property
     def done(self) -> bool:

@@ -365,3 +365,41 @@ def test_a_late_copy_of_the_roll_on_offer_does_not_drop_it(ctl):
     ctl.observe(ctl.generation, {"dice": [_d6(6, 10), _d6(2, 50)]})
     assert not ctl.observe(ctl.generation - 1, {"dice": [_d6(6, 10), _d6(2, 50)]})  # outdated: dropped
     assert ctl.proposal.action == {"type": "roll", "dice": [2, 6]} and "read_again" not in heard
+
+
+def _eulen(ctl):
+    ctl.new_game("verzauberte-eulen", ["Ann", "Ben"])
+    while ctl.phase == "chance" and not ctl.dice_specs():
+        ctl.random_outcome()
+        ctl.confirm()
+    assert [s.role for s in ctl.dice_specs()] == ["head", "body", "eye"]
+
+
+def _owl_die(value, x, identity=None):
+    die = _d6(value, x)
+    if identity:
+        die["identity"] = identity
+    return die
+
+
+def test_dice_that_must_be_told_apart_are_never_given_roles_silently(ctl):
+    """Dice reader ruling 5: unregistered head, body and eye dice are offered left to right, each marked."""
+    _eulen(ctl)
+    ctl.observe(ctl.generation, {"dice": [_owl_die(2, 10), _owl_die(5, 50), _owl_die(3, 90)]})
+    assert ctl.proposal.action == {"type": "roll", "head": 2, "body": 5, "eye": 3}
+    assert all(d.uncertain for d in ctl.proposal.dice)
+    assert ctl.messages[-1].level == "warn" and "left to right" in ctl.messages[-1].text
+
+
+def test_registered_dice_take_their_roles_wherever_they_lie_and_the_last_one_by_elimination(ctl):
+    _eulen(ctl)
+    ctl.observe(ctl.generation, {"dice": [_owl_die(2, 10, "eye"), _owl_die(5, 50), _owl_die(3, 90, "head")]})
+    assert ctl.proposal.action == {"type": "roll", "head": 3, "body": 5, "eye": 2}
+    assert not any(d.uncertain for d in ctl.proposal.dice)
+
+
+def test_with_one_die_recognised_the_other_two_roles_are_a_marked_guess(ctl):
+    _eulen(ctl)
+    ctl.observe(ctl.generation, {"dice": [_owl_die(2, 10), _owl_die(5, 50, "head"), _owl_die(3, 90)]})
+    assert ctl.proposal.action == {"type": "roll", "head": 5, "body": 2, "eye": 3}
+    assert [d.uncertain for d in ctl.proposal.dice] == [False, True, True]
