@@ -28,10 +28,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import sys
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -136,11 +136,18 @@ def _cls_chunk(args):
     return crops
 
 
+def render_pool():
+    """Two rendering processes, started fresh ("spawn"): a forked copy of a process that runs other threads
+    (onnxruntime's, a UI's) can inherit a lock held by one of them and hang. Each job seeds its own
+    generator, so the renders do not depend on how the processes start."""
+    return multiprocessing.get_context("spawn").Pool(2)
+
+
 def _pool_map(fn, jobs, desc):
     from tqdm import tqdm
 
     results = []
-    with Pool(2) as pool:
+    with render_pool() as pool:
         for r in tqdm(pool.imap(fn, jobs), total=len(jobs), desc=desc):
             results.append(r)
     return results
@@ -509,7 +516,6 @@ def main(argv: list[str] | None = None) -> int:
         synthetic_detector_set(args.seed, args.det_scenes)  # render (cached) before the two trainings start
     xs, ys, us = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter, args.blank_eight)
     if kept_detector is None:
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         det_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))

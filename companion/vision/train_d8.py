@@ -24,7 +24,6 @@ import math
 import os
 import sys
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -35,7 +34,7 @@ from companion.vision.cards import kept_hand_section
 from companion.vision.classes import NONE
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import MANIFEST, models_dir, sha256
-from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits
+from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits, render_pool
 
 DEFAULT_SEED, DEFAULT_STEPS, DEFAULT_SCENES, DEFAULT_MINUTES = 1, 6000, 12000, 28.0
 DEFAULT_BLANK_EIGHT = 0.5
@@ -74,7 +73,7 @@ def d8_crop_set(seed: int, n_scenes: int, size: int, cache: bool = True, blank_e
 
     jobs = [(seed * 100_000 + i, 50, size, blank_eight) for i in range(max(1, n_scenes // 50))]
     xs, ys, ups = [], [], []
-    with Pool(2) as pool:
+    with render_pool() as pool:
         for a, b, c in tqdm(pool.imap(_d8_chunk, jobs), total=len(jobs), desc="render d8 scenes"):
             xs += a
             ys += b
