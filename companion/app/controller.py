@@ -218,7 +218,7 @@ class Controller:
         self.rng = random.Random(seed)
         self.colours: list[int] = list(DEFAULT_COLOURS)
         self._entry: list[DieValue] = []
-        self._played_dice: list[str] = []  # the values of the last roll applied
+        self._played_dice: list[tuple[str, str]] = []  # (kind, face) of each die of the last roll applied
         self._early_roll = False  # the camera saw a new roll while a move was still awaited
 
     # --- events ---------------------------------------------------------------------------------
@@ -621,8 +621,13 @@ class Controller:
         player threw early), or that settled just before the last change, would be lost: the dice are read
         again when a roll is next wanted. Not when they still show the roll just played (a die nudged while
         moving a piece), so that the next player is not offered the last player's dice."""
-        seen = Counter(str(r.get("value")) for r in readings)
-        if not readings or not Counter(self._played_dice) - seen:
+        seen = Counter((r.get("kind"), str(r.get("value"))) for r in readings)
+        played_kinds = {kind for kind, _ in self._played_dice}
+        rethrown = bool(Counter(self._played_dice) - seen)  # a die of that roll is gone or shows another face
+        # a die of another kind read clearly (the Enchanted Die thrown before its roll was asked for); an
+        # unclear extra find is more likely a pattern on the table than a die
+        another_die = any(r.get("kind") not in played_kinds and not r.get("uncertain") for r in readings)
+        if not readings or not (rethrown or another_die):
             return
         if self.phase == "chance":
             self._ask_camera_again(tr("table:early_roll"))
@@ -682,7 +687,9 @@ class Controller:
             return None
         proposal = self.proposal
         shown = None if language() == engine_i18n.DEFAULT else self._describe(proposal.action)  # before it is applied
-        played = [str(v) for v in dice_values(proposal.action)] if self.dice_specs() else []
+        # (kind, face) of each die rolled; none for a set-up or a move (no dice specs)
+        played = [(spec.kind, str(value))
+                  for spec, value in zip(self.dice_specs(), dice_values(proposal.action), strict=False)]
         try:
             text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
         except IllegalAction as exc:

@@ -330,6 +330,19 @@ def test_the_roll_just_played_seen_again_during_the_move_is_not_offered_to_the_n
     assert ctl.phase == "chance" and "read_again" not in heard
 
 
+def test_the_enchanted_die_thrown_before_its_roll_is_asked_for_is_read_when_it_is(ctl):
+    _ek_decision(ctl)  # 1+2 on the table
+    heard = _events(ctl)
+    d8 = {"kind": "d8", "value": 5, "confidence": 0.9, "box": [90, 10, 20, 20], "uncertain": False}
+    phantom = {**_d6(4, 130), "uncertain": True}
+    ctl.observe(ctl.generation, {"dice": [_d6(1, 10), _d6(2, 50), phantom]})  # an unclear extra find: nothing
+    assert ctl.vision_status != i18n.tr("table:early_roll_seen")
+    ctl.observe(ctl.generation, {"dice": [_d6(1, 10), _d6(2, 50), d8]})
+    assert ctl.vision_status == i18n.tr("table:early_roll_seen")
+    _finish_turn(ctl)
+    assert heard.count("read_again") == 1
+
+
 def test_a_roll_that_settled_just_before_the_change_is_read_again(ctl):
     _ek_decision(ctl)
     _finish_turn(ctl)
