@@ -619,8 +619,9 @@ class Controller:
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
         """The camera reports each settled roll once. One that came while a move was awaited (the next
         player threw early), or that settled just before the last change, would be lost: the dice are read
-        again when a roll is next wanted. Not when they still show the roll just played (a die nudged while
-        moving a piece), so that the next player is not offered the last player's dice."""
+        again when a roll is next wanted: when a die of the roll just played is gone or shows another face,
+        or a die of another kind is read clearly. Not when they still show the roll just played (a die nudged
+        while moving a piece), so that the next player is not offered the last player's dice."""
         seen = Counter((r.get("kind"), str(r.get("value"))) for r in readings)
         played_kinds = {kind for kind, _ in self._played_dice}
         rethrown = bool(Counter(self._played_dice) - seen)  # a die of that roll is gone or shows another face
