@@ -109,3 +109,18 @@ def test_rendered_source_paces_frames():
     frames = [source.read() for _ in range(5)]
     assert frames[-1].index == 4 and frames[0].meta == {"step": 1}
     assert time.monotonic() - t >= 0.03
+
+
+def test_worker_hands_each_frames_capture_time_to_the_recognizer_without_changing_the_frames_meta():
+    """DiceRecognizer.read_again applies from the first frame captured after the request: it needs the time."""
+    seen = []
+    meta = {"n": 1}
+    worker = RecognitionWorker(lambda image, m: seen.append(m) or {}, lambda g, obs, t: None, max_hz=None).start()
+    try:
+        worker.submit(1, np.zeros((2, 2, 3), np.uint8), meta, 12.5)
+        deadline = time.monotonic() + 3
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        worker.stop()
+    assert seen == [{"n": 1, "captured_at": 12.5}] and meta == {"n": 1}
