@@ -65,3 +65,54 @@ def test_the_reader_is_asked_only_for_the_games_kinds_of_dice():
     assert reader_kinds(("d6", "d8")) == ("d6", "d8")
     assert reader_kinds(("d6",)) == ("d6",)
     assert set(reader_kinds(())) == {"d6", "d8", "magpie"}
+
+
+def test_dice_thrown_before_the_move_was_confirmed_become_the_next_roll(tmp_path):
+    """From pixels to proposal: the camera reports the early throw once, while a move is awaited; when the
+    next roll is wanted the controller asks again, and the same dice, still lying there, are offered."""
+    import random
+    import time
+
+    from companion.app.controller import Controller, dice_values
+
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+    rng, pick = np.random.default_rng(11), random.Random(2)
+    camera = DiceRecognizer(kinds=ctl.module.game_class.dice_kinds)
+    ctl.listeners.append(lambda event, _: camera.read_again() if event == "read_again" else None)
+
+    def show(table, frames=12):  # frames captured now, as the app's worker passes them
+        for _ in range(frames):
+            captured_at = time.monotonic()
+            ctl.observe(ctl.generation, camera(exposed(table, rng, 0.02), {"captured_at": captured_at}), captured_at)
+
+    def throw():
+        while True:  # two d6 the reader reads right (a misread is not what this test is about)
+            scene = render_scene(rng, 480, 640, n_dice=2, size_range=(80, 95), kinds=("d6",), allow_fingers=False)
+            reader = DiceRecognizer(kinds=("d6",))
+            got = next((r for r in (reader(scene.image, {}) for _ in range(8)) if "dice" in r), None)
+            truth = sorted(d.value for d in scene.dice)
+            if got and sorted(d["value"] for d in got["dice"]) == truth and truth != sorted(played):
+                return scene.image, truth
+
+    for _ in range(200):  # to Ann's first roll (the set-up first)
+        if ctl.phase == "chance" and ctl.dice_specs():
+            break
+        ctl.random_outcome()
+        ctl.confirm()
+    played = []
+    first, played = throw()
+    show(first)
+    assert sorted(dice_values(ctl.proposal.action)) == played
+    ctl.confirm()
+    assert ctl.phase == "decision"
+    early, truth = throw()
+    show(early)  # Ben throws while Ann's move is not yet confirmed
+    assert ctl.proposal is None or ctl.proposal.source != "camera"
+    while ctl.phase == "decision":  # Ann's move, confirmed
+        ctl.choose(pick.randrange(len(ctl.choices())))
+        ctl.confirm()
+    assert ctl.phase == "chance" and [s.kind for s in ctl.dice_specs()] == ["d6", "d6"]
+    show(early, 3)  # the same dice, still lying there
+    assert ctl.proposal is not None and ctl.proposal.source == "camera"
+    assert sorted(dice_values(ctl.proposal.action)) == truth
