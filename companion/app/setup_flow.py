@@ -24,7 +24,9 @@ from typing import Any
 import numpy as np
 
 from companion.app.board import reference_map_path
+from companion.app.controller import dice_told_apart
 from companion.app.i18n import language, tr
+from companion.app.worker import READER_KIND
 
 
 def dice_roles(game_name: str, seed: int = 0) -> list[tuple[str, str]]:
@@ -85,8 +87,6 @@ class DiceRegistration:
     @property
     def needed(self) -> bool:
         """False when the game's dice have no roles (alike dice are read in any order: nothing to tell apart)."""
-        from companion.app.controller import dice_told_apart
-
         return dice_told_apart([role for role, _ in self.roles])
 
     @property
@@ -120,8 +120,6 @@ class DiceRegistration:
             return False, tr("setup:dice_none_seen", role=self.shown(role))
         if len(boxes) > 1:
             return False, tr("setup:dice_many", count=len(boxes), role=self.shown(role))
-        from companion.app.worker import READER_KIND
-
         # the registry belongs to the dice reader: it keeps the reader's name of the kind
         self.registry.register(role, frame, boxes[0]["box"], kind=READER_KIND.get(kind, kind))
         self.index += 1

@@ -124,7 +124,7 @@ class DiceRecognizer:
     names (``READER_KIND``); the reader answers only with those kinds (dice reader ruling 6).
     """
 
-    def __init__(self, kinds: tuple[str, ...] = ("d6", "d8", "colour"), registry=None):
+    def __init__(self, kinds: tuple[str, ...] = tuple(READER_KIND), registry=None):
         self.kinds = tuple(kinds)
         self.registry = registry  # the family's registered dice (show each die once): readings get .identity
         self._reader = None
@@ -155,7 +155,7 @@ class DiceRecognizer:
     def set_kinds(self, kinds) -> None:
         """The kinds of dice of the game now played (its ``Game.dice_kinds``); call on the worker's thread.
         The reader is built again for them at the next frame."""
-        kinds = tuple(kinds) or ("d6", "d8", "colour")
+        kinds = tuple(kinds) or tuple(READER_KIND)
         if kinds != self.kinds:
             self.kinds = kinds
             self._reader = None

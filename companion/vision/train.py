@@ -170,11 +170,16 @@ def synthetic_detector_set(seed: int, n: int):
     return imgs, targets
 
 
+def blank_eight_key(blank_eight: float) -> str:
+    """The cache file names' part for renders with blank eighth faces ("" when none: older caches still fit)."""
+    return f"_b{blank_eight:g}" if blank_eight > 0 else ""
+
+
 def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CROP_JITTER, blank_eight: float = 0.0):
     # keyed by the renderer's and the crop's versions: crops from an older synth.py or crop() must not be reused
     (lo, hi), sd = jitter
-    blank = f"_b{blank_eight:g}" if blank_eight > 0 else ""
-    path = CACHE / f"cls_v{synth.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}{blank}.npz"
+    path = CACHE / (f"cls_v{synth.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n_scenes}_{size}"
+                    f"{blank_eight_key(blank_eight)}.npz")
     if path.is_file():
         z = np.load(path)
         return z["x"], z["y"], z["upright"]

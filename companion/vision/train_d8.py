@@ -34,7 +34,14 @@ from companion.vision.cards import kept_hand_section
 from companion.vision.classes import NONE
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import MANIFEST, models_dir, sha256
-from companion.vision.train import CACHE, cls_batch_augment, jittered_crops, predict_logits, render_pool
+from companion.vision.train import (
+    CACHE,
+    blank_eight_key,
+    cls_batch_augment,
+    jittered_crops,
+    predict_logits,
+    render_pool,
+)
 
 DEFAULT_SEED, DEFAULT_STEPS, DEFAULT_SCENES, DEFAULT_MINUTES = 1, 6000, 12000, 28.0
 DEFAULT_BLANK_EIGHT = 0.5
@@ -64,8 +71,7 @@ def _d8_chunk(args):
 def d8_crop_set(seed: int, n_scenes: int, size: int, cache: bool = True, blank_eight: float = 0.0):
     """(crops, labels 0-8, upright flags) of ``n_scenes`` d8 scenes, a ``blank_eight`` share of the dice with a
     blank face for their 8 (labelled 8); cached by renderer and crop version."""
-    blank = f"_b{blank_eight:g}" if blank_eight > 0 else ""
-    path = CACHE / f"d8_v{synth.VERSION}c{classify.CROP_VERSION}_{seed}_{n_scenes}_{size}{blank}.npz"
+    path = CACHE / f"d8_v{synth.VERSION}c{classify.CROP_VERSION}_{seed}_{n_scenes}_{size}{blank_eight_key(blank_eight)}.npz"
     if cache and path.is_file():
         z = np.load(path)
         return z["x"], z["y"], z["upright"]
