@@ -2,7 +2,7 @@
 
 Prints per-kind accuracy on a fresh synthetic set, recall and accuracy on the real photos (each split
 with its role: validation, or never used in training; the per-die and per-photo shares with their 95%
-intervals), the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread, and that
+intervals; again with the labels reviewed where they and the reader disagreed), the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread, and that
 of the motion meter that holds a roll back while something moves over the table. Exit status 0, or 2
 when the models cannot be loaded.
 """
@@ -16,6 +16,16 @@ import sys
 from companion.vision import evaluate, realdata
 from companion.vision.cards import pct_with_interval
 from companion.vision.errors import ModelError
+
+
+def _print_real(r: dict, extra: str = "") -> None:
+    role = "NEVER USED IN TRAINING" if r["role"] == "heldout" else r["role"]
+    print(f"  {r['dataset']}/{r['split']} [{role}]: {r['photos']} photos, {r['dice']} dice; "
+          f"found {100 * r['recall']:.1f}%, read right {100 * r['accuracy']:.1f}% "
+          f"(confident only {100 * r['accuracy_confident']:.1f}%, uncertain {100 * r['uncertain']:.1f}%), "
+          f"found and read right {pct_with_interval(r['recall'] * r['accuracy'], r['dice'])}, "
+          f"photos all right {pct_with_interval(r['photos_all_right'], r['photos'])}, "
+          f"extra {r['extra_detections']}{extra}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         if realdata.available():
             d6_reader = DiceReader(kinds=("d6",), threads=1)  # the photos show only six-sided dice
             result["real"] = [evaluate.evaluate_real(d6_reader, d, s) for d, s in evaluate.real_splits(roles)]
+            result["real_reviewed"] = [evaluate.evaluate_real(d6_reader, d, s, reviewed=True)
+                                       for d, s in evaluate.reviewed_splits(roles)]
         else:
             result["real"] = f"skipped: no datasets at {realdata.datasets_root()}"
     result["ms_1280x720_one_thread"] = evaluate.time_frames(reader)
@@ -56,13 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     elif "real" in result:
         print("real photos (read with --kinds d6):")
         for r in result["real"]:
-            role = "NEVER USED IN TRAINING" if r["role"] == "heldout" else r["role"]
-            print(f"  {r['dataset']}/{r['split']} [{role}]: {r['photos']} photos, {r['dice']} dice; "
-                  f"found {100 * r['recall']:.1f}%, read right {100 * r['accuracy']:.1f}% "
-                  f"(confident only {100 * r['accuracy_confident']:.1f}%, uncertain {100 * r['uncertain']:.1f}%), "
-                  f"found and read right {pct_with_interval(r['recall'] * r['accuracy'], r['dice'])}, "
-                  f"photos all right {pct_with_interval(r['photos_all_right'], r['photos'])}, "
-                  f"extra {r['extra_detections']}")
+            _print_real(r)
+        if result["real_reviewed"]:
+            print("the same, labels reviewed where they and the reader disagreed (companion/vision/label_review.json):")
+            for r in result["real_reviewed"]:
+                _print_real(r, f"; {r['labels_changed']} labels changed")
         print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")
     print("median ms per 1280x720 frame (1 thread): "
           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread"].items()))

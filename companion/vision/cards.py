@@ -75,6 +75,38 @@ def real_table(real: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def review_text(results: dict) -> str:
+    """The real photos again with their labels reviewed where they and the reader disagreed, and what the
+    review found (label_review.py); "" when no split was reviewed."""
+    reviewed, rows = results.get("real_reviewed") or [], results.get("label_review") or []
+    if not reviewed:
+        return ""
+    outcomes = [k for k in rows[0] if k not in ("dataset", "split", "why", "dice")]
+    lines = ["| dataset / split | looked at because | dice | " + " | ".join(outcomes) + " |",
+             "|---|---|---|" + "---|" * len(outcomes)]
+    for r in rows:
+        lines.append(f"| {r['dataset']} / {r['split']} | {r['why']} | {r['dice']} | "
+                     + " | ".join(str(r[o]) for o in outcomes) + " |")
+    changed = ", ".join(f"{r['dataset']} / {r['split']} {r['labels_changed']}" for r in reviewed)
+    return f"""### The same photos, labels reviewed
+
+Where a label and the reader disagreed, a person looked at the die without seeing either (a blind contact
+sheet, `python -m companion.vision.label_review`; a few agreeing dice mixed in) and wrote down the face on top.
+Only a wrong value or box, a box that is no die, and a die nobody can make out change a label; a die whose top
+face the photo does not show keeps its label, so that the reviewed figures do not drop only the reader's
+failures. `companion/vision/label_review.json` holds every look. Labels changed:
+{changed}.
+
+{real_table(reviewed)}
+
+What the review found ("label right": the reader was wrong; "top hidden": the photo does not show the face on
+top, seen from the side, blurred or covered, and the label names the face towards the camera):
+
+{chr(10).join(lines)}
+
+"""
+
+
 def synth_table(syn: dict) -> str:
     lines = ["| kind | dice | found (recall) | read right (of found) | uncertain |", "|---|---|---|---|---|"]
     for kind, s in syn["per_kind"].items():
@@ -140,7 +172,7 @@ neighbouring dice, fingers).
 
 {real_table(results['real'])}
 
-## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
+{review_text(results)}## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
 
 {synth_table(results['synthetic'])}
 
@@ -163,6 +195,8 @@ Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 f
   61% of single synthetic d6 right (92% from above). Most misreads on the Catan validation photos are such
   close-ups: 6 read as 4 or 5, 4 read as 5.
 - Dice stacked or leaning on another die are usually reported as uncertain, sometimes misread.
+- A face showing 1 whose die shows a side face's pips beside it can be read as 2 (two of the three misreads
+  left on the matteop65 validation photos once their labels were reviewed).
 - A side face showing its pips beside the top face can be found as a second die, often read confidently:
   most extra finds on the matteop65 validation photos are such side faces. The app then sees a die too
   many and waits (or sets the extra aside when it is uncertain: docs/rulings.md, dice reader ruling 11).

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision import realdata, synth
+from companion.vision import label_review, realdata, synth
 from companion.vision.classes import CLASS_NAMES, CLASSES, KINDS, NONE
 from companion.vision.confidence import ece
 from companion.vision.realdata import match
@@ -64,9 +64,13 @@ def evaluate_synthetic(reader, n_scenes: int = 200, seed: int = SYNTH_SEED, h: i
     return out
 
 
-def evaluate_real(reader, dataset: str, split: str, rows: list | None = None) -> dict:
-    """Real photos: recall (found / labelled), accuracy of found dice, share of photos all right."""
+def evaluate_real(reader, dataset: str, split: str, rows: list | None = None, reviewed: bool = False) -> dict:
+    """Real photos: recall (found / labelled), accuracy of found dice, share of photos all right; with
+    ``reviewed``, on the labels as reviewed (label_review.py)."""
     photos = realdata.load_split(dataset, split)
+    changed = 0
+    if reviewed:
+        photos, changed = label_review.apply_reviews(photos, dataset, split)
     total = found = right = right_confident = confident = uncertain = extra = all_right = 0
     for p in photos:
         img = cv2.imread(str(p.path))
@@ -107,6 +111,7 @@ def evaluate_real(reader, dataset: str, split: str, rows: list | None = None) ->
         "dice": total, "recall": found / max(1, total), "accuracy": right / max(1, found),
         "accuracy_confident": right_confident / max(1, confident), "uncertain": uncertain / max(1, found),
         "photos_all_right": all_right / max(1, len(photos)), "extra_detections": extra,
+        **({"labels_changed": changed} if reviewed else {}),
     }
 
 
@@ -192,6 +197,12 @@ def real_splits(roles=("valid", "heldout", "train")):
     return [(d, s) for (d, s), role in realdata.SPLITS.items() if role in roles]
 
 
+def reviewed_splits(roles=("valid", "heldout")):
+    """The splits of ``roles`` whose labels were reviewed where they and the reader disagreed."""
+    looked_at = label_review.summary()
+    return [(d, s) for d, s in real_splits(roles) if (d, s) in looked_at]
+
+
 def write_cards(out: Path, manifest: dict | None = None) -> dict:
     from companion.vision.models import manifest as load_manifest
     from companion.vision.reader import DiceReader
@@ -205,6 +216,8 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
     # the real photos show only six-sided dice, and a game tells the reader which kinds it uses
     d6_reader = DiceReader(kinds=("d6",), threads=1, models_folder=out)
     real = [evaluate_real(d6_reader, d, s, rows) for d, s in real_splits()] if realdata.available() else []
+    real_reviewed = [evaluate_real(d6_reader, d, s, reviewed=True) for d, s in reviewed_splits()] \
+        if realdata.available() else []
     if rows:
         with open(out / "dice_eval_real.csv", "w", newline="") as f:
             wr = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -212,7 +225,8 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
             wr.writerows(rows)
     one = DiceReader(threads=1, models_folder=out)
     timing = time_frames(one)
-    results = {"synthetic": syn, "classifier": cls_stats, "real": real, "ms_1280x720_one_thread": timing,
+    results = {"synthetic": syn, "classifier": cls_stats, "real": real, "real_reviewed": real_reviewed,
+               "label_review": label_review.summary_rows(), "ms_1280x720_one_thread": timing,
                "ms_640x640_25_dice_one_thread": time_frames(one, (25,), 640, 640, size_range=(20, 70))["25_dice"]}
     (out / "dice_eval.json").write_text(json.dumps(results, indent=2) + "\n")
     from companion.vision.cards import write_model_cards
