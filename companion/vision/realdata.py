@@ -78,14 +78,19 @@ def split_for_calibration(photos: list[Photo]) -> tuple[list[Photo], list[Photo]
 
 
 def match(pred_boxes, true_boxes) -> list[tuple[int, int]]:
-    """Greedy centre matching: a prediction matches a label when each centre lies inside the other's
-    box (grown by 20%); nearest pairs first. Returns (pred_index, true_index) pairs."""
+    """Greedy centre matching: a prediction matches a label when the label's centre lies inside the
+    prediction's box (grown by 20%) and the prediction's centre lies within 0.6 of the label's longer side
+    of the label's centre; nearest pairs first. Returns (pred_index, true_index) pairs.
+
+    The label's longer side, not its height: matteop65 boxes the top face alone, which on an oblique die is
+    a thin strip above the die's centre (a 50x16 box on a die 60 px tall)."""
     pairs = []
     for i, (px, py, pw, ph) in enumerate(pred_boxes):
         pcx, pcy = px + pw / 2, py + ph / 2
         for j, (tx, ty, tw, th) in enumerate(true_boxes):
             tcx, tcy = tx + tw / 2, ty + th / 2
-            if abs(pcx - tcx) <= 0.6 * tw and abs(pcy - tcy) <= 0.6 * th and abs(pcx - tcx) <= 0.6 * pw \
+            reach = 0.6 * max(tw, th)
+            if abs(pcx - tcx) <= reach and abs(pcy - tcy) <= reach and abs(pcx - tcx) <= 0.6 * pw \
                     and abs(pcy - tcy) <= 0.6 * ph:
                 pairs.append(((pcx - tcx) ** 2 + (pcy - tcy) ** 2, i, j))
     pairs.sort()

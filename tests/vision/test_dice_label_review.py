@@ -158,3 +158,12 @@ def test_the_card_shows_the_reviewed_figures_and_what_the_review_found():
     assert "Labels changed:\nset / valid 2." in text and "| set / valid | validation (not trained on) | 10 | 40 |" in text
     assert f"| {DS} / {SPLIT} | misread | 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text
     assert review_text({"real": []}) == ""
+
+
+def test_a_thin_top_face_label_matches_the_whole_die_but_not_its_neighbour():
+    top_face = (298, 46, 50, 16)  # matteop65: the top face alone of an oblique die, a strip above its centre
+    whole_die, neighbour = (285, 34, 53, 62), (350, 34, 53, 62)
+    assert realdata.match([whole_die], [top_face]) == [(0, 0)]
+    assert realdata.match([neighbour], [top_face]) == []
+    # one label, two finds: the nearer centre takes it, the other stays an extra find
+    assert realdata.match([neighbour, whole_die], [top_face]) == [(1, 0)]
