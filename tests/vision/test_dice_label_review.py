@@ -167,3 +167,24 @@ def test_a_thin_top_face_label_matches_the_whole_die_but_not_its_neighbour():
     assert realdata.match([neighbour], [top_face]) == []
     # one label, two finds: the nearer centre takes it, the other stays an extra find
     assert realdata.match([neighbour, whole_die], [top_face]) == [(1, 0)]
+
+
+def test_a_first_look_against_the_label_gets_a_second_look_which_decides(tmp_path, monkeypatch):
+    _dataset(tmp_path, [{"value": 3, "box": [20, 20, 40, 40]}, {"value": 4, "box": [120, 120, 40, 40]}])
+    monkeypatch.setenv("COMPANION_DATASETS", str(tmp_path))
+    review = tmp_path / "label_review.json"
+    monkeypatch.setattr(label_review, "REVIEW_FILE", review)
+    misread = {**_review((20, 20, 40, 40), 5, label=3)}  # the first look read 5 where the label says 3
+    agreed = {**_review((120, 120, 40, 40), 4, label=4), "why": "agreement"}
+    label_review.write_reviews([misread, agreed], review)
+    items = label_review.second_looks()
+    assert [(i["box"], i["second"]) for i in items] == [([20, 20, 40, 40], True)]
+    out = tmp_path / "second"
+    label_review.write_sheets(items, out, tile=300, context=1.5)
+    (out / "pending.json").write_text(json.dumps(items))
+    (out / "seen.txt").write_text("0 3\n")  # the second look agrees with the label
+    assert label_review.merge(out) == 1
+    entry = label_review.load_reviews()[label_review._key(DS, SPLIT, "p.jpg", (20, 20, 40, 40))]
+    assert entry["seen"] == 3 and entry["first_look"] == 5 and entry["second_look"] is True
+    assert label_review.outcome(entry) == "label right"
+    assert label_review.second_looks() == []  # looked at twice: not again
