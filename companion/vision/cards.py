@@ -91,16 +91,19 @@ def review_text(results: dict) -> str:
     return f"""### The same photos, labels reviewed
 
 Where a label and the reader disagreed, a person looked at the die without seeing either (a blind contact
-sheet, `python -m companion.vision.label_review`; a few agreeing dice mixed in) and wrote down the face on top.
+sheet, `python -m companion.vision.label_review`; a few agreeing dice mixed in) and wrote down the face on top;
+a found die read otherwise than its label was looked at a second time, larger, and the second look decides.
 Only a wrong value or box, a box that is no die, and a die nobody can make out change a label; a die whose top
 face the photo does not show keeps its label, so that the reviewed figures do not drop only the reader's
-failures. `companion/vision/label_review.json` holds every look. Labels changed:
+failures. `companion/vision/label_review.json` holds every look (docs/rulings.md, dice reader ruling 13).
+Labels changed:
 {changed}.
 
 {real_table(reviewed)}
 
-What the review found ("label right": the reader was wrong; "top hidden": the photo does not show the face on
-top, seen from the side, blurred or covered, and the label names the face towards the camera):
+What the review found ("label right": the label names the face on top, so a die missed, misread or read
+uncertainly there is the reader's own failure; "top hidden": the photo does not show the face on top, seen from
+the side, blurred or covered, and the label names the face towards the camera):
 
 {chr(10).join(lines)}
 
