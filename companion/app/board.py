@@ -227,6 +227,10 @@ class CameraRecognizer:
                                "board_map": self._info.source if self._info else "", "board_source": self._source}
         if result.usable:
             out["homography"] = np.asarray(result.homography, np.float64).tolist()
+            angle = self._tracker.view_angle(result, (image.shape[1], image.shape[0]))
+            if angle is not None:  # how obliquely the camera sees the board: dice read poorly from low down
+                limit = float(self._tracker.config["view"]["lean_warn_deg"])
+                out.update(view_angle=round(angle, 1), view_leaning=angle > limit, view_lean_limit=limit)
         return out
 
     def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n, overlay, paths, theme
@@ -52,6 +52,9 @@ class CompanionApp(App):
     board_source = StringProperty("")  # markers | tracked | tapped (the family's four corners) | none
     camera_profile_name = StringProperty("")
     camera_live = BooleanProperty(False)  # a real picture source (not the demo): its board pose is tracked
+    view_angle = NumericProperty(0)  # degrees between the table's normal and the camera's view of the board
+    view_leaning = BooleanProperty(False)  # so oblique that dice are read poorly: the app advises
+    view_lean_limit = NumericProperty(45)  # the pose config's view.lean_warn_deg, as the camera path reports it
     source_name = StringProperty("")
     speech_label = StringProperty("")
 
@@ -309,6 +312,9 @@ class CompanionApp(App):
         if not self.source_is_demo and "board" in observation:
             H = observation.get("homography")
             self._pose_H = np.asarray(H, np.float64) if H is not None else None
+            self.view_angle = float(observation.get("view_angle", 0.0))
+            self.view_leaning = bool(observation.get("view_leaning", False))
+            self.view_lean_limit = float(observation.get("view_lean_limit", self.view_lean_limit))
         if self.controller.session is not None and (self.demo_game or not self.source_is_demo):
             self.controller.observe(generation, observation, captured_at)
             if self.sm.current == "table":
@@ -411,6 +417,9 @@ class CompanionApp(App):
         status = ctl.vision_status if on_table else ""
         if on_table and not self.source_is_demo and self.board_status and not self.board_found:
             status = f"{self.board_status} - {status}" if status else self.board_status  # why no marks on the board
+        elif on_table and not self.source_is_demo and self.view_leaning:  # often why the dice are misread or missed
+            lean = self.tr("camera:lean_short", self.lang, angle=round(self.view_angle))
+            status = f"{status} - {lean}" if status else lean
         key = (w_px, h_px, self.sm.current, status, tuple(sorted(marks.items())),
                tuple((tuple(d.get("box") or ()), d.get("value"), bool(d.get("uncertain"))) for d in dice),
                None if homography is None else homography.round(3).tobytes(),

@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     for kind, s in syn["per_kind"].items():
         print(f"  {kind:7} {s['dice']:5} dice  found {100 * s['recall']:6.2f}%  read right {100 * s['accuracy']:6.2f}%"
               f"  uncertain {100 * s['uncertain']:5.2f}%")
+    print("  d6 read right by the angle its top face is seen at (degrees from the line of sight): "
+          + ", ".join(f"{a['degrees']} {100 * a['accuracy']:.0f}% of {a['dice']}" for a in syn["d6_by_view_angle"]))
     if isinstance(result.get("real"), str):
         print(f"real photos: {result['real']}")
     elif "real" in result:

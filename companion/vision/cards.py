@@ -114,6 +114,13 @@ def synth_table(syn: dict) -> str:
     lines = ["| kind | dice | found (recall) | read right (of found) | uncertain |", "|---|---|---|---|---|"]
     for kind, s in syn["per_kind"].items():
         lines.append(f"| {kind} | {s['dice']} | {_pct(s['recall'])} | {_pct(s['accuracy'])} | {_pct(s['uncertain'])} |")
+    by_angle = syn.get("d6_by_view_angle")
+    if by_angle:  # how the reading falls as the camera leans (docs/rulings.md, dice reader ruling 14)
+        lines += ["", "Six-sided dice by the angle between the upward face's normal and the line of sight:", "",
+                  "| degrees | " + " | ".join(a["degrees"] for a in by_angle) + " |",
+                  "|---|" + "---|" * len(by_angle),
+                  "| dice | " + " | ".join(str(a["dice"]) for a in by_angle) + " |",
+                  "| read right (of found) | " + " | ".join(_pct(a["accuracy"]) for a in by_angle) + " |"]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import statistics
 import sys
 import time
@@ -27,6 +28,16 @@ from companion.vision.realdata import match
 SYNTH_SEED = 777_000  # far from every training seed
 
 
+# degrees between a die's upward face normal and the line of sight: how the accuracy falls as the camera
+# leans (the app advises above pose_config.json's view.lean_warn_deg, docs/rulings.md dice reader ruling 14)
+ANGLE_BINS = (0, 15, 25, 35, 45, 55, 90)
+
+
+def _angle_bin(top_cos: float) -> int:
+    degrees = math.degrees(math.acos(max(-1.0, min(1.0, top_cos))))
+    return next((k for k, hi in enumerate(ANGLE_BINS[1:]) if degrees < hi), len(ANGLE_BINS) - 2)
+
+
 def _right(reading, kind, value) -> bool:
     return reading.kind == kind and reading.value == value
 
@@ -39,6 +50,7 @@ def evaluate_synthetic(reader, n_scenes: int = 200, seed: int = SYNTH_SEED, h: i
     """
     rng = np.random.default_rng(seed)
     per_kind = defaultdict(lambda: [0, 0, 0, 0])  # total, found, right, uncertain
+    per_angle = [[0, 0, 0] for _ in ANGLE_BINS[1:]]  # d6 only: total, found, right
     extra = 0
     for _ in range(n_scenes):
         scene = synth.render_scene(rng, h, w, allow_fingers=False)
@@ -50,13 +62,20 @@ def evaluate_synthetic(reader, n_scenes: int = 200, seed: int = SYNTH_SEED, h: i
             if d.label == NONE:
                 continue
             s = per_kind[d.kind]
+            a = per_angle[_angle_bin(d.top_cos)] if d.kind == "d6" else [0, 0, 0]
             s[0] += 1
+            a[0] += 1
             if j in matched_truth:
                 r = readings[matched_truth[j]]
                 s[1] += 1
                 s[2] += _right(r, d.kind, d.value)
                 s[3] += r.uncertain
-    out = {"scenes": n_scenes, "extra_detections": extra, "per_kind": {}}
+                a[1] += 1
+                a[2] += _right(r, d.kind, d.value)
+    bins = [f"{lo:g}-{hi:g}" for lo, hi in zip(ANGLE_BINS, ANGLE_BINS[1:], strict=False)]
+    out = {"scenes": n_scenes, "extra_detections": extra, "per_kind": {},
+           "d6_by_view_angle": [{"degrees": b, "dice": t, "recall": f / max(1, t), "accuracy": r / max(1, f)}
+                                for b, (t, f, r) in zip(bins, per_angle, strict=True)]}
     for kind in KINDS:
         t, f, r, u = per_kind[kind]
         out["per_kind"][kind] = {"dice": t, "recall": f / max(1, t), "accuracy": r / max(1, f),

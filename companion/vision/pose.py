@@ -378,6 +378,29 @@ def to_image(H: np.ndarray, points_mm: np.ndarray, camera: CameraProfile | None 
     return camera.distort_points(pts) if camera is not None else pts
 
 
+def view_angle_deg(H: np.ndarray, image_size: Sequence[int], point_mm: Sequence[float],
+                   camera: CameraProfile | None = None, focal_guess: float = 0.8) -> float:
+    """Degrees between the table's normal and the camera's line of sight to ``point_mm`` on the board:
+    0 looking straight down, towards 90 looking along the table.
+
+    ``H`` maps board mm to (undistorted) image px, so ``K^-1 H`` holds the board's axes in the camera frame
+    up to scale (Zhang's decomposition); their cross product is the table's normal. Without a camera profile
+    the focal length is guessed as ``focal_guess`` times the picture's longer side (phones and webcams see
+    60-75 degrees across), which puts the angle within a few degrees."""
+    w, h = float(image_size[0]), float(image_size[1])
+    if camera is not None:
+        K = np.asarray(camera.camera_matrix, np.float64)
+    else:
+        f = focal_guess * max(w, h)
+        K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], np.float64)
+    M = np.linalg.solve(K, np.asarray(H, np.float64))
+    normal = np.cross(M[:, 0] / np.linalg.norm(M[:, 0]), M[:, 1] / np.linalg.norm(M[:, 1]))
+    seen = np.asarray(H, np.float64) @ np.array([point_mm[0], point_mm[1], 1.0])
+    ray = np.linalg.solve(K, seen / seen[2])
+    cos = abs(float(normal @ ray)) / (float(np.linalg.norm(normal) * np.linalg.norm(ray)) or 1.0)
+    return float(np.degrees(np.arccos(min(1.0, cos))))
+
+
 def corner_motion_px(H_a: np.ndarray, H_b: np.ndarray, board: BoardMap) -> float:
     """Largest move, in px, of a board corner between two homographies."""
     corners = board.board_corners_mm()
@@ -494,6 +517,18 @@ class BoardTracker:
     def reset(self) -> None:
         self._last = self._rechecking = self._still_ref = self._tapped = self._tapped_ref = None
         self._reused = 0
+
+    def view_angle(self, result: PoseResult, image_size: Sequence[int]) -> float | None:
+        """How obliquely the camera sees the middle of the play area (:func:`view_angle_deg`), or ``None``
+        without a usable pose. Dice are read well up to about ``view.lean_warn_deg`` (45) degrees."""
+        if not result.usable or result.homography is None:
+            return None
+        x0, y0, x1, y1 = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
+        try:
+            return view_angle_deg(result.homography, image_size, ((x0 + x1) / 2, (y0 + y1) / 2), self.camera,
+                                  self.config["view"]["focal_guess"])
+        except np.linalg.LinAlgError:  # a degenerate homography: no angle rather than a wrong one
+            return None
 
     @property
     def has_tapped_corners(self) -> bool:

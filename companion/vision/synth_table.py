@@ -124,6 +124,24 @@ def random_homography(
     return cv2.getPerspectiveTransform(ext.astype(np.float32), dst.astype(np.float32)).astype(np.float64)
 
 
+def camera_homography(board: BoardMap, tilt_deg: float, size: tuple[int, int] = (1280, 720),
+                      focal_guess: float = 0.8, fill: float = 0.75) -> np.ndarray:
+    """Board mm -> image px of a pinhole camera (focal length ``focal_guess`` times the longer side, as
+    :func:`companion.vision.pose.view_angle_deg` assumes) that looks at the board's middle ``tilt_deg``
+    degrees from straight down, from the far side of the table, and far enough for the board to fill
+    about ``fill`` of the frame height."""
+    W, H = size
+    f = focal_guess * max(W, H)
+    K = np.array([[f, 0, W / 2], [0, f, H / 2], [0, 0, 1.0]])
+    x0, y0, x1, y1 = board.extent_mm()
+    distance = max(x1 - x0, y1 - y0) * f / (fill * H)
+    t = np.deg2rad(tilt_deg)
+    R = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])  # world -> camera
+    centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2 - distance * np.sin(t), -distance * np.cos(t)])
+    Hm = K @ np.c_[R[:, 0], R[:, 1], -R @ centre]
+    return Hm / Hm[2, 2]
+
+
 def render_scene(
     board: BoardMap,
     homography: np.ndarray,

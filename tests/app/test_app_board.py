@@ -57,6 +57,27 @@ def test_camera_recognizer_tracks_the_board_of_the_game(scene, tmp_path):
     assert info is None and "no board map" in why
 
 
+def test_camera_recognizer_says_when_the_camera_sees_the_table_too_obliquely(tmp_path):
+    """Dice are read poorly beyond about 45 degrees from straight down (pose_config.json "view"): the camera
+    path reports the angle and whether it is past that, so the app can advise raising the camera."""
+    from companion.vision.synth_table import camera_homography, render_scene
+
+    board = load_board_map(reference_map_path(GAME))
+    rec = CameraRecognizer(tmp_path)
+    rec.set_game(GAME)
+    seen = {}
+    for tilt in (15, 60):
+        image = render_scene(board, camera_homography(board, tilt, (960, 720)), (960, 720),
+                             rng=np.random.default_rng(tilt)).image
+        rec.set_game(GAME, reload=True)  # a new camera position: no pose carried over
+        obs = rec(image, {})
+        assert "homography" in obs, obs["board"]
+        seen[tilt] = (obs["view_angle"], obs["view_leaning"], obs["view_lean_limit"])
+    assert abs(seen[15][0] - 15) < 2 and seen[15][1] is False
+    assert abs(seen[60][0] - 60) < 2 and seen[60][1] is True and seen[60][2] == 45.0
+    assert "view_angle" not in rec(np.full((720, 960, 3), 90, np.uint8), {})  # no board, no angle
+
+
 def test_teach_the_board_from_taps_saves_the_fitted_map_the_tracker_then_uses(scene, tmp_path):
     board, image, H = scene
     teaching = BoardTeaching(GAME, tmp_path)

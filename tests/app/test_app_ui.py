@@ -316,6 +316,24 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
         assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
         assert not np.allclose(H, demo_homography(board.size_mm)) and "shield" in geometry
+        assert not app.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
+
+        # --- a camera low at the table's side: set-up advises raising it (dice read poorly from low down) --------
+        from companion.vision.synth_table import camera_homography
+
+        (tmp_path / "low").mkdir()
+        cv2.imwrite(str(tmp_path / "low" / "board.png"),
+                    render_scene(board, camera_homography(board, 60, (960, 720)), (960, 720), rng=rng).image)
+        app.open_source(f"images:{tmp_path / 'low'}")
+        pump(lambda: app.view_leaning, timeout=30, what="the low camera seen")
+        EventLoop.idle()
+        assert app.board_found and abs(app.view_angle - 60) < 3
+        assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.view_angle), limit=45)
+        app.go("table")  # the table's picture says it too, in short
+        EventLoop.idle()
+        app._draw(app._last_frame)  # a still picture sends no new frame: draw the table's overlay now
+        assert table.ids.preview.overlay_key[3] == tr("camera:lean_short", angle=round(app.view_angle))
+        app.go("setup")
 
         # --- the markers hidden: "tap the 4 corners" finds the board, and the indicator says so ------------------
         hidden = render_scene(board, true_H, (960, 720), rng=np.random.default_rng(11)).image

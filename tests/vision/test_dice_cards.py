@@ -1,4 +1,7 @@
-"""Model cards: the hand-written "This run" section survives a rewrite for the same model, not a new one."""
+"""Model cards: the hand-written "This run" section survives a rewrite for the same model, not a new one;
+the figures they show."""
+
+import math
 
 from companion.vision.cards import kept_hand_section
 
@@ -44,3 +47,19 @@ def test_real_figures_carry_their_95_percent_interval_which_narrows_with_more_di
     few, many = real_table([{**row, "dice": 100}]), real_table([{**row, "dice": 400}])
     assert "60.0% ± 9.6" in few and "60.0% ± 4.8" in many  # found and read right: 0.8 x 0.75 of the dice
     assert "50.0% ± 10.4" in few  # photos all right, on 88 photos
+
+
+def test_the_synthetic_benchmark_splits_the_six_sided_dice_by_the_angle_their_top_is_seen_at():
+    from companion.vision.evaluate import ANGLE_BINS, _angle_bin, evaluate_synthetic
+
+    assert [_angle_bin(math.cos(math.radians(d))) for d in (0, 14.9, 15.1, 44, 50, 80)] == [0, 0, 1, 3, 4, 5]
+
+    class Blind:  # finds nothing: every die counts, none is found
+        def read(self, img):
+            return []
+
+    result = evaluate_synthetic(Blind(), 4)
+    by_angle = result["d6_by_view_angle"]
+    assert [a["degrees"] for a in by_angle][0] == "0-15" and len(by_angle) == len(ANGLE_BINS) - 1
+    assert sum(a["dice"] for a in by_angle) == result["per_kind"]["d6"]["dice"] > 0
+    assert all(a["recall"] == 0 for a in by_angle)

@@ -279,3 +279,32 @@ def test_the_half_size_search_has_its_own_threshold_windows():
                for p in (det._coarse.getDetectorParameters(), det._fine.getDetectorParameters())]
     full = tuple(cfg[f"adaptive_thresh_win_size_{k}"] for k in ("min", "max", "step"))
     assert windows == [(7, 17, 10), full]
+
+
+@pytest.mark.parametrize("tilt", [0, 20, 45, 60])
+def test_the_view_angle_is_read_from_the_pose_of_a_rendered_board(tilt):
+    from companion.vision.synth_table import camera_homography
+
+    H = camera_homography(BOARD, tilt, (1280, 720))
+    image = render_scene(BOARD, H, (1280, 720), rng=np.random.default_rng(tilt)).image
+    tracker = BoardTracker(BOARD)
+    result = tracker.update(image)
+    assert result.usable, result.message
+    assert abs(tracker.view_angle(result, (1280, 720)) - tilt) < 2.0
+    assert tracker.view_angle(tracker.update(np.zeros_like(image)), (1280, 720)) is None  # no pose, no angle
+
+
+def test_a_camera_profile_gives_the_focal_length_the_angle_is_measured_with():
+    from companion.vision.intrinsics import CameraProfile
+    from companion.vision.pose import view_angle_deg
+    from companion.vision.synth_table import camera_homography
+
+    # a long lens (focal 2x the guess): the same picture geometry means another angle once the lens is known
+    H = camera_homography(BOARD, 40, (1280, 720), focal_guess=1.6)
+    centre = BOARD.extent_mm()
+    point = ((centre[0] + centre[2]) / 2, (centre[1] + centre[3]) / 2)
+    K = np.array([[1.6 * 1280, 0, 640], [0, 1.6 * 1280, 360], [0, 0, 1.0]])
+    profile = CameraProfile("long-lens", (1280, 720), K, np.zeros(5))
+    assert abs(view_angle_deg(H, (1280, 720), point, profile) - 40) < 0.5
+    assert abs(view_angle_deg(H, (1280, 720), point) - 40) > 5  # the guessed focal length is off here
+    assert load_pose_config()["view"]["lean_warn_deg"] == 45.0
