@@ -330,9 +330,13 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert app.board_found and abs(app.view_angle - 60) < 3
         assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.view_angle), limit=45)
         app.go("table")  # the table's picture says it too, in short
-        EventLoop.idle()
-        app._draw(app._last_frame)  # a still picture sends no new frame: draw the table's overlay now
-        assert table.ids.preview.overlay_key[3] == tr("camera:lean_short", angle=round(app.view_angle))
+        lean_short = tr("camera:lean_short", angle=round(app.view_angle))
+
+        def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
+            app._draw(app._last_frame)
+            return (table.ids.preview.overlay_key or (None,) * 4)[3] == lean_short
+
+        pump(advised, what="the short advice over the table's picture")
         app.go("setup")
 
         # --- the markers hidden: "tap the 4 corners" finds the board, and the indicator says so ------------------
