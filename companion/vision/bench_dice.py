@@ -1,10 +1,11 @@
 """``companion bench dice [--json] [--scenes N] [--no-real]``: dice-reading benchmark.
 
-Prints per-kind accuracy on a fresh synthetic set, recall and accuracy on the real photos (each split
-with its role: validation, or never used in training; the per-die and per-photo shares with their 95%
-intervals; again with the labels reviewed where they and the reader disagreed), the median ms per 1280x720 frame with 2, 5 and 10 dice using one onnxruntime thread, and that
-of the motion meter that holds a roll back while something moves over the table. Exit status 0, or 2
-when the models cannot be loaded.
+Prints per-kind accuracy on a fresh synthetic set (and the six-sided dice's by the angle their top face
+is seen at), recall and accuracy on the real photos (each split with its role: validation, or never used
+in training; the per-die and per-photo shares with their 95% intervals; again with the labels reviewed
+where they and the reader disagreed), the median ms per 1280x720 frame with 2, 5 and 10 dice using one
+onnxruntime thread, and that of the motion meter that holds a roll back while something moves over the
+table. Exit status 0, or 2 when the models cannot be loaded.
 """
 
 from __future__ import annotations

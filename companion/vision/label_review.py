@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision import realdata
+from companion.vision.errors import VisionError
 
 REVIEW_FILE = Path(__file__).with_name("label_review.json")
 NOT_A_DIE = "not a die"
@@ -319,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
             reader = DiceReader(kinds=("d6",))
             items = disagreements(reader, args.dataset, args.split, args.agreements, args.seed)
             tile, context = args.tile, 2.0
-    except (OSError, ValueError, KeyError) as exc:  # a missing folder or split, a bad note, a damaged file
-        print(f"error: {exc}", file=sys.stderr)
+    except (OSError, ValueError, KeyError, VisionError) as exc:  # a missing folder or split, a bad note,
+        print(f"error: {exc}", file=sys.stderr)  # a damaged file, the reader's models missing
         return 2
     sheets = write_sheets(items, args.out, tile, context)
     # the labels and readings stay in pending.json; the reviewer writes only seen.txt, from the sheets

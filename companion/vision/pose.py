@@ -525,10 +525,11 @@ class BoardTracker:
             return None
         x0, y0, x1, y1 = self.board.play_area_mm or (0.0, 0.0, *self.board.size_mm)
         try:
-            return view_angle_deg(result.homography, image_size, ((x0 + x1) / 2, (y0 + y1) / 2), self.camera,
-                                  self.config["view"]["focal_guess"])
+            angle = view_angle_deg(result.homography, image_size, ((x0 + x1) / 2, (y0 + y1) / 2), self.camera,
+                                   self.config["view"]["focal_guess"])
         except np.linalg.LinAlgError:  # a degenerate homography: no angle rather than a wrong one
             return None
+        return angle if np.isfinite(angle) else None
 
     @property
     def has_tapped_corners(self) -> bool:
