@@ -48,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_real:
         if realdata.available():
             d6_reader = DiceReader(kinds=("d6",), threads=1)  # the photos show only six-sided dice
-            result["real"] = [evaluate.evaluate_real(d6_reader, d, s) for d, s in evaluate.real_splits(roles)]
-            result["real_reviewed"] = [evaluate.evaluate_real(d6_reader, d, s, reviewed=True)
+            cache: dict = {}  # each photo read once, for the figures as labelled and as reviewed
+            result["real"] = [evaluate.evaluate_real(d6_reader, d, s, readings_cache=cache)
+                              for d, s in evaluate.real_splits(roles)]
+            result["real_reviewed"] = [evaluate.evaluate_real(d6_reader, d, s, reviewed=True, readings_cache=cache)
                                        for d, s in evaluate.reviewed_splits(roles)]
         else:
             result["real"] = f"skipped: no datasets at {realdata.datasets_root()}"

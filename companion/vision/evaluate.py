@@ -83,19 +83,24 @@ def evaluate_synthetic(reader, n_scenes: int = 200, seed: int = SYNTH_SEED, h: i
     return out
 
 
-def evaluate_real(reader, dataset: str, split: str, rows: list | None = None, reviewed: bool = False) -> dict:
+def evaluate_real(reader, dataset: str, split: str, rows: list | None = None, reviewed: bool = False,
+                  readings_cache: dict | None = None) -> dict:
     """Real photos: recall (found / labelled), accuracy of found dice, share of photos all right; with
-    ``reviewed``, on the labels as reviewed (label_review.py)."""
+    ``reviewed``, on the labels as reviewed (label_review.py). A ``readings_cache`` shared between the
+    two calls for a split reads each photo once."""
     photos = realdata.load_split(dataset, split)
     changed = 0
     if reviewed:
         photos, changed = label_review.apply_reviews(photos, dataset, split)
     total = found = right = right_confident = confident = uncertain = extra = all_right = 0
+    cache = readings_cache if readings_cache is not None else {}
     for p in photos:
-        img = cv2.imread(str(p.path))
-        if img is None:
-            continue
-        readings = reader.read(img)
+        if p.path not in cache:
+            img = cv2.imread(str(p.path))
+            if img is None:
+                continue
+            cache[p.path] = reader.read(img)
+        readings = cache[p.path]
         pairs = match([r.box for r in readings], [d.box for d in p.dice])
         by_truth = {j: readings[i] for i, j in pairs}
         extra += len(readings) - len(pairs)
@@ -234,8 +239,10 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
     rows: list[dict] = []
     # the real photos show only six-sided dice, and a game tells the reader which kinds it uses
     d6_reader = DiceReader(kinds=("d6",), threads=1, models_folder=out)
-    real = [evaluate_real(d6_reader, d, s, rows) for d, s in real_splits()] if realdata.available() else []
-    real_reviewed = [evaluate_real(d6_reader, d, s, reviewed=True) for d, s in reviewed_splits()] \
+    cache: dict = {}  # each photo read once, for the figures as labelled and as reviewed
+    real = [evaluate_real(d6_reader, d, s, rows, readings_cache=cache) for d, s in real_splits()] \
+        if realdata.available() else []
+    real_reviewed = [evaluate_real(d6_reader, d, s, reviewed=True, readings_cache=cache) for d, s in reviewed_splits()] \
         if realdata.available() else []
     if rows:
         with open(out / "dice_eval_real.csv", "w", newline="") as f:

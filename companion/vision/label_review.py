@@ -45,6 +45,7 @@ NOT_A_DIE = "not a die"
 UNCLEAR = "unclear"  # as the published "unclear": neither counted nor blamed
 TOP_HIDDEN = "top hidden"  # a die whose upward face the photo does not show or blurs: the label stays
 SHEET = (1280, 960)  # pixels of a contact sheet (width, height)
+ENTRY_KEYS = ("dataset", "split", "image", "box", "label", "reading", "why")  # what a review records of a die
 
 
 def _key(dataset: str, split: str, image: str, box) -> tuple:
@@ -201,7 +202,7 @@ def second_looks(dataset: str | None = None) -> list[dict]:
         img = cv2.imread(str(realdata.datasets_root() / e["dataset"] / e["split"] / e["image"]))
         if img is None:
             continue
-        items.append({**{k: e[k] for k in ("dataset", "split", "image", "box", "label", "reading", "why")},
+        items.append({**{k: e[k] for k in ENTRY_KEYS},
                       "seen": None, "second": True, "_tile": (img, tuple(e["box"]))})
     return items
 
@@ -275,7 +276,7 @@ def merge(folder: Path, path: Path | None = None) -> int:
             continue
         if key in known:
             continue
-        entry = {k: item[k] for k in ("dataset", "split", "image", "box", "label", "reading", "why") if k in item}
+        entry = {k: item[k] for k in ENTRY_KEYS if k in item}
         known[key] = {**entry, "seen": seen[item["number"]]}
         data["reviews"].append(known[key])
         added += 1
