@@ -39,11 +39,6 @@ from companion.journal import Journal, JournalError, Session
 NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
 MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
-APP_SUFFIX = ".app.json"  # beside journals of older app versions: the player colours (now in the journal header)
-
-
-def app_file(journal_path: Path) -> Path:
-    return Path(journal_path).with_suffix(APP_SUFFIX)
 
 
 def _valid_colours(saved: Any) -> list[int] | None:
@@ -52,18 +47,10 @@ def _valid_colours(saved: Any) -> list[int] | None:
     return None
 
 
-def load_colours(journal_path: Path | None, players: int, metadata: dict[str, Any] | None = None) -> list[int]:
-    """The player colours of a game: from the journal header's ``metadata`` (games started by this
-    version), else from the ``<journal>.app.json`` older versions kept beside the journal, else the
-    defaults (also for a damaged file)."""
+def load_colours(players: int, metadata: dict[str, Any] | None = None) -> list[int]:
+    """The player colours of a game: from the journal header's ``metadata``, else the defaults."""
     colours = list(DEFAULT_COLOURS)
     saved = _valid_colours((metadata or {}).get("colours"))
-    if saved is None and journal_path is not None:
-        try:
-            data = json.loads(app_file(journal_path).read_text(encoding="utf-8"))
-            saved = _valid_colours(data.get("colours") if isinstance(data, dict) else None)
-        except (OSError, ValueError):
-            pass
     if saved:
         colours[:len(saved)] = saved
     return (colours * 2)[:max(players, len(DEFAULT_COLOURS))]
@@ -301,8 +288,7 @@ class Controller:
     def resume(self, path: str | Path) -> Session:
         session = Session.resume(path)  # JournalError with a plain message
         self._install(load_game(session.game.name), session)
-        self.colours = load_colours(session.journal.path if session.journal else None, len(session.game.players),
-                                    session.metadata)
+        self.colours = load_colours(len(session.game.players), session.metadata)
         for warning in session.warnings:
             self.say("warn", warning)
         self.say("info", tr("table:resumed", game=self.title(), count=len(session.history)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -330,9 +330,3 @@ def parse_int_list(
         raise InvalidAction(f"A {what} shows {low}-{high}; {bad[0]} is not a face.")
     return values
 
-
-def sorted_actions(actions: Sequence[Action]) -> list[Action]:
-    """Actions in a stable order (by their JSON text) for numbered menus."""
-    import json
-
-    return sorted(actions, key=lambda a: json.dumps(a, sort_keys=True))

@@ -13,7 +13,7 @@ import pytest
 
 from companion.app import overlay
 from companion.app.board import CameraRecognizer, board_map_for, reference_map_path
-from companion.app.controller import Controller, app_file
+from companion.app.controller import Controller
 from companion.app.setup_flow import BoardTeaching, DiceRegistration, dice_roles, load_registry
 from companion.app.worker import RecognitionWorker
 from companion.vision.boardmap import MapSource, load_board_map, load_user_map
@@ -239,7 +239,7 @@ def test_player_colours_are_kept_in_the_journal_header_for_a_resume(tmp_path):
     path = ctl.session.journal.path
     header = json.loads(path.read_text().splitlines()[0])
     assert header["metadata"]["colours"][:3] == [3, 2, 1]
-    assert not app_file(path).exists()  # nothing beside the journal any more
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # nothing beside the journal
     ctl.random_outcome()
     ctl.confirm()
     ctl.close()
@@ -247,34 +247,21 @@ def test_player_colours_are_kept_in_the_journal_header_for_a_resume(tmp_path):
     again.resume(path)
     assert again.colours[:3] == [3, 2, 1]
     again.close()
-    app_file(path).write_text(json.dumps({"colours": [0, 0, 0]}))  # the header wins over a stray old file
-    third = Controller(tmp_path)
-    third.resume(path)
-    assert third.colours[:3] == [3, 2, 1]
-    third.close()
-    assert [p.name for p in (tmp_path / "journals").glob("*.jsonl")] == [path.name]
 
 
-def test_colours_of_an_older_game_are_read_from_its_app_file(tmp_path):
-    """A journal of an older app version has no metadata in its header; its colours sit in <journal>.app.json."""
+def test_a_journal_without_colours_in_its_header_gets_the_default_colours(tmp_path):
     ctl = Controller(tmp_path, seed=1)
-    ctl.new_game(GAME, ["Ann", "Ben", "Cy"])
+    ctl.new_game(GAME, ["Ann", "Ben", "Cy"], colours=[3, 2, 1])
     path = ctl.session.journal.path
     ctl.close()
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
     del header["metadata"]
     path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
-    app_file(path).write_text(json.dumps({"colours": [2, 3, 0]}))
     old = Controller(tmp_path)
     old.resume(path)
-    assert old.colours[:3] == [2, 3, 0]
+    assert old.colours[:3] == [0, 1, 2]
     old.close()
-    app_file(path).write_text("{damaged")
-    damaged = Controller(tmp_path)
-    damaged.resume(path)
-    assert damaged.colours[:3] == [0, 1, 2]
-    damaged.close()
 
 
 def test_score_my_tiles_reads_a_photo_and_scores_by_the_rules():

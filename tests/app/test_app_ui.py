@@ -65,7 +65,6 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
     window = _kivy_window()
     from kivy.base import EventLoop
 
-    from companion.app.controller import app_file
     from companion.app.i18n import tr
     from companion.app.main import CompanionApp
     from companion.journal import Journal
@@ -202,7 +201,9 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
             assert (probe.texture is first) is not fresh and probe.texture.size == first.size
             assert (probe._rgba[0, :, 2] == shown[-1, :, 0]).all()
         header = json.loads(ctl.session.journal.path.read_text().splitlines()[0])
-        assert header["metadata"]["colours"] and not app_file(ctl.session.journal.path).exists()  # kept in the header
+        assert header["metadata"]["colours"]  # kept in the header, nothing beside the journal
+        assert [p.name for p in ctl.session.journal.path.parent.glob(ctl.session.journal.path.stem + "*")] == [
+            ctl.session.journal.path.name]
 
         # confirm: journal first, then the confirmation on screen
         order = []

@@ -70,10 +70,6 @@ class Board:
         """Nests that receive tiles in the set-up (capacity above zero)."""
         return [n for n, cap in enumerate(self.capacity) if cap > 0]
 
-    def other_end(self, route: int, nest: int) -> int:
-        a, b = self.route_ends[route]
-        return b if nest == a else a
-
 
 def _require(condition: bool, message: str) -> None:
     if not condition:
