@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from companion.games.core import Action
+from companion.games.eagle_kingdoms import simulation_policy
 from companion.games.eagle_kingdoms.rules import (
     JESTER,
     KINDS,
@@ -33,7 +34,6 @@ from companion.games.eagle_kingdoms.rules import (
     VALUES,
     EagleKingdoms,
     EagleState,
-    simulation_policy,
 )
 from companion.referee.match import MatchResult, match
 from companion.vision.readers import Observation, SceneDescription, TrackedReader

@@ -24,8 +24,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.games.core import Action
+from companion.games.mighty_magpies import simulation_policy
 from companion.games.mighty_magpies.board import BOARD, TILE_KINDS, TILE_LETTERS
-from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies, simulation_policy
+from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies
 from companion.referee.match import MatchResult, match
 from companion.vision.readers import Observation, SceneDescription
 

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from companion.games.eagle_kingdoms import simulation_policy
 from companion.games.eagle_kingdoms.rules import (
     CAPTURE,
     LOCKED_BY,
@@ -16,7 +17,6 @@ from companion.games.eagle_kingdoms.rules import (
     START,
     EagleKingdoms,
     lock_rule,
-    simulation_policy,
 )
 from companion.referee.eagle_kingdoms import (
     match_observation,

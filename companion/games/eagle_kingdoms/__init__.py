@@ -1,7 +1,8 @@
 """Eagle Kingdoms (Gamewright, 1994): the rules engine, its terminal view and a simulation policy."""
 
-from companion.games.eagle_kingdoms.rules import EagleKingdoms, EagleState, simulation_policy
-from companion.games.eagle_kingdoms.text import EagleTextView
+from companion.games.eagle_kingdoms.policy import simulation_policy
+from companion.games.eagle_kingdoms.rules import EagleKingdoms, EagleState
+from companion.games.eagle_kingdoms.view import EagleTextView
 
 GAME = EagleKingdoms
 TEXT_VIEW = EagleTextView

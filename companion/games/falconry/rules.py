@@ -6,7 +6,7 @@ one colour (falconer, bird, markers). A turn is one or two *actions*, each
 ``{"type": "place", "kind": "marker", "to": [x, y]}``,
 ``{"type": "move", "from": [x, y], "to": [x, y]}`` or, only when nothing else is
 legal, ``{"type": "pass"}``. There is no chance: the set-up is laid out by the
-engine from ``falconry.json`` (modes, geometry, card counts, colours).
+engine from ``board.json`` (modes, geometry, card counts, colours).
 
 Rule IDs refer to ``RULES.md`` beside this file; rulings (gaps in the rulebook)
 are explained in ``docs/rulings.md``.
@@ -22,7 +22,7 @@ from typing import Any
 
 from companion.games.core import TERMINAL, Action, ConfigError, Game, GameError, IllegalAction, InvalidAction, State
 
-DATA: dict[str, Any] = json.loads(Path(__file__).with_name("falconry.json").read_text(encoding="utf-8"))
+DATA: dict[str, Any] = json.loads(Path(__file__).with_name("board.json").read_text(encoding="utf-8"))
 
 KINDS = ("marker", "bird", "falconer")
 MARKER, BIRD, FALCONER = 0, 1, 2

@@ -1,6 +1,7 @@
 """Mighty Magpies (published elsewhere as 'Elli Elster'): the referee for the registry."""
 
-from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies, simulation_policy
+from companion.games.mighty_magpies.policy import simulation_policy
+from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies
 from companion.games.mighty_magpies.view import MagpiesTextView
 
 GAME = MightyMagpies

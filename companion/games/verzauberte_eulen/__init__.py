@@ -2,7 +2,7 @@
 
 from companion.games.verzauberte_eulen.policy import simulation_policy
 from companion.games.verzauberte_eulen.rules import EulenState, VerzauberteEulen
-from companion.games.verzauberte_eulen.text_view import EulenTextView
+from companion.games.verzauberte_eulen.view import EulenTextView
 
 GAME = VerzauberteEulen
 TEXT_VIEW = EulenTextView

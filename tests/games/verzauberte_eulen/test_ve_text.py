@@ -9,7 +9,7 @@ from companion import cli
 from companion.games.core import InvalidAction
 from companion.games.registry import load_game
 from companion.games.verzauberte_eulen import TEXT_VIEW
-from companion.games.verzauberte_eulen.text_view import move_marks, plans
+from companion.games.verzauberte_eulen.view import move_marks, plans
 from companion.journal import Session
 from companion.terminal import TerminalReferee, run_terminal
 
