@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -114,6 +115,7 @@ ROLL_OUTCOMES = tuple(((FACES[a], FACES[b]), p) for (a, b), p in B.roll_outcomes
 POSSIBLE_PAIRS = frozenset(pair for pair, _ in B.roll_outcomes)
 
 
+@dataclass
 class MightyMagpies(Game):
     """Rules configuration: 2-4 players (four magpies), standard or the 'young' variant."""
 
