@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from companion.games.core import CHANCE, TERMINAL, GameError
+from companion.games.core import CHANCE, TERMINAL, GameError, State
 from companion.games.registry import GAMES, load_game
 from companion.games.text import TextView
 from companion.simulate import next_action
@@ -88,6 +88,22 @@ def test_refused_action_leaves_state_unchanged(name):
                 state.apply(action)
             assert str(info.value), "a refusal must say why"
             assert state.to_json() == before
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_legality_has_one_hook(name):
+    """``problem`` is the one legality hook: ``is_legal`` and ``explain_illegal`` come from the core, and
+    ``problem`` accepts every listed action and refuses (with a reason) a mutated one."""
+    game, _, trail = _random_game(name, 3, max_actions=200)
+    state_class = type(game.new_initial_state())
+    assert state_class.is_legal is State.is_legal and state_class.explain_illegal is State.explain_illegal
+    for state in trail[:: max(1, len(trail) // 20)]:
+        actions = state.legal_actions()[:30]
+        assert all(state.problem(a) is None for a in actions)
+        wrong = dict(actions[0], type="no-such-action") if actions else {"type": "no-such-action"}
+        error = state.problem(wrong)
+        assert isinstance(error, GameError) and str(error)
+        assert not state.is_legal(wrong) and state.explain_illegal(wrong) is not None
 
 
 @pytest.mark.parametrize("name", PRESENT)

@@ -64,7 +64,9 @@ class ToyState(State):
     def chance_request(self):
         return ChanceRequest("dice", ("d6",), prompt="Roll the die", example="4") if self.roll is None else None
 
-    def explain_illegal(self, action):
+    def problem(self, action):
+        if action in self.legal_actions():
+            return None
         if action.get("type") == "roll":
             if self.roll is not None:
                 return IllegalAction("TOY-ROLL", "The die was already rolled this turn.", action)

@@ -9,11 +9,10 @@ like any other.
 
 Actions are small JSON-compatible dicts with a ``"type"`` key, e.g.
 ``{"type": "roll", "dice": [3, 5]}`` or ``{"type": "capture", "piece": "crown-l"}``.
-Legality is membership: ``state.apply(a)`` accepts exactly the actions that
-``state.is_legal(a)`` accepts (by default ``a in state.legal_actions()``; games that diagnose
-any submitted action override ``state.problem(a)`` instead), and
-an illegal action raises :class:`IllegalAction` naming the broken rule ID while
-leaving the state unchanged.
+Legality has one hook, ``state.problem(a)``: ``None`` when ``a`` is legal now, else the
+error naming the broken rule ID (by default: membership in ``state.legal_actions()``).
+``state.apply(a)`` raises that error and leaves the state unchanged; ``is_legal`` and
+``explain_illegal`` are derived from it.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, final
 
 Action = dict[str, Any]
 
@@ -203,11 +202,13 @@ class State(ABC):
         """Legal actions now; at a chance node, the possible outcomes when enumerable."""
 
     def problem(self, action: Action) -> GameError | None:
-        """``None`` when ``action`` is legal now, else the error naming the rule it breaks.
+        """The one legality hook: ``None`` when ``action`` is legal now, else the error ``apply`` raises for it
+        (:class:`IllegalAction` naming the broken rule, or :class:`InvalidAction` for input that is no action
+        of this game). ``action`` is a mapping; the state must not change.
 
-        Games that diagnose any submitted action override this one method and get
-        ``is_legal`` and ``explain_illegal`` from it; the default compares with
-        ``legal_actions``.
+        The default compares with ``legal_actions()`` and refuses generically. A game overrides it to name
+        the exact rule, and where membership in ``legal_actions()`` is too slow or the outcomes cannot be
+        enumerated (then with its own fast path).
         """
         if action in self.legal_actions():
             return None
@@ -217,28 +218,32 @@ class State(ABC):
         prefix = self.game.rule_prefix or "RULE"
         return IllegalAction(f"{prefix}-ACTION", f"That is not a legal action now: {self.action_to_string(action)}.", action)
 
-    def is_legal(self, action: Action) -> bool:
+    def _diagnose(self, action: Any) -> GameError | None:
+        if not isinstance(action, Mapping):
+            return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
         try:
-            return self.problem(action) is None
-        except GameError:  # a diagnosis that raises instead of returning still means "not legal"
-            return False
-
-    def explain_illegal(self, action: Action) -> GameError:
-        """Why ``action`` is not legal now: an error naming the rule ID."""
-        try:
-            error = self.problem(action)
-        except GameError as exc:
+            return self.problem(action)
+        except GameError as exc:  # a diagnosis that raises instead of returning still means "not legal"
             return exc
-        # None: a subclass's is_legal refused what its diagnosis accepts; say it generically.
-        return error if error is not None else self._not_legal_now(action)
+
+    @final
+    def is_legal(self, action: Action) -> bool:
+        """Whether ``apply`` would accept ``action`` now (from ``problem``; not overridden)."""
+        return self._diagnose(action) is None
+
+    @final
+    def explain_illegal(self, action: Action) -> GameError:
+        """Why ``action`` is not legal now (from ``problem``; not overridden); a generic refusal for a legal one."""
+        return self._diagnose(action) or self._not_legal_now(action)
 
     def apply(self, action: Action) -> None:
         """Validate and apply; an illegal action raises and leaves the state unchanged."""
         if not isinstance(action, Mapping) or "type" not in action:
             raise InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
         action = dict(action)
-        if not self.is_legal(action):
-            raise self.explain_illegal(action)
+        error = self._diagnose(action)
+        if error is not None:
+            raise error
         self._apply(action)
 
     def apply_unchecked(self, action: Action) -> None:

@@ -403,11 +403,6 @@ class EagleState(State):
             return [{"type": "take", "piece": PIECE_IDS[p]} for p in self.available_pieces()]
         return []
 
-    def is_legal(self, action: Action) -> bool:
-        if self.phase == SETUP and action.get("type") == "setup":
-            return self._setup_problem(action) is None
-        return action in self.legal_actions()
-
     def _apply(self, action: Action) -> None:
         phase = self.phase
         kind = action["type"]
@@ -627,7 +622,13 @@ class EagleState(State):
         return None
 
     # --- refusals ----------------------------------------------------------------------------------
-    def explain_illegal(self, action: Action) -> GameError:
+    def problem(self, action: Action) -> GameError | None:
+        # fast path: membership in the short list of legal actions; a whole set-up is checked on its own
+        # (its placements are too many to list)
+        if self.phase == SETUP and action.get("type") == "setup":
+            return self._setup_problem(action)
+        if action in self.legal_actions():
+            return None
         try:
             return self._explain(action)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):

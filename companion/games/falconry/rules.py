@@ -481,16 +481,7 @@ class FalconryState(State):
             )
         return None
 
-    def is_legal(self, action: Action) -> bool:
-        if self.over:
-            return False
-        try:
-            move = self._parse(action)
-        except GameError:
-            return False
-        return self._error(self.current_player, move, self.locked) is None
-
-    def explain_illegal(self, action: Action) -> GameError:
+    def problem(self, action: Action) -> GameError | None:
         try:
             move = self._parse(action)
         except GameError as exc:
@@ -498,8 +489,6 @@ class FalconryState(State):
         if self.over:
             return IllegalAction("FA-WIN-1", "The game is over: a path has been completed.", dict(action))
         error = self._error(self.current_player, move, self.locked)
-        if error is None:
-            return super().explain_illegal(action)
         if isinstance(error, IllegalAction):
             error.action = dict(action)
         return error

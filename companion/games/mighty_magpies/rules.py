@@ -280,10 +280,7 @@ class MagpiesState(State):
         return [(a, b) for a in first for b in second]
 
     # --- diagnosis of arbitrary submitted actions -----------------------------------
-    def problem(self, action: Any) -> GameError | None:
-        """``None`` if ``action`` is legal now, else the error naming the rule it breaks."""
-        if not isinstance(action, Mapping):
-            return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
+    def problem(self, action: Action) -> GameError | None:
         kind = action.get("type")
         if kind == "turn":
             return self._diagnose_turn(action)

@@ -373,9 +373,7 @@ class EulenState(State):
                 return
 
     # --- validation with reasons -------------------------------------------------------
-    def problem(self, action: Any) -> GameError | None:
-        if not isinstance(action, Mapping):
-            return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
+    def problem(self, action: Action) -> GameError | None:
         kind = action.get("type")
         if kind == "roll":
             return self._roll_problem(action)
