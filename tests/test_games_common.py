@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from companion.games.core import CHANCE, TERMINAL, GameError, State
+from companion.games.core import CHANCE, TERMINAL, GameError, InvalidAction, State
 from companion.games.registry import GAMES, load_game
 from companion.games.text import TextView
 from companion.simulate import next_action
@@ -52,17 +52,51 @@ def test_random_games_keep_core_contract(name):
                     assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
 
 
-@pytest.mark.parametrize("name", PRESENT)
-def test_dice_kinds_name_every_die_the_game_asks_for(name):
-    """``Game.dice_kinds`` tells the camera which dice to look for: a kind missing there is never read."""
-    seen = set()
-    for seed in range(3):
+def _dice_requests(name, seeds=range(3)):
+    """(game, state, request) at every dice request met in seeded random games."""
+    for seed in seeds:
         game, _, trail = _random_game(name, seed)
         for state in trail:
-            if state.current_player == CHANCE and state.chance_request() is not None:
-                seen |= set(state.chance_request().dice)
-    assert seen <= set(game.dice_kinds), seen - set(game.dice_kinds)
-    assert bool(seen) == bool(game.dice_kinds)
+            request = state.chance_request() if state.current_player == CHANCE else None
+            if request is not None and request.dice:
+                yield game, state, request
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_dice_requests_are_the_declared_rolls(name):
+    """``Game.rolls`` states every roll's dice (kind, faces, role) without playing: each dice request met
+    in play is one of them, and ``Game.dice_kinds`` (what the camera looks for) names every kind."""
+    game_class = load_game(name).game_class
+    kinds = {die.kind for dice in game_class.rolls.values() for die in dice}
+    assert set(game_class.dice_kinds) == kinds
+    seen = set()
+    for _, _, request in _dice_requests(name):
+        assert len(request.roles) == len(request.faces) == len(request.dice)
+        assert any(
+            [(d.kind, d.faces) for d in dice] == list(zip(request.dice, request.faces, strict=True))
+            and all(role.startswith(d.role) for d, role in zip(dice, request.roles, strict=True))
+            for dice in game_class.rolls.values()
+        ), request
+        seen |= set(request.dice)
+    assert seen == kinds
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_chance_action_builds_a_legal_outcome_from_dice_values(name):
+    """``chance_action`` takes one value per die, in the request's order: any faces give a legal outcome
+    (numbers also as text); a wrong count or a face the die lacks is refused in plain words, state unchanged."""
+    rng = random.Random(4)
+    for _, state, request in list(_dice_requests(name, seeds=range(2)))[:40]:
+        before = state.to_json()
+        values = [rng.choice(faces) for faces in request.faces]
+        action = state.chance_action(values)
+        assert state.is_legal(action), (values, action)
+        assert state.chance_action([str(v).upper() for v in values]) == action
+        for bad in (values[:-1], values + values[:1], values[:-1] + [99], values[:-1] + ["purple"], values[:-1] + [None]):
+            with pytest.raises(InvalidAction) as info:
+                state.chance_action(bad)
+            assert str(info.value)
+        assert state.to_json() == before
 
 
 @pytest.mark.parametrize("name", PRESENT)

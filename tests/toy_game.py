@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from companion.games.core import (
     CHANCE,
+    D6_FACES,
     TERMINAL,
     ChanceRequest,
+    Die,
     Game,
     IllegalAction,
     InvalidAction,
@@ -28,6 +30,7 @@ class ToyGame(Game):
     min_players = 1
     max_players = 3
     max_actions = 500
+    rolls = {"roll": (Die("d6", D6_FACES),)}
 
     def new_initial_state(self) -> ToyState:
         return ToyState(self)
@@ -62,7 +65,10 @@ class ToyState(State):
         return [{"type": "advance"}, {"type": "bank"}]
 
     def chance_request(self):
-        return ChanceRequest("dice", ("d6",), prompt="Roll the die", example="4") if self.roll is None else None
+        return ChanceRequest.for_dice(self.game.rolls["roll"], "Roll the die", "4") if self.roll is None else None
+
+    def _chance_action(self, faces):
+        return {"type": "roll", "dice": list(faces)}
 
     def problem(self, action):
         if action in self.legal_actions():

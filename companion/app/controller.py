@@ -16,7 +16,6 @@ change bumps it, so a result about an older position or game is dropped, never a
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import re
@@ -36,7 +35,6 @@ from companion.games.core import Action, GameError, IllegalAction, InvalidAction
 from companion.games.registry import GameModule, available_games, load_game
 from companion.journal import Journal, JournalError, Session
 
-NUMERIC_FACES = {"d6": list(range(1, 7)), "d8": list(range(1, 9))}
 MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
 
@@ -132,21 +130,6 @@ def rules_path(game_name: str) -> Path | None:
     module = load_game(game_name).module
     path = Path(module.__file__).resolve().parent / "RULES.md"
     return path if path.is_file() else None
-
-
-def faces_of(kind: str, module: GameModule) -> list:
-    if kind in NUMERIC_FACES:
-        return NUMERIC_FACES[kind]
-    faces = getattr(module.module, "DIE_FACES", None)
-    if isinstance(faces, dict) and kind in faces:
-        return list(faces[kind])
-    try:  # games keep their face names beside the rules (Mighty Magpies: FACES)
-        rules = importlib.import_module(module.module.__name__ + ".rules")
-        if getattr(rules, "FACES", None):
-            return list(rules.FACES)
-    except ImportError:
-        pass
-    return []
 
 
 def peek_journal(path: Path) -> JournalInfo:
@@ -353,9 +336,8 @@ class Controller:
         request = state.chance_request()
         if request is None or not request.dice:
             return []
-        roles = list(request.roles) + [""] * len(request.dice)
-        return [DieSpec(kind, roles[i] if len(request.roles) == len(request.dice) else "", faces_of(kind, self.module))
-                for i, kind in enumerate(request.dice)]
+        return [DieSpec(kind, role, list(faces))
+                for kind, role, faces in zip(request.dice, request.roles, request.faces, strict=True)]
 
     def die_label(self, role: str, index: int) -> str:
         """A die's role as the screens show it (``role`` stays the identifier vision matches on):
@@ -473,9 +455,9 @@ class Controller:
             return json.dumps(action)
 
     def dice_action(self, values: list[DieValue]) -> Action:
-        """The chance action for these dice (through the game's own parser of typed rolls)."""
-        text = " ".join(str(d.value) for d in values)
-        return self.view.parse_chance(self.state, text)
+        """The chance action for these dice, in the order of the chance request (InvalidAction for a face
+        a die does not have)."""
+        return self.state.chance_action([d.value for d in values])
 
     # manual dice entry: tap a face for each die in turn
     def entry(self) -> list[DieValue]:

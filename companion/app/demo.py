@@ -161,8 +161,8 @@ class DemoScript:
                 readings[-1]["uncertain"] = True
                 misread = int(self.data.get("misread_every") or 0)
                 if misread and (n // every) % misread == 0 and isinstance(readings[-1]["value"], int):
-                    faces = 8 if request.dice[-1] == "d8" else 6
-                    readings[-1]["value"] = readings[-1]["value"] % faces + 1
+                    faces = request.faces[-1]  # the next face: a misread
+                    readings[-1]["value"] = faces[(faces.index(readings[-1]["value"]) + 1) % len(faces)]
             if readings and action.get("type") == "roll" and request.kind == "dice" and "dice" in action:
                 readings.sort(key=lambda r: r["box"][0])
             obs["dice"] = readings

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
@@ -29,27 +28,12 @@ from companion.app.i18n import language, tr
 from companion.app.worker import READER_KIND
 
 
-def dice_roles(game_name: str, seed: int = 0) -> list[tuple[str, str]]:
-    """(role, kind) of each die of the game's dice rolls (the first roll of a simulated game)."""
+def dice_roles(game_name: str) -> list[tuple[str, str]]:
+    """(role, kind) of each die of the game's usual roll (the first of its ``Game.rolls``)."""
     from companion.games.registry import load_game
 
-    module = load_game(game_name)
-    cls = module.game_class
-    game = cls(players=[f"P{i + 1}" for i in range(cls.default_player_count())])
-    state = game.new_initial_state()
-    rng = random.Random(seed)
-    for _ in range(400):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            request = state.chance_request()
-            if request is not None and request.dice:
-                roles = list(request.roles) if len(request.roles) == len(request.dice) else [""] * len(request.dice)
-                return [(role or f"die {i + 1}", kind) for i, (role, kind) in enumerate(zip(roles, request.dice, strict=True))]
-            state.apply(state.sample_chance(rng))
-        else:
-            state.apply(rng.choice(state.legal_actions()))
-    return []
+    dice = next(iter(load_game(game_name).game_class.rolls.values()), ())
+    return [(die.role or f"die {i + 1}", die.kind) for i, die in enumerate(dice)]
 
 
 def registry_path(user_dir: str | Path, game: str) -> Path:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, final
 
@@ -65,13 +65,35 @@ class ConfigError(GameError):
     """A rules configuration that cannot be played (unknown mode, wrong player count)."""
 
 
+Face = int | str
+"""What a die shows: a number (``3``) or a named face (``"magpie"``)."""
+
+D6_FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+
+
+@dataclass(frozen=True)
+class Die:
+    """One physical die of a roll, as a static fact of the game.
+
+    ``kind`` is what a camera looks for (``"d6"``, ``"d8"``, ``"colour"``); ``faces`` are the faces it can
+    show, in the game's canonical order; ``role`` tells the dice of one roll apart where that matters
+    (``"head"``, ``"body"``, ``"eye"``), and is ``""`` for dice that are alike.
+    """
+
+    kind: str
+    faces: tuple[Face, ...]
+    role: str = ""
+
+
 @dataclass(frozen=True)
 class ChanceRequest:
     """What a chance node waits for, so a camera, a keyboard or an RNG can supply it.
 
-    ``kind`` is a short word (``"dice"``, ``"setup"``, ``"duel"``); ``dice`` lists
-    the physical dice by kind (``"d6"``, ``"d8"``, ``"colour"``) and by role where
-    several dice must be told apart; ``prompt`` is the plain-words request.
+    ``kind`` is a short word (``"dice"``, ``"setup"``, ``"duel"``). For dice, ``dice`` lists each die's kind,
+    ``roles`` its role (``""`` for alike dice; the duel's are personalised: ``"challenger Ann"``) and
+    ``faces`` the faces it can show, one entry per die in the order :meth:`State.chance_action` takes the
+    values; all three are empty for a set-up. ``prompt`` is the plain-words request, ``example`` a typed answer.
+    Games build dice requests with :meth:`for_dice` from their declared ``Game.rolls``.
     """
 
     kind: str
@@ -79,6 +101,34 @@ class ChanceRequest:
     roles: tuple[str, ...] = ()
     prompt: str = ""
     example: str = ""
+    faces: tuple[tuple[Face, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        n = len(self.dice)
+        if n and not self.roles:
+            object.__setattr__(self, "roles", ("",) * n)
+        if len(self.roles) != n or len(self.faces) != n:
+            raise ValueError(f"A chance request needs one role and one face list per die: {n} dice, "
+                             f"{len(self.roles)} roles, {len(self.faces)} face lists.")
+
+    @classmethod
+    def for_dice(
+        cls, dice: Sequence[Die], prompt: str, example: str = "", kind: str = "dice", roles: Sequence[str] = ()
+    ) -> ChanceRequest:
+        """A request for a roll of ``dice`` (one of the game's ``rolls``); ``roles`` replaces the declared
+        roles with this roll's words where they name someone (``"challenger Ann"`` for ``"challenger"``)."""
+        return cls(
+            kind,
+            tuple(d.kind for d in dice),
+            tuple(roles) or tuple(d.role for d in dice),
+            prompt,
+            example,
+            tuple(d.faces for d in dice),
+        )
+
+    def die_name(self, index: int) -> str:
+        """The die's role, or "die 2" for one of alike dice (plain words in messages)."""
+        return self.roles[index] or f"die {index + 1}"
 
 
 @dataclass
@@ -108,9 +158,15 @@ class Game(ABC):
     """Names accepted by ``--variant`` besides the standard rules (``None``)."""
     max_actions: ClassVar[int] = 10_000
     """Cap on actions in one simulated game; a game that hits it counts as unfinished."""
+    rolls: ClassVar[Mapping[str, tuple[Die, ...]]] = {}
+    """Every roll the game's chance requests ask for, by name, with its dice (kind, faces, role): static
+    facts, so a camera or a set-up screen knows the dice without playing. The first is the usual roll."""
     dice_kinds: ClassVar[tuple[str, ...]] = ()
-    """Every kind of physical die the game's chance requests name (``ChanceRequest.dice``): what a camera
-    should look for on the table."""
+    """Every kind of die in ``rolls`` (set from it): what a camera should look for on the table."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.dice_kinds = tuple(dict.fromkeys(die.kind for dice in cls.rolls.values() for die in dice))
 
     def __post_init__(self) -> None:
         self.players = [str(p).strip() for p in self.players]
@@ -263,6 +319,27 @@ class State(ABC):
         """What the chance node waits for; ``None`` when it is not a chance node."""
         return None
 
+    def chance_action(self, values: Sequence[Face]) -> Action:
+        """The chance action for dice showing ``values``, one per die in the order of ``chance_request().dice``
+        (a camera's reading, taps, typed numbers). A value matches a face equal to it or spelled like it
+        (``"3"`` for 3, ``"Red"`` for ``"red"``). A wrong count or a face the die does not have raises
+        :class:`InvalidAction` with a plain message; the state never changes."""
+        request = self.chance_request()
+        if request is None or not request.dice:
+            raise InvalidAction("No dice are wanted now.")
+        if isinstance(values, str | bytes):
+            raise InvalidAction(f"Give one value per die, not the text {values!r}.")
+        values = list(values)
+        if len(values) != len(request.dice):
+            names = ", ".join(request.die_name(i) for i in range(len(request.dice)))
+            raise InvalidAction(f"The roll is {len(request.dice)} dice ({names}); got {len(values)} value(s).")
+        return self._chance_action([_face(request, i, v) for i, v in enumerate(values)])
+
+    def _chance_action(self, faces: list[Face]) -> Action:
+        """Build the chance action from checked faces (one per die of ``chance_request()``); games with dice
+        override it."""
+        raise NotImplementedError(f"{type(self).__name__} builds no chance action from dice")
+
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """(outcome, probability) pairs at a chance node, when they can be enumerated."""
         outcomes = self.legal_actions()
@@ -313,6 +390,18 @@ class State(ABC):
         if player == TERMINAL:
             return "Nobody"
         return self.game.players[player]
+
+
+def _face(request: ChanceRequest, index: int, value: Any) -> Face:
+    """The face of die ``index`` that ``value`` names; InvalidAction when the die has no such face."""
+    faces = request.faces[index]
+    if not isinstance(value, bool):
+        for face in faces:
+            if value == face or str(value).strip().lower() == str(face).lower():
+                return face
+    numbers = bool(faces) and all(isinstance(f, int) for f in faces) and list(faces) == list(range(faces[0], faces[0] + len(faces)))
+    shown = f"{faces[0]}-{faces[-1]}" if numbers else ", ".join(map(str, faces))
+    raise InvalidAction(f"The {request.die_name(index)} shows {shown}; {value!r} is not one of its faces.")
 
 
 def parse_int_list(

@@ -241,9 +241,10 @@ def test_typed_words_in_english_mode_are_left_alone():
 
 def test_every_german_typed_word_means_a_word_the_parser_reads():
     from companion.games.falconry.rules import KIND_INDEX
-    from companion.games.mighty_magpies.rules import FACES
+    from companion.games.mighty_magpies import MightyMagpies
 
-    known = {"mighty-magpies": set(FACES) | {"and"}, "falconry": {"place", "move", "pass"} | set(KIND_INDEX)}
+    faces = {face for dice in MightyMagpies.rolls.values() for die in dice for face in die.faces}
+    known = {"mighty-magpies": faces | {"and"}, "falconry": {"place", "move", "pass"} | set(KIND_INDEX)}
     for game, words in known.items():
         typed = engine_i18n.catalogue(game, "de")["typed"]
         assert typed and set(typed.values()) <= words, game

@@ -32,10 +32,13 @@ from typing import Any, ClassVar
 
 from companion.games.core import (
     CHANCE,
+    D6_FACES,
     TERMINAL,
     Action,
     ChanceRequest,
     ConfigError,
+    Die,
+    Face,
     Game,
     GameError,
     IllegalAction,
@@ -101,6 +104,8 @@ BY_VALUE_DESC: tuple[int, ...] = tuple(sorted(range(NK), key=lambda k: -VALUES[k
 
 ENCHANTED_SIDES: int = COMPONENTS["enchanted_die"]["sides"]
 ENCHANTED_FACES: dict[int, dict[str, str]] = {int(f): v for f, v in COMPONENTS["enchanted_die"]["faces"].items()}
+D6 = Die("d6", D6_FACES)
+ENCHANTED_DIE = Die("d8", tuple(range(1, ENCHANTED_SIDES + 1)), "enchanted")
 
 
 def kind_label(kind: int) -> str:
@@ -207,7 +212,12 @@ class EagleKingdoms(Game):
     (or ``variant="party-third-die"``) adds its third die after half the pieces are gone."""
 
     name: ClassVar[str] = "eagle-kingdoms"
-    dice_kinds: ClassVar[tuple[str, ...]] = ("d6", "d8")
+    rolls: ClassVar[dict[str, tuple[Die, ...]]] = {
+        "roll": (D6, D6),
+        "roll-third-die": (D6, D6, D6),  # the Party Favor game's third die, once half the pieces are gone
+        "enchanted": (ENCHANTED_DIE,),
+        "duel": (Die("d6", D6_FACES, "challenger"), Die("d6", D6_FACES, "defender")),  # the Knight's challenge
+    }
     title: ClassVar[str] = "Eagle Kingdoms"
     version: ClassVar[int] = 1
     rule_prefix: ClassVar[str] = "EK"
@@ -794,21 +804,33 @@ class EagleState(State):
     def chance_request(self) -> ChanceRequest | None:
         phase = self.phase
         name = self.player_name(self.player)
+        rolls = self.game.rolls
         if phase == ROLL:
             n = self.dice_count()
             which = "second roll" if self.roll_no == 2 else "roll"
-            return ChanceRequest("dice", ("d6",) * n, (), f"{name}'s {which}: the {n} regular dice", "3 5" if n == 2 else "3 5 6")
+            dice = rolls["roll" if n == 2 else "roll-third-die"]
+            return ChanceRequest.for_dice(dice, f"{name}'s {which}: the {n} regular dice", "3 5" if n == 2 else "3 5 6")
         if phase == ENCHANTED:
-            return ChanceRequest("dice", ("d8",), ("enchanted",), f"{name}'s Enchanted Die (1-{ENCHANTED_SIDES})", "7")
+            return ChanceRequest.for_dice(rolls["enchanted"], f"{name}'s Enchanted Die (1-{ENCHANTED_SIDES})", "7")
         if phase == DUEL:
             target = self.player_name(self.duel[0]) if self.duel else "defender"
-            return ChanceRequest("duel", ("d6", "d6"), (f"challenger {name}", f"defender {target}"), f"Challenge dice: {name}'s die, then {target}'s", "4 2")
+            return ChanceRequest.for_dice(
+                rolls["duel"], f"Challenge dice: {name}'s die, then {target}'s", "4 2", kind="duel",
+                roles=(f"challenger {name}", f"defender {target}"),
+            )
         if phase == SETUP:
             if self.setup_step:
                 pid = PIECE_IDS[SETUP_ORDER[self.setup_step]]
                 return ChanceRequest("setup", (), (), f"Set-up: the character on {pid} (a kind, or 'random')", "king")
             return ChanceRequest("setup", (), (), "Set-up: 'random' for a random placement, or a JSON placement {piece: kind}", "random")
         return None
+
+    def _chance_action(self, faces: list[Face]) -> Action:
+        if self.phase == ENCHANTED:
+            return {"type": "enchanted", "face": faces[0]}
+        if self.phase == DUEL:
+            return {"type": "duel", "dice": list(faces)}  # ordered: challenger, defender
+        return {"type": "roll", "dice": sorted(faces)}  # type: ignore[type-var]  # d6 faces are ints
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         phase = self.phase

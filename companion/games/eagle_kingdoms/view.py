@@ -141,15 +141,11 @@ class EagleTextView(TextView):
                 return {"type": "place", "piece": PIECE_IDS[SETUP_ORDER[state.setup_step]], "kind": text.lower()}
             raise InvalidAction("Type 'random' (or press Enter) for a random set-up, or paste a JSON placement {piece: kind}.")
         if phase == ROLL:
-            n = state.dice_count()
-            dice = parse_int_list(text, count=n, low=1, high=6, what="die")
-            return {"type": "roll", "dice": sorted(dice)}
+            return state.chance_action(parse_int_list(text, count=state.dice_count(), low=1, high=6, what="die"))
         if phase == ENCHANTED:
-            (face,) = parse_int_list(text, count=1, low=1, high=ENCHANTED_SIDES, what="Enchanted Die")
-            return {"type": "enchanted", "face": face}
+            return state.chance_action(parse_int_list(text, count=1, low=1, high=ENCHANTED_SIDES, what="Enchanted Die"))
         if phase == DUEL:
-            dice = parse_int_list(text, count=2, low=1, high=6, what="die")
-            return {"type": "duel", "dice": dice}
+            return state.chance_action(parse_int_list(text, count=2, low=1, high=6, what="die"))  # challenger first
         raise InvalidAction("No dice are expected now: choose one of the numbered options.")
 
     # --- coaching ------------------------------------------------------------------------------------

@@ -35,6 +35,8 @@ from companion.games.core import (
     Action,
     ChanceRequest,
     ConfigError,
+    Die,
+    Face,
     Game,
     GameError,
     IllegalAction,
@@ -111,6 +113,10 @@ def _setup_action(strings: tuple[str, ...] | list[str]) -> Action:
     return {"type": "setup", "nests": dict(zip(TILE_NEST_IDS, strings, strict=True))}
 
 
+COLOUR_DICE = tuple(
+    Die("colour", tuple(f for i, f in enumerate(FACES) if i in die), name) for die, name in zip(B.dice, B.die_names, strict=True)
+)
+"""The two colour dice: each face it shows once, in ``FACES`` order (the data lists every physical face)."""
 ROLL_OUTCOMES = tuple(((FACES[a], FACES[b]), p) for (a, b), p in B.roll_outcomes)
 POSSIBLE_PAIRS = frozenset(pair for pair, _ in B.roll_outcomes)
 
@@ -120,7 +126,7 @@ class MightyMagpies(Game):
     """Rules configuration: 2-4 players (four magpies), standard or the 'young' variant."""
 
     name = "mighty-magpies"
-    dice_kinds = ("colour",)
+    rolls = {"roll": COLOUR_DICE}
     title = "Mighty Magpies"
     version = 1
     rule_prefix = "MM"
@@ -574,14 +580,15 @@ class MagpiesState(State):
                 example="A bbbs B bbbg C bbbb D bsgb E bbb F bsg G bbg",
             )
         if self._phase == ROLL:
-            return ChanceRequest(
-                kind="dice",
-                dice=("colour", "colour"),
-                roles=B.die_names,
+            return ChanceRequest.for_dice(
+                self.game.rolls["roll"],
                 prompt=f"{self.player_name(self._player)}, roll both colour dice and type the two faces",
                 example="red magpie",
             )
         return None
+
+    def _chance_action(self, faces: list[Face]) -> Action:
+        return {"type": "roll", "faces": sorted(faces, key=FACE_INDEX.__getitem__)}  # type: ignore[arg-type]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self._phase == ROLL:

@@ -124,7 +124,7 @@ class MagpiesTextView(TextView):
         if state.phase == "setup":
             return {"type": "setup", "nests": parse_setup(text)}
         if state.phase == "roll":
-            return {"type": "roll", "faces": parse_faces(text)}
+            return state.chance_action(parse_faces(text))
         raise InvalidAction("No roll is expected now: choose a move by its number.", "MM-PLAY-2")
 
     def coach(self, state: State) -> list[str]:

@@ -31,10 +31,13 @@ from typing import Any
 
 from companion.games.core import (
     CHANCE,
+    D6_FACES,
     TERMINAL,
     Action,
     ChanceRequest,
     ConfigError,
+    Die,
+    Face,
     Game,
     GameError,
     IllegalAction,
@@ -135,7 +138,7 @@ def layout(num_players: int, variant: str | None) -> Layout:
 @dataclass
 class VerzauberteEulen(Game):
     name = "verzauberte-eulen"
-    dice_kinds = ("d6",)
+    rolls = {"roll": tuple(Die("d6", D6_FACES, role) for role in DICE)}  # head, body and black eye dice
     title = "Verzauberte Eulen"
     version = 1
     rule_prefix = "VE"
@@ -669,13 +672,14 @@ class EulenState(State):
     def chance_request(self) -> ChanceRequest | None:
         if self.current_player != CHANCE:
             return None
-        return ChanceRequest(
-            kind="dice",
-            dice=("d6", "d6", "d6"),
-            roles=DICE,
+        return ChanceRequest.for_dice(
+            self.game.rolls["roll"],
             prompt=f"{self.player_name(self.to_move)}: roll the head, body and black eye dice, type head body eye",
             example="3 5 1",
         )
+
+    def _chance_action(self, faces: list[Face]) -> Action:
+        return {"type": "roll", **dict(zip(DICE, faces, strict=True))}
 
     def sample_chance(self, rng: random.Random) -> Action:
         return {"type": "roll", "head": rng.randint(1, 6), "body": rng.randint(1, 6), "eye": rng.randint(1, 6)}

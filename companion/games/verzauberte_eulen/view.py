@@ -199,7 +199,7 @@ class EulenTextView(TextView):
         for die, value in zip(DICE, (head, body, eye), strict=True):
             if not 1 <= value <= 6:
                 raise InvalidAction(f"The {die} die shows 1-6; {value} is not a face ({hint}).", "VE-COMP-DICE")
-        return {"type": "roll", "head": head, "body": body, "eye": eye}
+        return state.chance_action([head, body, eye])
 
     def describe_choice(self, state: State, action: Action) -> str:
         text = state.action_to_string(action)

@@ -3,7 +3,7 @@
 import pytest
 from ek_helpers import MISS, capture, new_state, roll, to_enchanted
 
-from companion.games.core import IllegalAction
+from companion.games.core import IllegalAction, InvalidAction
 from companion.games.eagle_kingdoms.rules import (
     BOARD,
     BOARD_PIECES,
@@ -33,6 +33,21 @@ def test_contents():
     state.apply({"type": "roll-enchanted"})
     assert state.chance_request().dice == ("d8",)
     assert [a["face"] for a in state.legal_actions()] == list(range(1, 9))
+
+
+@pytest.mark.rules("EK-CONTENT-1", "EK-PLAY-ROLL")
+def test_dice_values_become_the_roll_action():
+    state = new_state()
+    assert state.chance_request().faces == ((1, 2, 3, 4, 5, 6),) * 2
+    assert state.chance_action([5, 3]) == {"type": "roll", "dice": [3, 5]}  # the regular dice are alike
+    with pytest.raises(InvalidAction, match="die 2 shows 1-6; 7"):
+        state.chance_action([5, 7])
+    roll(state, *MISS)
+    state.apply({"type": "roll-enchanted"})
+    assert state.chance_request().faces == (tuple(range(1, 9)),)
+    assert state.chance_action(["8"]) == {"type": "enchanted", "face": 8}
+    with pytest.raises(InvalidAction, match="enchanted shows 1-8; 9"):
+        state.chance_action([9])
 
 
 @pytest.mark.rules("EK-SETUP-BOARD")

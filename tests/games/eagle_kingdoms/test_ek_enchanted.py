@@ -124,6 +124,7 @@ def test_challenge_dice_ties_go_to_the_challenger(dice, won):
     state.apply({"type": "challenge", "with": 1, "kind": "king"})
     assert state.phase == DUEL and state.current_player == CHANCE
     assert state.chance_request().roles == ("challenger Ann", "defender Ben")
+    assert state.chance_action(dice) == {"type": "duel", "dice": dice}  # ordered: challenger, defender
     assert len(state.chance_outcomes()) == 36
     state.apply({"type": "duel", "dice": dice})
     if won:

@@ -56,6 +56,10 @@ def test_a_roll_with_a_face_that_does_not_exist():
         with pytest.raises(InvalidAction) as info:
             state.apply({"type": "roll", "faces": faces})
         assert info.value.message
+    assert state.chance_request().faces == (("yellow", "red", "blue", "green", "magpie"),) * 2
+    assert state.chance_action(["magpie", "Red"]) == {"type": "roll", "faces": ["red", "magpie"]}
+    with pytest.raises(InvalidAction, match="die 2 shows yellow, red, blue, green, magpie; 'purple'"):
+        state.chance_action(["red", "purple"])
     assert state.phase == "roll"
 
 

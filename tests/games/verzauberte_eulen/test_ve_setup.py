@@ -105,6 +105,9 @@ def test_roll_is_a_chance_step_with_216_equally_likely_outcomes():
     assert state.current_player == CHANCE
     request = state.chance_request()
     assert request.roles == ("head", "body", "eye") and request.dice == ("d6", "d6", "d6")
+    assert state.chance_action([3, 5, 1]) == {"type": "roll", "head": 3, "body": 5, "eye": 1}
+    with pytest.raises(InvalidAction, match="eye shows 1-6; 0"):
+        state.chance_action([3, 5, 0])
     outcomes = state.chance_outcomes()
     assert len(outcomes) == 216
     assert {tuple(sorted(a)) for a, _ in outcomes} == {("body", "eye", "head", "type")}
