@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from companion.games.core import Game, State
+from companion.games.core import Action, Game, State
+from companion.games.playout import Policy, playout
 from companion.games.registry import GameModule
 
 
@@ -33,42 +34,38 @@ class SimulationReport:
         }
 
 
-def next_action(state: State, rng: random.Random, policy: Callable[[State, random.Random], dict] | None) -> dict:
-    """The next action of a simulated game: a sampled chance outcome, else the policy's choice, else
-    a uniformly random legal action."""
-    if state.is_chance_node():
-        return state.sample_chance(rng)
-    if policy is not None:
-        return policy(state, rng)
-    return rng.choice(state.legal_actions())
-
-
 def play_one(
     game: Game,
     rng: random.Random,
-    policy: Callable[[State, random.Random], dict] | None,
+    policy: Policy | None,
     check: bool,
     report: SimulationReport,
 ) -> State:
     state = game.new_initial_state()
-    actions = 0
-    while not state.is_terminal() and actions < game.max_actions:
-        action = next_action(state, rng, policy)
-        if check:
-            state.apply(action)  # full validation, as a typed action would get
-            problems = state.check_invariants()
-            if actions % 16 == 0 or state.is_terminal():
-                restored = type(state).from_json(game, state.to_json())
-                if restored.to_json() != state.to_json():
-                    problems.append("state does not survive a JSON round trip")
-            if problems:
-                report.invariant_violations += len(problems)
-                if len(report.first_violations) < 10:
-                    report.first_violations.extend(f"after action {actions + 1}: {p}" for p in problems)
-        else:
-            state.apply_unchecked(action)
-        actions += 1
+    playout(state, rng, policy, game.max_actions, apply=_audited(state, report) if check else None)
     return state
+
+
+def _audited(state: State, report: SimulationReport) -> Callable[[Action], None]:
+    """``state.apply`` (full validation, as a typed action would get), then the invariants and, now and
+    then, a JSON round trip; what breaks is counted in ``report``."""
+    made = 0
+
+    def apply(action: Action) -> None:
+        nonlocal made
+        state.apply(action)
+        problems = state.check_invariants()
+        if made % 16 == 0 or state.is_terminal():
+            restored = type(state).from_json(state.game, state.to_json())
+            if restored.to_json() != state.to_json():
+                problems.append("state does not survive a JSON round trip")
+        if problems:
+            report.invariant_violations += len(problems)
+            if len(report.first_violations) < 10:
+                report.first_violations.extend(f"after action {made + 1}: {p}" for p in problems)
+        made += 1
+
+    return apply
 
 
 def simulate(

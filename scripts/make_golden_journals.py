@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.games.playout import playout  # noqa: E402
 from companion.games.registry import load_game  # noqa: E402
 from companion.journal import Session  # noqa: E402
-from companion.simulate import next_action  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 
@@ -64,14 +64,15 @@ def record(case: str, game_name: str, config: dict, seed: int) -> dict:
     game = module.game_class.from_config(config)
     path = GOLDEN / f"{case}.jsonl"
     path.unlink(missing_ok=True)
-    session = Session.start(game, path)
+    played: list[dict] = []
+    state = game.new_initial_state()
     rng = random.Random(f"golden:{case}:{seed}")
-    policy = module.simulation_policy
-    actions = 0
-    while not session.state.is_terminal() and actions < game.max_actions:
-        session.apply(next_action(session.state, rng, policy))
-        actions += 1
+    playout(state, rng, module.simulation_policy, on_action=lambda _, a: played.append(a), apply=state.apply)
+    session = Session.start(game, path)
+    for action in played:
+        session.apply(action)
     session.close()
+    actions = len(played)
     # The header's creation time would make every regeneration a diff; pin it.
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from companion.games.core import CHANCE, TERMINAL, GameError, InvalidAction, State
+from companion.games.playout import playout
 from companion.games.registry import GAMES, load_game
 from companion.games.text import TextView
-from companion.simulate import next_action
 
 PRESENT = [name for name, module in GAMES.items() if importlib.util.find_spec(module) is not None]
 
@@ -21,13 +21,9 @@ def _random_game(name, seed, max_actions=3000):
     game = game_class(players=[f"P{i + 1}" for i in range(game_class.default_players)])
     rng = random.Random(seed)
     state = game.new_initial_state()
-    trail = [state.clone()]
-    for _ in range(max_actions):
-        if state.is_terminal():
-            break
-        state.apply(next_action(state, rng, module.simulation_policy))
-        trail.append(state.clone())
-    return game, state, trail
+    trail = []
+    playout(state, rng, module.simulation_policy, max_actions, lambda s, _: trail.append(s.clone()), state.apply)
+    return game, state, trail + [state.clone()]
 
 
 @pytest.mark.parametrize("name", PRESENT)

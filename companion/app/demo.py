@@ -29,6 +29,7 @@ import numpy as np
 
 from companion.app.controller import dice_values
 from companion.games.core import Action, GameError, State
+from companion.games.playout import playout
 from companion.games.registry import load_game
 
 FORMAT = "companion-demo"
@@ -42,16 +43,8 @@ def simulate(game_name: str, config: dict[str, Any], seed: int) -> list[Action]:
     module = load_game(game_name)
     game = module.game_class.from_config(config)
     state = game.new_initial_state()
-    rng = random.Random(seed)
-    policy = module.simulation_policy
     actions: list[Action] = []
-    while not state.is_terminal() and len(actions) < game.max_actions:
-        if state.is_chance_node():
-            action = state.sample_chance(rng)
-        else:
-            action = policy(state, rng) if policy else rng.choice(state.legal_actions())
-        state.apply(action)
-        actions.append(action)
+    playout(state, random.Random(seed), module.simulation_policy, on_action=lambda _, a: actions.append(a), apply=state.apply)
     return actions
 
 

@@ -35,6 +35,7 @@ from companion.games.eagle_kingdoms.rules import (
     EagleKingdoms,
     EagleState,
 )
+from companion.games.playout import playout
 from companion.referee.match import MatchResult, match
 from companion.vision.readers import Observation, SceneDescription, TrackedReader
 
@@ -158,15 +159,7 @@ def sample_states(n: int, seed: int, players: int | None = None) -> list[EagleSt
         state = game.new_initial_state()
         state.apply_unchecked({"type": "setup", "placement": state.random_placement(rng)})
         trail: list[EagleState] = []
-        steps = 0
-        while not state.is_terminal() and steps < game.max_actions:
-            if not state.is_chance_node():
-                trail.append(state.clone())
-                action = simulation_policy(state, rng)
-            else:
-                action = state.sample_chance(rng)
-            state.apply_unchecked(action)
-            steps += 1
+        playout(state, rng, simulation_policy, on_action=lambda s, _, trail=trail: s.is_chance_node() or trail.append(s.clone()))
         want = min(n - len(out), rng.randint(3, 8))
         for _ in range(want):
             out.append(trail[int(rng.random() ** 0.8 * len(trail))])  # a little more weight late

@@ -165,6 +165,7 @@ def sample_states(n: int, seed: int) -> list[tuple[State, FalconryAdapter]]:
     random point of it; positions whose table does not fit the map are replaced by an earlier one.
     """
     from companion.games.falconry import FalconryGame, simulation_policy
+    from companion.games.playout import playout
 
     rng = random.Random(seed)
     xs, ys = table_range()
@@ -174,10 +175,9 @@ def sample_states(n: int, seed: int) -> list[tuple[State, FalconryAdapter]]:
         mode = modes[len(out) % len(modes)]
         game = FalconryGame(players=[f"P{i}" for i in range(MODES[mode])], mode=mode)
         state = game.new_initial_state()
-        history = [state.clone()]
-        while not state.is_terminal() and len(history) < 400:
-            state.apply_unchecked(simulation_policy(state, rng))
-            history.append(state.clone())
+        history: list[State] = []
+        playout(state, rng, simulation_policy, max_actions=399, on_action=lambda s, _, history=history: history.append(s.clone()))
+        history.append(state.clone())
         for pick in sorted(range(len(history)), key=lambda _: rng.random()):
             st = history[pick]
             cells = list(_stacks(st))

@@ -27,6 +27,7 @@ from companion.games.core import Action
 from companion.games.mighty_magpies import simulation_policy
 from companion.games.mighty_magpies.board import BOARD, TILE_KINDS, TILE_LETTERS
 from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies
+from companion.games.playout import playout
 from companion.referee.match import MatchResult, match
 from companion.vision.readers import Observation, SceneDescription
 
@@ -181,13 +182,7 @@ def sample_states(n: int, seed: int) -> list[MagpiesState]:
         game = MightyMagpies(players=[f"P{i + 1}" for i in range(k)])
         state = game.new_initial_state()
         trail: list[MagpiesState] = []
-        steps = 0
-        while not state.is_terminal() and steps < game.max_actions:
-            if state.phase in ("roll", "move"):
-                trail.append(state.clone())
-            action = simulation_policy(state, rng) if not state.is_chance_node() else state.sample_chance(rng)
-            state.apply_unchecked(action)
-            steps += 1
+        playout(state, rng, simulation_policy, on_action=lambda s, _, trail=trail: s.phase in ("roll", "move") and trail.append(s.clone()))
         for _ in range(min(n - len(out), rng.randint(3, 8))):
             out.append(trail[int(rng.random() ** 0.8 * len(trail))])
     return out[:n]

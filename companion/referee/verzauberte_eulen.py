@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.games.core import Action
+from companion.games.playout import playout
 from companion.games.verzauberte_eulen import simulation_policy
 from companion.games.verzauberte_eulen.rules import DICE, EulenState, VerzauberteEulen
 from companion.referee.match import MatchResult, match
@@ -149,12 +150,7 @@ def sample_states(n: int, seed: int) -> list[EulenState]:
         game = VerzauberteEulen(players=[f"P{i + 1}" for i in range(k)], variant=variant)
         state = game.new_initial_state()
         trail: list[EulenState] = []
-        steps = 0
-        while not state.is_terminal() and steps < game.max_actions:
-            if not state.is_chance_node():
-                trail.append(state.clone())
-            state.apply_unchecked(simulation_policy(state, rng))
-            steps += 1
+        playout(state, rng, simulation_policy, on_action=lambda s, _, trail=trail: s.is_chance_node() or trail.append(s.clone()))
         for _ in range(min(n - len(out), rng.randint(3, 8))):
             out.append(trail[int(rng.random() ** 0.8 * len(trail))])
     return out[:n]

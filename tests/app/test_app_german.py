@@ -11,6 +11,7 @@ from companion.app import i18n
 from companion.app.controller import Controller, Message
 from companion.app.speech import announcement
 from companion.games import i18n as engine_i18n
+from companion.games.playout import playout
 from companion.games.registry import load_game
 from companion.games.text import TextView
 
@@ -141,13 +142,9 @@ def test_unreadable_move_in_english_keeps_the_default_message(ctl):
 def _states(name, seed, steps=120):
     module = load_game(name)
     state = module.game_class(players=GAMES[name]).new_initial_state()
-    rng = random.Random(seed)
-    for i in range(steps):
-        if i % 7 == 0 or state.is_terminal():
-            yield state
-        if state.is_terminal():
-            return
-        state.apply(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    met: list = []
+    playout(state, random.Random(seed), max_actions=steps, on_action=lambda s, _: met.append(s.clone()), apply=state.apply)
+    return met[::7] + ([state] if state.is_terminal() else [])
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

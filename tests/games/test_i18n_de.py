@@ -12,6 +12,7 @@ import pytest
 
 from companion.games import i18n
 from companion.games.core import IllegalAction, InvalidAction
+from companion.games.playout import playout
 from companion.games.registry import GAMES, load_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,16 +38,10 @@ def play(game: str, seed: int, steps: int):
     """Seeded random play: yields (state, legal decisions) at every decision node, then applies one."""
     module = load_game(game)
     state = module.game_class(players=PLAYERS.get(game, ["Ann", "Ben", "Cy"])).new_initial_state()
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng))
-            continue
-        actions = state.legal_actions()
-        yield state, actions
-        state.apply(rng.choice(actions))
+    met: list = []
+    playout(state, random.Random(seed), max_actions=steps, apply=state.apply,
+            on_action=lambda s, _: s.is_chance_node() or met.append((s.clone(), s.legal_actions())))
+    yield from met
 
 
 def first(game: str, wanted, seed: int = 1, steps: int = 400):
@@ -209,21 +204,19 @@ def test_refusal_names_the_rule_in_german():
 def test_prompts_and_final_table_in_german_keep_the_numbers(game):
     module = load_game(game)
     state = module.game_class(players=PLAYERS.get(game, ["Ann", "Ben", "Cy"])).new_initial_state()
-    rng = random.Random(3)
-    prompts = 0
-    while not state.is_terminal():
+    prompts = []
+
+    def check(state, _):
         if state.is_chance_node():
             german = i18n.chance_prompt(state, "de")
             english = state.chance_request().prompt
             assert german and german != english, (game, english)
             assert re.findall(r"\d+", german) == re.findall(r"\d+", english)
             assert i18n.chance_prompt(state, "en") is None
-            prompts += 1
-            state.apply(state.sample_chance(rng))
-        else:
-            policy = module.simulation_policy
-            state.apply(policy(state, rng) if policy else rng.choice(state.legal_actions()))
-    assert prompts or game == "falconry"
+            prompts.append(german)
+
+    playout(state, random.Random(3), module.simulation_policy, on_action=check, apply=state.apply)
+    assert state.is_terminal() and (prompts or game == "falconry")
     view = module.text_view(colour=False) if game == "falconry" else module.text_view()
     english, german = view.final_table(state), i18n.final_table(state, "de")
     assert german and german != english and i18n.final_table(state, "en") is None
@@ -261,20 +254,16 @@ def test_coach_in_german_says_the_same_numbers(game):
     module = load_game(game)
     view = module.text_view(colour=False) if game == "falconry" else module.text_view()
     state = module.game_class(players=PLAYERS.get(game, ["Ann", "Ben", "Cy"])).new_initial_state()
-    rng = random.Random(4)
-    compared = 0
-    for _ in range(20 if game == "verzauberte-eulen" else 120):  # the owls' coach walks every plan: slow
-        if state.is_terminal():
-            break
+    compared = []
+
+    def check(state, _):
         english, german = view.coach(state), i18n.coach(state, "de")
         assert german is not None and len(german) == len(english), (english, german)
         for en, de in zip(english, german, strict=True):
             assert de != en and re.findall(r"\d+", de) == re.findall(r"\d+", en), (en, de)
-            compared += 1
+            compared.append(de)
         assert i18n.coach(state, "en") is None
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng))
-        else:
-            policy = module.simulation_policy
-            state.apply(policy(state, rng) if policy else rng.choice(state.legal_actions()))
-    assert compared >= 1
+
+    steps = 20 if game == "verzauberte-eulen" else 120  # the owls' coach walks every plan: slow
+    playout(state, random.Random(4), module.simulation_policy, steps, on_action=check, apply=state.apply)
+    assert compared

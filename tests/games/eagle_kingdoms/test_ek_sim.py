@@ -9,6 +9,7 @@ from ek_helpers import new_state, remove_pieces, set_hand
 from companion.games.core import InvalidAction
 from companion.games.eagle_kingdoms import GAME, simulation_policy
 from companion.games.eagle_kingdoms.rules import PHASES, EagleState
+from companion.games.playout import playout
 from companion.games.registry import load_game
 from companion.simulate import simulate
 
@@ -25,18 +26,18 @@ def test_checked_simulations_finish_without_violations(variant):
 def test_every_phase_round_trips_through_json_and_clones_are_independent():
     game = GAME(players=["Ann", "Ben", "Cy"])
     seen = set()
+
+    def check(state, action):
+        seen.add(state.phase)
+        data = json.loads(json.dumps(state.to_json()))
+        assert EagleState.from_json(game, data).to_json() == data
+        twin = state.clone()
+        twin.apply(action)
+        assert state.to_json() == data  # the clone did not touch the original
+
     for seed in range(8):
-        rng = random.Random(seed)
         state = game.new_initial_state()
-        while not state.is_terminal():
-            seen.add(state.phase)
-            data = json.loads(json.dumps(state.to_json()))
-            assert EagleState.from_json(game, data).to_json() == data
-            twin = state.clone()
-            action = state.sample_chance(rng) if state.is_chance_node() else simulation_policy(state, rng)
-            twin.apply(action)
-            assert state.to_json() == data  # the clone did not touch the original
-            state.apply(action)
+        playout(state, random.Random(seed), simulation_policy, on_action=check, apply=state.apply)
         assert state.check_invariants() == []
         assert state.winners()
     assert seen >= set(PHASES) - {"over"}

@@ -11,6 +11,7 @@ from ek_helpers import final_step, new_state, placement, roll, set_hand, to_ench
 from companion.games.core import InvalidAction
 from companion.games.eagle_kingdoms import TEXT_VIEW, simulation_policy
 from companion.games.eagle_kingdoms.rules import CAPTURE, ROLL, EagleKingdoms, capture_chance
+from companion.games.playout import playout
 
 VIEW = TEXT_VIEW()
 
@@ -19,14 +20,11 @@ def roll_states(variant=None, seeds=range(6), **options):
     """States waiting for a roll of the regular dice, from seeded random games."""
     game = EagleKingdoms(players=["Ann", "Ben", "Cy"], variant=variant, options=options)
     found = []
+    picks = random.Random(1)  # which of them to keep
     for seed in seeds:
-        rng = random.Random(seed)
         state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.phase == ROLL and rng.random() < 0.15:
-                found.append(state.clone())
-            action = state.sample_chance(rng) if state.is_chance_node() else simulation_policy(state, rng)
-            state.apply_unchecked(action)
+        playout(state, random.Random(seed), simulation_policy,
+                on_action=lambda s, _: s.phase == ROLL and picks.random() < 0.15 and found.append(s.clone()))
     return found
 
 

@@ -9,6 +9,7 @@ from fa_support import make_game, move, place
 from companion.games.core import IllegalAction, InvalidAction
 from companion.games.falconry import simulation_policy
 from companion.games.falconry.rules import KINDS, FalconryState
+from companion.games.playout import playout
 
 
 def sample_states(mode, seed, count=6, steps=60):
@@ -18,10 +19,7 @@ def sample_states(mode, seed, count=6, steps=60):
     while len(states) < count:
         if state.is_terminal():
             state = make_game(mode).new_initial_state()
-        for _ in range(rng.randrange(steps // 4, steps)):
-            if state.is_terminal():
-                break
-            state.apply(simulation_policy(state, rng))
+        playout(state, rng, simulation_policy, rng.randrange(steps // 4, steps), apply=state.apply)
         if not state.is_terminal():
             states.append(state.clone())
     return states

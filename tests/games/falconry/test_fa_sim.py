@@ -6,6 +6,7 @@ import pytest
 from fa_support import PLAYERS, make_game
 
 from companion.games.falconry import simulation_policy
+from companion.games.playout import playout
 from companion.games.registry import load_game
 from companion.simulate import simulate
 
@@ -21,17 +22,16 @@ def test_checked_simulations_finish_without_violations(mode):
 
 
 def test_policy_plays_only_legal_actions_and_takes_wins():
+    def check(state, action):
+        assert state.is_legal(action)
+        wins = state.winning_actions()
+        assert not wins or action in wins
+
     rng = random.Random(5)
     for mode in ["duel", "fast-duel", "allied"]:
         state = make_game(mode).new_initial_state()
-        while not state.is_terminal():
-            wins = state.winning_actions()
-            action = simulation_policy(state, rng)
-            assert state.is_legal(action)
-            if wins:
-                assert action in wins
-            state.apply(action)
-        assert state.check_invariants() == []
+        playout(state, rng, simulation_policy, on_action=check, apply=state.apply)
+        assert state.is_terminal() and state.check_invariants() == []
 
 
 def test_unfinished_games_count_as_unfinished(monkeypatch):

@@ -7,6 +7,7 @@ from fa_support import make_game, place, position, row
 
 from companion.games.falconry import TEXT_VIEW, simulation_policy
 from companion.games.falconry.threats import brute_force_finishes, next_turn_finishes, threats
+from companion.games.playout import playout
 
 
 def random_positions(mode, adjust, seed, count, max_steps, empty_hands=False):
@@ -14,10 +15,7 @@ def random_positions(mode, adjust, seed, count, max_steps, empty_hands=False):
     found = []
     while len(found) < count:
         state = make_game(mode, path_adjust=adjust).new_initial_state()
-        for _ in range(rng.randrange(max_steps)):
-            if state.is_terminal():
-                break
-            state.apply(simulation_policy(state, rng))
+        playout(state, rng, simulation_policy, rng.randrange(max_steps), apply=state.apply)
         if not state.is_terminal():
             if empty_hands:
                 state.hands = [[0, 0, 0] for _ in state.hands]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
+from companion.games.mighty_magpies import simulation_policy
 from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies
+from companion.games.playout import playout
 
 # 19 berries, 3 silver (A, D, F), 3 gold (B, D, F)
 STANDARD_NESTS = {"R": "", "A": "bbbs", "B": "bbbg", "C": "bbbb", "D": "bbsg", "E": "bbb", "F": "bsg", "G": "bbb"}
@@ -51,3 +55,12 @@ def turn(*steps, steal=()) -> dict:
 
 def roll(*faces) -> dict:
     return {"type": "roll", "faces": list(faces)}
+
+
+def decision_states(players=("Ann", "Ben"), variant=None, seeds=range(8)) -> list[MagpiesState]:
+    """Copies of every decision state met in seeded games of the simulation policy."""
+    found: list[MagpiesState] = []
+    for seed in seeds:
+        state = game(players, variant).new_initial_state()
+        playout(state, random.Random(seed), simulation_policy, on_action=lambda s, _: s.is_chance_node() or found.append(s.clone()))
+    return found

@@ -1,11 +1,10 @@
 """The coach ranks the legal turns by the points they bring now; checked against playing each one out."""
 
-import random
 
 import pytest
-from mm_helpers import game, position, turn
+from mm_helpers import decision_states, position, turn
 
-from companion.games.mighty_magpies import TEXT_VIEW, simulation_policy
+from companion.games.mighty_magpies import TEXT_VIEW
 from companion.games.mighty_magpies.coach import chance_of_points, rank_turns, turn_gain
 
 
@@ -16,18 +15,6 @@ def brute_force(state, action):
     before, now = state.scores(), after.scores()
     opponents = [p for p in range(len(now)) if p != me]
     return now[me] - before[me], sum(before[p] - now[p] for p in opponents)
-
-
-def decision_states(players, variant=None, seeds=range(8)):
-    for seed in seeds:
-        rng = random.Random(seed)
-        state = game(players, variant).new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_unchecked(state.sample_chance(rng))
-            else:
-                yield state
-                state.apply_unchecked(simulation_policy(state, rng))
 
 
 @pytest.mark.rules("MM-SCORE-2", "MM-STEAL-1", "MM-YOUNG-1")

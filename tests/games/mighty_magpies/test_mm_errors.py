@@ -3,10 +3,9 @@
 import random
 
 import pytest
-from mm_helpers import SETUP, game, position, roll, turn
+from mm_helpers import SETUP, decision_states, position, roll, turn
 
 from companion.games.core import GameError, IllegalAction, InvalidAction
-from companion.games.mighty_magpies import simulation_policy
 from companion.games.mighty_magpies.board import BOARD, TILE_KINDS
 
 THREE = ("Ann", "Ben", "Cy")
@@ -63,19 +62,6 @@ def test_a_roll_with_a_face_that_does_not_exist():
     assert state.phase == "roll"
 
 
-def _states(seeds=range(6), players=THREE):
-    """Decision states met in seeded random games."""
-    for seed in seeds:
-        rng = random.Random(seed)
-        state = game(players).new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_unchecked(state.sample_chance(rng))
-            else:
-                yield state
-                state.apply_unchecked(simulation_policy(state, rng))
-
-
 def _candidates(state, rng, count=60):
     legal = state.legal_actions()
     n = state.game.num_players
@@ -104,7 +90,7 @@ def test_diagnosis_agrees_with_the_enumerated_legal_turns():
     """is_legal (a rule-by-rule diagnosis) accepts exactly the enumerated turns, and names a rule otherwise."""
     rng = random.Random(3)
     checked = refused = 0
-    for state in _states():
+    for state in decision_states(THREE, seeds=range(6)):
         legal = state.legal_actions()
         assert len({repr(a) for a in legal}) == len(legal), "duplicate turns in the menu"
         for action in legal:

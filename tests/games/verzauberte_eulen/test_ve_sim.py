@@ -7,6 +7,7 @@ import pytest
 from ve_helpers import new_game, position
 
 from companion.games.core import ConfigError
+from companion.games.playout import playout
 from companion.games.registry import load_game
 from companion.games.verzauberte_eulen.policy import simulation_policy
 from companion.games.verzauberte_eulen.rules import EulenState
@@ -91,14 +92,9 @@ def test_from_json_names_what_is_wrong():
 
 def _sampled_states(players, seed, every=7):
     game = new_game(players)
-    state, rng, out = game.new_initial_state(), random.Random(seed), []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng))
-        else:
-            if len(out) < 40:
-                out.append(state.clone())
-            state.apply(simulation_policy(state, rng))
+    state, out = game.new_initial_state(), []
+    playout(state, random.Random(seed), simulation_policy,
+            on_action=lambda s, _: s.is_chance_node() or len(out) >= 40 or out.append(s.clone()), apply=state.apply)
     return out[::every]
 
 
