@@ -1,21 +1,16 @@
-"""Every rule ID of every game's RULES.md is cited by at least one test."""
+"""Traceability, for every game: each rule ID of its RULES.md is cited by a test through
+``@pytest.mark.rules``, and every rule ID a test marks or the game's code names exists."""
 
 import re
 from pathlib import Path
 
 import pytest
 
+from companion.games.registry import GAMES, load_game
+
 ROOT = Path(__file__).resolve().parents[1]
-RULE_FILES = sorted((ROOT / "companion" / "games").glob("*/RULES.md"))
 DEFINITION = re.compile(r"^\s*[-*]\s+\*\*([A-Z]{2,3}-[A-Z0-9]+(?:[-.][A-Z0-9]+)*)\*\*", re.MULTILINE)
 TOKEN = re.compile(r"[A-Z]{2,3}-[A-Z0-9]+(?:[-.][A-Z0-9]+)*")
-
-
-def cited_ids() -> set[str]:
-    cited: set[str] = set()
-    for path in (ROOT / "tests").rglob("*.py"):
-        cited.update(TOKEN.findall(path.read_text(encoding="utf-8")))
-    return cited
 
 
 def marked_ids() -> set[str]:
@@ -27,33 +22,27 @@ def marked_ids() -> set[str]:
     return marked
 
 
-def defined_ids(rules_file: Path) -> list[str]:
-    return DEFINITION.findall(rules_file.read_text(encoding="utf-8"))
-
-
-def test_rule_files_exist_for_games_with_rules():
+def test_every_game_package_with_rules_has_a_rules_file():
     for package in (ROOT / "companion" / "games").iterdir():
         if (package / "rules.py").exists():
             assert (package / "RULES.md").exists(), f"{package.name} has rules.py but no RULES.md"
 
 
-@pytest.mark.parametrize("rules_file", RULE_FILES, ids=lambda p: p.parent.name)
-def test_every_rule_id_is_cited_by_a_test(rules_file):
-    ids = defined_ids(rules_file)
-    assert ids, f"{rules_file} defines no rule IDs (expected lines like '- **EK-CAP-1** ...')"
-    assert len(ids) == len(set(ids)), "duplicate rule IDs"
-    missing = sorted(set(ids) - cited_ids())
-    assert not missing, f"rule IDs never cited in tests/: {', '.join(missing)}"
-
-
-@pytest.mark.parametrize("rules_file", RULE_FILES, ids=lambda p: p.parent.name)
-def test_marked_and_raised_ids_exist(rules_file):
-    """A typo in a test marker or in a refusal's rule ID is caught: it must name a real rule."""
-    ids = set(defined_ids(rules_file))
-    prefix = next(iter(ids)).split("-")[0] + "-"
-    unknown_marks = sorted(i for i in marked_ids() if i.startswith(prefix) and i not in ids)
-    assert not unknown_marks, f"tests mark rule IDs that {rules_file.name} does not define: {unknown_marks}"
-    raised: set[str] = set()
-    for source in rules_file.parent.glob("*.py"):
-        raised.update(re.findall(r'"(' + prefix + r'[A-Z0-9]+(?:[-.][A-Z0-9]+)*)"', source.read_text(encoding="utf-8")))
-    assert not sorted(raised - ids), f"the rules name IDs missing from RULES.md: {sorted(raised - ids)}"
+@pytest.mark.parametrize("name", GAMES)
+def test_rule_ids_are_cited_by_tests_and_every_cited_id_exists(name):
+    module = load_game(name)
+    package = Path(module.module.__file__).parent
+    prefix = module.game_class.rule_prefix + "-"
+    text = (package / "RULES.md").read_text(encoding="utf-8")
+    ids = DEFINITION.findall(text)
+    assert ids, f"{name}: RULES.md defines no rule IDs (expected lines like '- **EK-CAP-1** ...')"
+    assert len(ids) == len(re.findall(r"^\s*[-*]\s+\*\*", text, re.MULTILINE)), f"{name}: a malformed rule ID"
+    assert len(ids) == len(set(ids)), f"{name}: duplicate rule IDs"
+    assert all(i.startswith(prefix) for i in ids), f"{name}: rule IDs not starting with {prefix}"
+    marked = {i for i in marked_ids() if i.startswith(prefix)}
+    assert not sorted(set(ids) - marked), f"rule IDs no test marks with @pytest.mark.rules: {sorted(set(ids) - marked)}"
+    assert not sorted(marked - set(ids)), f"tests mark rule IDs RULES.md does not define: {sorted(marked - set(ids))}"
+    named: set[str] = set()
+    for source in package.glob("*.py"):
+        named.update(re.findall(r'"(' + prefix + r'[A-Z0-9]+(?:[-.][A-Z0-9]+)*)"', source.read_text(encoding="utf-8")))
+    assert not sorted(named - set(ids)), f"the rules name IDs missing from RULES.md: {sorted(named - set(ids))}"
