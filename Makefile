@@ -33,10 +33,12 @@ demo-terminal: $(STAMP)
 # The whole test suite, headless (what CI runs).
 test: $(STAMP)
 	$(BIN)/python -m ruff check companion tests
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check companion tests
+	$(BIN)/python -m mypy
 
 # Reproduce the dice models (needs the `train` extra: CPU torch, pinned): detector and classifier, then the
 # d8 reader, which writes the model cards once all three are in place.
@@ -46,4 +48,4 @@ train: $(BIN)/python
 	$(BIN)/python -m companion.vision.train_d8
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

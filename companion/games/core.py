@@ -22,7 +22,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, final
+from typing import Any, ClassVar, cast, final
 
 Action = dict[str, Any]
 
@@ -278,7 +278,7 @@ class State(ABC):
         if not isinstance(action, Mapping):
             return InvalidAction(f"An action must be a mapping with a 'type', got {action!r}.")
         try:
-            return self.problem(action)
+            return self.problem(cast(Action, action))
         except GameError as exc:  # a diagnosis that raises instead of returning still means "not legal"
             return exc
 
@@ -399,8 +399,9 @@ def _face(request: ChanceRequest, index: int, value: Any) -> Face:
         for face in faces:
             if value == face or str(value).strip().lower() == str(face).lower():
                 return face
-    numbers = bool(faces) and all(isinstance(f, int) for f in faces) and list(faces) == list(range(faces[0], faces[0] + len(faces)))
-    shown = f"{faces[0]}-{faces[-1]}" if numbers else ", ".join(map(str, faces))
+    numbers = [f for f in faces if isinstance(f, int)]
+    counted = len(numbers) == len(faces) > 1 and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    shown = f"{faces[0]}-{faces[-1]}" if counted else ", ".join(map(str, faces))
     raise InvalidAction(f"The {request.die_name(index)} shows {shown}; {value!r} is not one of its faces.")
 
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from companion.games.core import Action, GameError, State
 from companion.games.registry import GAMES, canonical_name
@@ -44,7 +44,7 @@ RULE_LINE = re.compile(r"^\s*[-*]\s+\*\*([A-Z]{2,3}-[A-Z0-9]+(?:[-.][A-Z0-9]+)*)
 def package_dir(game: str) -> Path:
     """The folder of a game's package (by registry name or alias)."""
     module = importlib.import_module(GAMES[canonical_name(game)])
-    return Path(module.__file__).resolve().parent
+    return Path(cast(str, module.__file__)).resolve().parent
 
 
 @cache

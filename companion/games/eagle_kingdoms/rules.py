@@ -65,7 +65,7 @@ LOCKS: tuple[tuple[int, ...], ...] = tuple(
     tuple(p for p in range(N_PIECES) if q in LOCKED_BY[p]) for q in range(N_PIECES)
 )
 PIECE_DICE: tuple[tuple[int, int] | None, ...] = tuple(
-    tuple(sorted(p["dice"])) if p["dice"] is not None else None for p in PIECES  # type: ignore[misc]
+    tuple(sorted(p["dice"])) if p["dice"] is not None else None for p in PIECES
 )
 BOARD_PIECES: tuple[int, ...] = tuple(i for i in range(N_PIECES) if i != SHIELD)
 JESTER_PIECES: tuple[int, ...] = tuple(PIECE_INDEX[p] for p in BOARD["jester_pieces"])
@@ -81,7 +81,7 @@ def _pair_key(a: int, b: int) -> int:
 
 # pieces printed with each pair, indexed by a*7+b (a <= b)
 PAIR_PIECES: tuple[tuple[int, ...], ...] = tuple(
-    tuple(i for i in BOARD_PIECES if PIECE_DICE[i] is not None and _pair_key(*PIECE_DICE[i]) == key) for key in range(49)
+    tuple(i for i in BOARD_PIECES if (dice := PIECE_DICE[i]) is not None and _pair_key(*dice) == key) for key in range(49)
 )
 
 # --- characters ----------------------------------------------------------------------------
@@ -368,6 +368,7 @@ class EagleState(State):
     def legal_actions(self) -> list[Action]:
         phase = self.phase
         me = self.player
+        actions: list[Action]
         if phase == ROLL:
             return [{"type": "roll", "dice": list(d)} for d, _ in ROLL_OUTCOMES[self.dice_count()]]
         if phase == CAPTURE:
@@ -720,12 +721,12 @@ class EagleState(State):
             for key in ("kind", "give", "take"):
                 if key in action and action[key] not in KIND_INDEX:
                     return InvalidAction(f"No character kind {action[key]!r}; kinds are {', '.join(KINDS)}.", rule)
-            target = action.get("to", action.get("with"))
+            target: Any = action.get("to", action.get("with"))
             if kind != "forfeit" and (not isinstance(target, int) or not 0 <= target < len(others)):
                 return InvalidAction(f"No player number {target!r}; players are 0-{len(others) - 1}.", rule)
             if kind != "forfeit" and target == self.player:
                 return IllegalAction(rule, "That must be another player, not yourself.", action)
-            mine = action.get("give") if kind == "trade" else action.get("kind")
+            mine = action["give"] if kind == "trade" else action["kind"]  # a missing key: "Malformed action"
             if kind != "challenge" and not hand[KIND_INDEX[mine]]:
                 return IllegalAction(rule, f"{name} has no {KIND_NAMES[KIND_INDEX[mine]]}.", action)
             if kind in ("trade", "challenge"):
@@ -830,7 +831,7 @@ class EagleState(State):
             return {"type": "enchanted", "face": faces[0]}
         if self.phase == DUEL:
             return {"type": "duel", "dice": list(faces)}  # ordered: challenger, defender
-        return {"type": "roll", "dice": sorted(faces)}  # type: ignore[type-var]  # d6 faces are ints
+        return {"type": "roll", "dice": sorted(faces)}
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         phase = self.phase

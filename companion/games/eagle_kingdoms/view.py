@@ -272,8 +272,8 @@ class EagleTextView(TextView):
             lines.append(f"{'Player':<{width}}  Favours")
             for i, name in enumerate(names):
                 lines.append(f"{name:<{width}}  {sum(state.hands[i]):>7}")
-            winners = ", ".join(names[i] for i in state.winners()) or "nobody"
-            lines.append(f"Bird King (captured the centre shield): {winners}")
+            bird_king = ", ".join(names[i] for i in state.winners()) or "nobody"
+            lines.append(f"Bird King (captured the centre shield): {bird_king}")
             return "\n".join(lines)
         lines.append(f"{'Player':<{width}}  {'Face':>4}  {'Kingdoms':>8}  {'Bonus':>5}  {'Total':>5}  Characters")
         for i, name in enumerate(names):

@@ -50,6 +50,7 @@ def propose(state: FalconryState, seat: int, rng: random.Random, tries: int = 24
     mine = tuple(sorted(state.cells_of[seat]))  # sorted: the same choices after a JSON round trip
     cells = sorted(state.stacks)
     has_hand = any(state.hands[seat])
+    move: tuple
     for _ in range(tries):
         if mine and rng.random() < 0.5:
             target = _extend_target(state, seat, rng, mine)
@@ -82,7 +83,7 @@ def block(state: FalconryState, seat: int, rng: random.Random) -> tuple | None:
     rng.shuffle(gaps)
     for gap in gaps[:4]:
         kind = _kind_for(state, seat, gap)
-        moves = [("place", kind, gap)] if kind is not None else []
+        moves: list[tuple] = [("place", kind, gap)] if kind is not None else []
         moves += [
             ("move", src, gap) for src in rng.sample(sorted(state.cells_of[seat]), min(3, len(state.cells_of[seat])))
         ]

@@ -176,8 +176,7 @@ def action_words(state: State, action: Action, t) -> str:
         note = t.text(key, card=t.term(f"def.{KINDS[top & 3]}"), colour=_colour(state, top, t))
     if move[0] == "place":
         return t.text("place", who=who, card=t.term(f"indef.{KINDS[move[1]]}"), to=fmt(move[2]), note=note)
-    stack = state.stacks.get(move[1])
-    card = t.term(f"def.{KINDS[stack[-1] & 3]}")
+    card = t.term(f"def.{KINDS[state.stacks[move[1]][-1] & 3]}")
     return t.text("move", who=who, card=card, frm=fmt(move[1]), to=fmt(move[2]), note=note)
 
 

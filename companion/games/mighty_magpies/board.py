@@ -109,9 +109,9 @@ def build_board(data: dict[str, Any]) -> Board:
         route_colour.append(colours.index(route["colour"]))
         route_ends.append((index[a], index[b]))
     exits: list[list[list[tuple[int, int]]]] = [[[] for _ in colours] for _ in nest_ids]
-    for r, (a, b) in enumerate(route_ends):
-        exits[a][route_colour[r]].append((r, b))
-        exits[b][route_colour[r]].append((r, a))
+    for r, (one, other) in enumerate(route_ends):
+        exits[one][route_colour[r]].append((r, other))
+        exits[other][route_colour[r]].append((r, one))
     _require(any(exits[start]), f"the start nest {start_id} needs at least one route")
     seen = {start}
     frontier = [start]

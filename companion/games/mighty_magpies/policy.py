@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 from companion.games.core import Action, State
 from companion.games.mighty_magpies.rules import (
@@ -56,12 +58,12 @@ def random_turn(state: MagpiesState, rng: random.Random) -> Action:
     pos = state._pos[me]
     nests = state._nests
     f1, f2 = state._dice  # type: ignore[misc]
-    steps = []
+    steps: list[dict[str, Any]] = []
     if f1 != MAGPIE:
         colours = [f1] if f2 == MAGPIE else [f2, f1] if f1 != f2 and rng.random() < 0.5 else [f1, f2]
         mask = -1  # nests with tiles, as bits; computed when a choice of routes needs it
         for colour in colours:
-            hops = EXITS[pos][colour]
+            hops: Sequence[tuple[int, int]] = EXITS[pos][colour]
             if not hops or rng.random() < 0.1:
                 break
             if len(hops) > 1:

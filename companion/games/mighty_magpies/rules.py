@@ -588,7 +588,7 @@ class MagpiesState(State):
         return None
 
     def _chance_action(self, faces: list[Face]) -> Action:
-        return {"type": "roll", "faces": sorted(faces, key=FACE_INDEX.__getitem__)}  # type: ignore[arg-type]
+        return {"type": "roll", "faces": sorted(faces, key=FACE_INDEX.__getitem__)}
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self._phase == ROLL:

@@ -57,7 +57,7 @@ class Board:
 
 def _walks(neighbours, passable, start: int, steps: int):
     """Every walk of ``steps`` spaces from start that never turns back; yields full paths."""
-    stack = [(start, -1, ())]
+    stack: list[tuple[int, int, tuple[int, ...]]] = [(start, -1, ())]
     while stack:
         here, previous, path = stack.pop()
         if len(path) == steps:

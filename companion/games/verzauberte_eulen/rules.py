@@ -24,7 +24,7 @@ ending with ``to``), which is then checked step by step.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -228,6 +228,7 @@ class EulenState(State):
         steps = self.dice[die]  # type: ignore[index]
         space, head, colour = self.space, self.head, lay.body_colour
         cave = b.cave
+        candidates: Sequence[int]
         if die == "head":
             mine = lay.player_colours[self.to_move]
             candidates = [i for i, h in enumerate(head) if h in mine]
@@ -554,11 +555,11 @@ class EulenState(State):
                     dict(action),
                 )
         if to != b.cave:
-            there = [i for i in self.occupants(to) if i != body]
-            if len(there) >= 2:
+            standing = [i for i in self.occupants(to) if i != body]
+            if len(standing) >= 2:
                 return IllegalAction(
                     "VE-MOVE-TWO",
-                    f"{b.describe(to)} already holds two owls ({' '.join(self.owl(i) for i in there)}); no more than two may stand on a space.",
+                    f"{b.describe(to)} already holds two owls ({' '.join(self.owl(i) for i in standing)}); no more than two may stand on a space.",
                     dict(action),
                 )
         canonical = {k: action[k] for k in MOVE_KEYS}
@@ -643,7 +644,7 @@ class EulenState(State):
         text = f"{code} from {b.ids[frm]} to {b.describe(to)}"
         if short:
             return text
-        text = f"{die} die {self.dice[die] if self.dice else '?'}: " + text  # type: ignore[index]
+        text = f"{die} die {self.dice[die] if self.dice else '?'}: " + text
         if other >= 0:
             new_mover = owl_code(self.head[other], self.lay.body_colour[body])
             new_other = owl_code(self.head[body], self.lay.body_colour[other])
@@ -656,13 +657,13 @@ class EulenState(State):
             return f"Roll: head {action.get('head')}, body {action.get('body')}, eye {action.get('eye')}"
         name = self.player_name(self.to_move)
         if kind == "forfeit":
-            value = self.dice.get(action.get("die"), "?") if self.dice else "?"
+            value = self.dice.get(str(action.get("die")), "?") if self.dice else "?"
             return f"{name} forfeits the {action.get('die')} die ({value}): it cannot move any owl"
         if kind == "move":
             b = self.board
-            frm, to = b.index.get(action.get("from")), b.index.get(action.get("to"))
-            body = self._find(frm, action.get("owl")) if frm is not None else -1
-            if body >= 0 and to is not None:
+            frm, to = b.index.get(str(action.get("from"))), b.index.get(str(action.get("to")))
+            body = self._find(frm, str(action.get("owl"))) if frm is not None else -1
+            if frm is not None and body >= 0 and to is not None:
                 other = next((i for i in self.occupants(to) if i != body), -1) if to != b.cave else -1
                 return f"{name} moves " + self.describe_move((action["die"], frm, body, to, other))
             return f"{name} moves {action.get('owl')} from {action.get('from')} to {action.get('to')} ({action.get('die')} die)"

@@ -135,8 +135,8 @@ class EulenTextView(TextView):
             label = b.ids[at_cell[(0, row)]][1:] if row % 2 == 0 and (0, row) in at_cell else ""
             text = f"  {label:>2} "
             for col in range(width):
-                s = at_cell.get((col, row))
-                text += self._cell(state, s, owls.get(s, []), col, row).center(CELL)
+                space = at_cell.get((col, row))
+                text += self._cell(state, space, owls.get(space, []) if space is not None else [], col, row).center(CELL)
             lines.append(text.rstrip())
         for player in range(state.game.num_players):
             nests = " / ".join(
@@ -285,15 +285,15 @@ def action_words(state: State, action: Action, t) -> str:
     if kind == "roll":
         return t.text("roll", head=action["head"], body=action["body"], eye=action["eye"])
     name = state.player_name(state.to_move)
-    die = action.get("die")
+    die = str(action.get("die"))
     if kind == "forfeit":
         value = state.dice.get(die, "?") if state.dice else "?"
         return t.text("forfeit", name=name, die=t.term(f"def.{die}"), value=value)
     if kind == "move":
         b = state.board
-        frm, to = b.index.get(action.get("from")), b.index.get(action.get("to"))
-        body = state._find(frm, action.get("owl")) if frm is not None else -1
-        if body < 0 or to is None:
+        frm, to = b.index.get(str(action.get("from"))), b.index.get(str(action.get("to")))
+        body = state._find(frm, str(action.get("owl"))) if frm is not None else -1
+        if frm is None or body < 0 or to is None:
             return t.text("move_plain", name=name, owl=action["owl"], frm=action["from"], to=action["to"],
                           die=t.term(f"die.{die}"))
         other = next((i for i in state.occupants(to) if i != body), -1) if to != b.cave else -1
@@ -363,7 +363,8 @@ def coach_words(state: State, t) -> list[str]:
     found, cut = plans(state)
     finals = {repr(p.final.to_json()) for p in found}
     count = t.text("coach_at_least", count=len(found)) if cut else str(len(found))
-    dice = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=state.dice[d]) for d in state.left)
+    rolled = state.dice or {}  # a decision: the dice are rolled
+    dice = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=rolled[d]) for d in state.left)
     lines = [t.text("coach_ways", count=count, dice=dice or t.text("no_dice"), ends=len(finals))]
     mover = state.to_move
     marked = ranked_plans(state, found)
