@@ -9,7 +9,7 @@ flat board (``paint`` callback, in board mm at ``texture_px_per_mm``) before the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -288,8 +288,3 @@ def render_plane_view(
     return cv2.remap(
         texture, tex[..., 0], tex[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=background
     )
-
-
-def scene_batch(board: BoardMap, n: int, seed: int = 0, size: tuple[int, int] = (1280, 720)) -> Sequence[Scene]:
-    rng = np.random.default_rng(seed)
-    return [random_scene(board, rng, size) for _ in range(n)]

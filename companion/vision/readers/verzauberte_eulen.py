@@ -192,11 +192,6 @@ class EulenReader(TrackedReader):
         )
 
 
-def read_image(image: np.ndarray, board: BoardMap | None = None) -> Observation:
-    """One still image, no tracking."""
-    return EulenReader(board).read(image)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     return read_file_main(argv, "python -m companion.vision.readers.verzauberte_eulen", __doc__.split("\n\n")[0], str(MAP_PATH), EulenReader)
 

@@ -102,11 +102,6 @@ def cell_centres(board: BoardMap) -> dict[str, tuple[float, float]]:
     return {r.id: r.center_mm for r in board.regions if r.kind == "cell"}
 
 
-def card_polygon(centre: tuple[float, float], angle_deg: float, size: tuple[float, float]) -> np.ndarray:
-    w, h = size
-    return card_points(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64), centre, angle_deg, size)
-
-
 def card_points(local_mm: np.ndarray, centre: tuple[float, float], angle_deg: float, size: tuple[float, float]) -> np.ndarray:
     """Card-local mm (origin top-left) -> board mm for a card centred at ``centre`` turned by ``angle_deg``."""
     a = np.deg2rad(angle_deg)

@@ -151,10 +151,3 @@ def draw_stand(
             warped = cv2.warpAffine(card, A2, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             a = m.astype(np.float32)[..., None] / 255.0
             roi[:] = (roi * (1 - a) + warped * a).astype(np.uint8)
-
-
-def _bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
-        return 0, 0, 0, 0
-    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
