@@ -17,7 +17,7 @@ import numpy as np
 
 from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
-from companion.vision.markers import reference_board, reference_board_offset
+from companion.vision.marker_sheets import reference_board, reference_board_offset
 
 BOARD_BGR = (170, 205, 225)  # printed board colour (beige)
 TABLE_BGR = (45, 80, 120)  # wooden table (brown)

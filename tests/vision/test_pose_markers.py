@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision import markers
+from companion.vision import marker_sheets as markers
 from companion.vision.boardmap import load_board_map
 
 ROOT = Path(__file__).resolve().parents[2]

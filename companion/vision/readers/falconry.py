@@ -58,9 +58,7 @@ from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation, read_file_main
-from companion.vision.scenes.falconry import KINDS, cell_id, parse_cell
-
-NOBLES = ("H", "E", "G", "P")
+from companion.vision.readers.falconry_deck import KINDS, NOBLES, cell_id, draw_card, parse_cell
 
 
 def load_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -155,8 +153,6 @@ def _peek_axes(rcfg: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 def emblem_templates(deck: Mapping[str, Any], rcfg: Mapping[str, Any]) -> np.ndarray:
     """(3, n) zero-mean unit-norm whiteness templates of the emblems, drawn from the deck description."""
-    from companion.vision.scenes.falconry import draw_card
-
     s = float(rcfg["px_per_mm"])
     w, h = deck["size_mm"]
     pts = _sample_points((w, h), rcfg)["emblem"]

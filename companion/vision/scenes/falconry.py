@@ -10,30 +10,25 @@ For painting, a descriptor may also carry ``depth`` (cards in the stack, 1-3; de
 ``covers``) and ``under`` (the covered cards, bottom first, as ``{"noble", "kind"}``); keys may also be
 table cells ``(tx, ty)`` / ``[tx, ty]`` and values a bare descriptor instead of a list.
 
-The deck's look is data (``companion/vision/readers/falconry.json``, ``cards``): a white-bordered card
-in the noble's colour with the noble's letter in two corners and a white emblem in the middle whose
-shape tells the kind. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
+The deck and one card's drawing are the reader's (:mod:`companion.vision.readers.falconry_deck`); this
+module lays whole tables of them. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
 diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`;
 :func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings.md.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import cv2
 import numpy as np
 
 from companion.vision.boardmap import BoardMap
+from companion.vision.readers.falconry_deck import KINDS, NOBLES, cell_id, deck_config, draw_card, parse_cell
 from companion.vision.synth_table import Scene, random_scene
 
-KINDS = ("marker", "bird", "falconer")
-NOBLES = ("H", "E", "G", "P")
 TABLE_BGR = ((45, 80, 120), (35, 85, 40), (105, 105, 100), (85, 55, 35), (60, 60, 70), (30, 60, 95))
 """Table surfaces: wood, green felt, grey, blue cloth, dark grey, dark wood (a white cloth is not supported)."""
 CARD_JITTER_MM = 1.0  # a hand-laid card sits within this of its cell position
@@ -41,24 +36,6 @@ CARD_JITTER_DEG = 1.0
 LAYOUT_SHIFT_MM = 12.0  # the whole layout sits up to this far off the map's nominal grid
 CAMERA = {"fill": (0.8, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
 """Camera of the rendered frames: the table fills 80-95 % of the frame height (see the rulings)."""
-_CELL_RE = re.compile(r"^x(-?\d+)y(-?\d+)$")
-
-
-def deck_config() -> dict[str, Any]:
-    """The ``cards`` subtree of ``readers/falconry.json``: the deck's look in card millimetres."""
-    text = resources.files("companion.vision.readers").joinpath("falconry.json").read_text(encoding="utf-8")
-    return json.loads(text)["cards"]
-
-
-def cell_id(tx: int, ty: int) -> str:
-    return f"x{tx}y{ty}"
-
-
-def parse_cell(region: Any) -> tuple[int, int] | None:
-    if isinstance(region, list | tuple) and len(region) == 2:
-        return int(region[0]), int(region[1])
-    m = _CELL_RE.match(str(region))
-    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def normalise(scene: Mapping[Any, Any]) -> dict[str, dict[str, Any]]:
@@ -100,47 +77,6 @@ class Truth:
 
 def cell_centres(board: BoardMap) -> dict[str, tuple[float, float]]:
     return {r.id: r.center_mm for r in board.regions if r.kind == "cell"}
-
-
-def card_points(local_mm: np.ndarray, centre: tuple[float, float], angle_deg: float, size: tuple[float, float]) -> np.ndarray:
-    """Card-local mm (origin top-left) -> board mm for a card centred at ``centre`` turned by ``angle_deg``."""
-    a = np.deg2rad(angle_deg)
-    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    pts = np.asarray(local_mm, np.float64) - (size[0] / 2, size[1] / 2)
-    return pts @ R.T + centre
-
-
-def draw_card(
-    tex: np.ndarray,
-    to_px: Callable[[np.ndarray], np.ndarray],
-    px_per_mm: float,
-    centre: tuple[float, float],
-    angle_deg: float,
-    noble: str,
-    kind: str,
-    deck: Mapping[str, Any],
-) -> None:
-    """One card, face up, into the texture ``tex`` (board mm -> px by ``to_px``)."""
-    size = tuple(deck["size_mm"])
-    w, h = size
-    b = float(deck["border_mm"])
-
-    def poly(local: np.ndarray, colour) -> None:
-        px = to_px(card_points(local, centre, angle_deg, size))
-        cv2.fillPoly(tex, [np.round(px * 16).astype(np.int32)], tuple(int(c) for c in colour), cv2.LINE_AA, shift=4)
-
-    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-    poly(rect, deck["paper_bgr"])
-    poly(np.array([[b, b], [w - b, b], [w - b, h - b], [b, h - b]], np.float64), deck["nobles"][noble]["bgr"])
-    ax, ay = deck["emblems"][kind]["axes_mm"]
-    t = np.linspace(0, 2 * np.pi, 36, endpoint=False)
-    poly(np.c_[w / 2 + ax * np.cos(t), h / 2 + ay * np.sin(t)], deck["paper_bgr"])
-    size_mm = float(deck["letter_mm"])
-    scale = size_mm * px_per_mm / 22.0  # Hershey simplex capitals are about 22 units tall at scale 1
-    thick = max(1, round(1.2 * px_per_mm))
-    for corner in ((b + 1.5, b + 1.5 + size_mm), (w - b - 1.5 - 0.75 * size_mm, h - b - 1.5)):
-        x, y = to_px(card_points(np.array([corner]), centre, angle_deg, size))[0]
-        cv2.putText(tex, noble, (round(x), round(y)), cv2.FONT_HERSHEY_SIMPLEX, scale, tuple(deck["paper_bgr"]), thick, cv2.LINE_AA)
 
 
 def painter(
