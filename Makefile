@@ -44,8 +44,8 @@ lint: $(STAMP)
 # d8 reader, which writes the model cards once all three are in place.
 train: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,train]"
-	COMPANION_SKIP_CARDS=1 $(BIN)/python -m companion.vision.train
-	$(BIN)/python -m companion.vision.train_d8
+	COMPANION_SKIP_CARDS=1 $(BIN)/python -m companion.workshop.dice.train
+	$(BIN)/python -m companion.workshop.dice.train_d8
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

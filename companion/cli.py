@@ -19,7 +19,7 @@ PASSTHROUGH = {
 }
 # ``companion bench NAME``: name -> "module:function(argv) -> exit code".
 BENCHES = {
-    "dice": "companion.vision.bench_dice:main",
+    "dice": "companion.workshop.dice.bench:main",
     "board": "companion.referee.bench:main",
 }
 

@@ -1,9 +1,9 @@
 """The demo's real board scene: the Eagle Kingdoms puzzle as the board readers see it, with the dice.
 
-Each step's frame is drawn by :func:`companion.vision.scenes.eagle_kingdoms.render` from the demo's
+Each step's frame is drawn by :func:`companion.workshop.boards.scenes.eagle_kingdoms.render` from the demo's
 engine state (:func:`companion.referee.eagle_kingdoms.scene_from_state`), through the same fixed
 demo homography the overlays use, then the roll's dice are drawn in with the dice engineer's
-renderer (:func:`companion.vision.synth.render_die`). A scene costs 0.1-0.8 s to draw, so it is drawn
+renderer (:func:`companion.workshop.dice.synth.render_die`). A scene costs 0.1-0.8 s to draw, so it is drawn
 once per step, on a helper thread, one step ahead (the next step is ready before the family confirms):
 per camera frame the cost is a dictionary look-up. Imported lazily by :mod:`companion.app.demo`;
 when the vision scene code is missing the demo keeps its placeholder drawing.
@@ -21,9 +21,9 @@ from companion.app.board import reference_map_path
 from companion.app.demo import FRAME_SIZE, DemoScript, demo_homography, dice_values
 from companion.referee.eagle_kingdoms import scene_from_state
 from companion.vision.boardmap import load_board_map
-from companion.vision.scenes import eagle_kingdoms as ek_scene
-from companion.vision.scenes.stands import StandStyle
-from companion.vision.synth import random_material, render_die
+from companion.workshop.boards.scenes import eagle_kingdoms as ek_scene
+from companion.workshop.boards.scenes.stands import StandStyle
+from companion.workshop.dice.synth import random_material, render_die
 
 GAME = "eagle-kingdoms"
 LIGHT = np.array([0.3, -0.4, 1.0]) / np.linalg.norm([0.3, -0.4, 1.0])

@@ -74,11 +74,11 @@ def frame_ms(result: dict[str, Any]) -> float:
 
 
 def pose_numbers(scenes: int, seed: int) -> dict[str, Any]:
-    """The board-pose benchmark (companion.vision.bench_board) on the Eagle Kingdoms map."""
+    """The board-pose benchmark (companion.workshop.boards.bench.pose) on the Eagle Kingdoms map."""
     try:
         from companion.referee.boardmaps import BOARDS_DIR
-        from companion.vision import bench_board
         from companion.vision.boardmap import load_board_map
+        from companion.workshop.boards.bench import pose as bench_board
 
         board = load_board_map(BOARDS_DIR / "eagle-kingdoms.json")
         return bench_board.run(board, scenes, seed, 1, (1280, 720))

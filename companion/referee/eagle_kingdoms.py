@@ -198,7 +198,7 @@ def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None)
     from companion.referee.evaluation import evaluate_reader
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
-    from companion.vision.scenes.eagle_kingdoms import render
+    from companion.workshop.boards.scenes.eagle_kingdoms import render
 
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     posed = PosedReader(board, reader or EagleKingdomsReader(board))

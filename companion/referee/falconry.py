@@ -216,7 +216,7 @@ def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None) -> dict[st
     """
     from companion.referee.evaluation import evaluate_reader
     from companion.vision.readers.falconry import FalconryReader
-    from companion.vision.scenes.falconry import render
+    from companion.workshop.boards.scenes.falconry import render
 
     board = board_map()
     reader = reader or FalconryReader(board)

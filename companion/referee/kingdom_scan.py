@@ -114,7 +114,7 @@ def evaluate(scenes: int, seed: int) -> dict[str, Any]:
     import cv2
 
     from companion.vision.readers.kingdom import KingdomReader
-    from companion.vision.scenes.kingdom import render_kingdom
+    from companion.workshop.boards.scenes.kingdom import render_kingdom
 
     cv2.setNumThreads(1)
     reader = KingdomReader()

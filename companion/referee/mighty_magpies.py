@@ -194,7 +194,7 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
     from companion.referee.evaluation import evaluate_reader
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers.mighty_magpies import MagpiesReader
-    from companion.vision.scenes.mighty_magpies import render
+    from companion.workshop.boards.scenes.mighty_magpies import render
 
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or MagpiesReader(board)

@@ -168,7 +168,7 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
     from companion.referee.evaluation import evaluate_reader
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers.verzauberte_eulen import EulenReader
-    from companion.vision.scenes.verzauberte_eulen import render
+    from companion.workshop.boards.scenes.verzauberte_eulen import render
 
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or EulenReader(board)

@@ -1,7 +1,7 @@
 """The printed markers the family lays out: which ArUco ids, how big, where on the Falconry strip.
 
 These are facts of the paper on the table, read by the board maps (:mod:`companion.referee.falconry_map`)
-and the pose. The sheets themselves are drawn by the workshop (:mod:`companion.vision.marker_sheets`);
+and the pose. The sheets themselves are drawn by the workshop (:mod:`companion.workshop.boards.sheets`);
 :func:`png_bytes` is here because the camera calibration prints its ChArUco board with it too.
 """
 

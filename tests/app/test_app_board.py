@@ -24,7 +24,7 @@ GAME = "eagle-kingdoms"
 @pytest.fixture(scope="module")
 def scene():
     """A synthetic camera frame of the Eagle Kingdoms board (markers included) and its true homography."""
-    from companion.vision.synth_table import random_homography, render_scene
+    from companion.workshop.boards.synth_table import random_homography, render_scene
 
     board = load_board_map(reference_map_path(GAME))
     rng = np.random.default_rng(5)
@@ -60,7 +60,7 @@ def test_camera_recognizer_tracks_the_board_of_the_game(scene, tmp_path):
 def test_camera_recognizer_says_when_the_camera_sees_the_table_too_obliquely(tmp_path):
     """Dice are read poorly beyond about 45 degrees from straight down (pose_config.json "view"): the camera
     path reports the angle and whether it is past that, so the app can advise raising the camera."""
-    from companion.vision.synth_table import camera_homography, render_scene
+    from companion.workshop.boards.synth_table import camera_homography, render_scene
 
     board = load_board_map(reference_map_path(GAME))
     rec = CameraRecognizer(tmp_path)
@@ -266,7 +266,7 @@ def test_a_journal_without_colours_in_its_header_gets_the_default_colours(tmp_pa
 
 def test_score_my_tiles_reads_a_photo_and_scores_by_the_rules():
     from companion.app.scoring import read_tiles, tile_points
-    from companion.vision.scenes.mighty_magpies import render_tiles
+    from companion.workshop.boards.scenes.mighty_magpies import render_tiles
 
     assert tile_points({"berry": 2, "silver": 2, "gold": 1}) == 2 + 3 + 1
     assert tile_points({"berry": 2, "silver": 2, "gold": 1}, young=True) == 5

@@ -5,7 +5,7 @@ import numpy as np
 from camera_frames import SKINS, exposed, with_hand
 
 from companion.app.worker import DiceRecognizer, reader_kinds
-from companion.vision.synth import render_scene
+from companion.workshop.dice.synth import render_scene
 
 
 def test_a_still_roll_settles_a_moving_hand_pauses_and_the_same_dice_are_not_reported_twice():

@@ -300,7 +300,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         from companion.app.board import reference_map_path
         from companion.app.demo import demo_homography
         from companion.vision.boardmap import load_board_map
-        from companion.vision.synth_table import random_homography, render_scene
+        from companion.workshop.boards.synth_table import random_homography, render_scene
 
         board = load_board_map(reference_map_path("eagle-kingdoms"))
         rng = np.random.default_rng(11)
@@ -320,7 +320,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert not app.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
 
         # --- a camera low at the table's side: set-up advises raising it (dice read poorly from low down) --------
-        from companion.vision.synth_table import camera_homography
+        from companion.workshop.boards.synth_table import camera_homography
 
         (tmp_path / "low").mkdir()
         cv2.imwrite(str(tmp_path / "low" / "board.png"),

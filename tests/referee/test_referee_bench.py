@@ -82,7 +82,7 @@ def test_eagle_kingdoms_runs_on_the_shared_loop_with_a_cold_pose_per_frame():
     from companion.referee.boardmaps import BOARDS_DIR
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers import Observation
-    from companion.vision.scenes.eagle_kingdoms import render
+    from companion.workshop.boards.scenes.eagle_kingdoms import render
 
     board = load_board_map(BOARDS_DIR / "eagle-kingdoms.json")
     sources = []

@@ -10,7 +10,7 @@ from companion.referee.falconry import FalconryAdapter, align, board_map, evalua
 from companion.referee.match import MatchKind, match
 from companion.vision.readers import Observation
 from companion.vision.readers.falconry import FalconryReader
-from companion.vision.scenes.falconry import render
+from companion.workshop.boards.scenes.falconry import render
 
 BOARD = board_map()
 

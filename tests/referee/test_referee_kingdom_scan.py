@@ -9,7 +9,7 @@ import pytest
 from companion.referee import kingdom_scan
 from companion.referee.kingdom_scan import scan_kingdom, score_values
 from companion.vision.readers.kingdom import KingdomReader
-from companion.vision.scenes.kingdom import render_kingdom
+from companion.workshop.boards.scenes.kingdom import render_kingdom
 
 
 @pytest.fixture(scope="module")

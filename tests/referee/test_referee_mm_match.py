@@ -65,7 +65,7 @@ def test_a_turn_read_from_the_camera_is_proposed():
     from companion.referee.boardmaps import BOARDS_DIR
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers.mighty_magpies import MagpiesReader
-    from companion.vision.scenes.mighty_magpies import render
+    from companion.workshop.boards.scenes.mighty_magpies import render
 
     board = load_board_map(BOARDS_DIR / "mighty-magpies.json")
     state = next(s for s in moves() if unique_turn(s)[0] is not None)
@@ -135,7 +135,7 @@ def test_the_setup_picture_gives_the_setup_action():
 def test_tile_scan_scores_by_the_ring_sets(tmp_path, capsys):
     import cv2
 
-    from companion.vision.scenes.mighty_magpies import render_tiles
+    from companion.workshop.boards.scenes.mighty_magpies import render_tiles
 
     assert tile_scan.score_counts({"berry": 4, "silver": 2, "gold": 3}) == 4 + 3 + 5
     assert tile_scan.score_counts({"berry": 4, "silver": 2, "gold": 3}, young=True) == 9

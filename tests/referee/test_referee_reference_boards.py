@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from companion.vision.boardmap import load_board_map
-from companion.vision.marker_sheets import reference_board_svg
+from companion.workshop.boards.sheets import reference_board_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies"]

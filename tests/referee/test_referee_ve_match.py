@@ -53,7 +53,7 @@ def test_a_legal_move_is_proposed():
 
 def test_a_move_read_from_the_camera_is_proposed():
     from companion.vision.readers.verzauberte_eulen import EulenReader
-    from companion.vision.scenes.verzauberte_eulen import render
+    from companion.workshop.boards.scenes.verzauberte_eulen import render
 
     board = load_board_map(BOARDS_DIR / "verzauberte-eulen.json")
     state = next(s for s in fresh_turns() if unique_move(s)[0] is not None)

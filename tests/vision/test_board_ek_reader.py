@@ -16,8 +16,8 @@ from companion.vision.models import models_dir
 from companion.vision.pose import BoardTracker, PoseStatus
 from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
 from companion.vision.readers.stands import MANIFEST, StandClassifier
-from companion.vision.scenes.eagle_kingdoms import render
-from companion.vision.synth_table import random_homography
+from companion.workshop.boards.scenes.eagle_kingdoms import render
+from companion.workshop.boards.synth_table import random_homography
 
 
 @pytest.fixture(scope="module")

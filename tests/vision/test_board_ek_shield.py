@@ -13,9 +13,9 @@ from companion.referee.eagle_kingdoms import sample_states, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.pose import BoardTracker
 from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
-from companion.vision.scenes.eagle_kingdoms import SHIELD_RIM_MM, render, shield_slots, stand_spots
-from companion.vision.scenes.stands import CARD_MM
-from companion.vision.synth_table import random_homography
+from companion.workshop.boards.scenes.eagle_kingdoms import SHIELD_RIM_MM, render, shield_slots, stand_spots
+from companion.workshop.boards.scenes.stands import CARD_MM
+from companion.workshop.boards.synth_table import random_homography
 
 LABELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, "jester"]
 

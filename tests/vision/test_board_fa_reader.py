@@ -12,7 +12,7 @@ from companion.vision.boardmap import BoardMap
 from companion.vision.pose import apply_homography
 from companion.vision.readers import canonical
 from companion.vision.readers.falconry import FalconryReader, Grid
-from companion.vision.scenes.falconry import render, vocabulary
+from companion.workshop.boards.scenes.falconry import render, vocabulary
 
 BOARD = board_map()
 

@@ -13,8 +13,8 @@ from companion.referee.mighty_magpies_map import mighty_magpies_map
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import canonical
 from companion.vision.readers.mighty_magpies import MagpiesReader, nest_counts, scan_tiles
-from companion.vision.scenes.mighty_magpies import render, render_tiles
-from companion.vision.synth_table import _table
+from companion.workshop.boards.scenes.mighty_magpies import render, render_tiles
+from companion.workshop.boards.synth_table import _table
 
 
 @pytest.fixture(scope="module")

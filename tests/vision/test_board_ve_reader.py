@@ -12,8 +12,8 @@ from companion.referee.verzauberte_eulen import sample_states, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import canonical
 from companion.vision.readers.verzauberte_eulen import EulenReader, owl_spots
-from companion.vision.scenes.verzauberte_eulen import render
-from companion.vision.synth_table import _table
+from companion.workshop.boards.scenes.verzauberte_eulen import render
+from companion.workshop.boards.synth_table import _table
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 
 from companion.vision import models
 from companion.vision.errors import ModelError
-from companion.vision.synth import render_scene
+from companion.workshop.dice.synth import render_scene
 
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 

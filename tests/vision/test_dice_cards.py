@@ -3,7 +3,7 @@ the figures they show."""
 
 import math
 
-from companion.vision.cards import kept_hand_section
+from companion.workshop.dice.cards import kept_hand_section
 
 CARD = """# dice_detector.onnx
 
@@ -40,7 +40,7 @@ def test_the_hand_section_is_dropped_for_a_new_model_or_a_missing_card(tmp_path)
 
 
 def test_real_figures_carry_their_95_percent_interval_which_narrows_with_more_dice():
-    from companion.vision.cards import real_table
+    from companion.workshop.dice.cards import real_table
 
     row = {"dataset": "d", "split": "valid", "role": "valid", "photos": 88, "recall": 0.8, "accuracy": 0.75,
            "accuracy_confident": 0.85, "uncertain": 0.1, "photos_all_right": 0.5, "extra_detections": 3}
@@ -50,7 +50,7 @@ def test_real_figures_carry_their_95_percent_interval_which_narrows_with_more_di
 
 
 def test_the_synthetic_benchmark_splits_the_six_sided_dice_by_the_angle_their_top_is_seen_at():
-    from companion.vision.evaluate import ANGLE_BINS, _angle_bin, evaluate_synthetic
+    from companion.workshop.dice.evaluate import ANGLE_BINS, _angle_bin, evaluate_synthetic
 
     assert [_angle_bin(math.cos(math.radians(d))) for d in (0, 14.9, 15.1, 44, 50, 80)] == [0, 0, 1, 3, 4, 5]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
-from companion.vision.synth import render_scene
+from companion.workshop.dice.synth import render_scene
 
 
 @pytest.fixture(scope="module")

@@ -97,9 +97,9 @@ def test_the_committed_models_include_a_d8_reader_loaded_only_when_d8_dice_may_b
 
 
 def test_the_second_look_reads_more_synthetic_d8_right_than_the_classifier_alone():
-    from companion.vision import synth
     from companion.vision.reader import DiceReader
-    from companion.vision.realdata import match
+    from companion.workshop.dice import synth
+    from companion.workshop.dice.realdata import match
 
     with_second_look = DiceReader(threads=1)
     alone = DiceReader(threads=1)
@@ -135,8 +135,8 @@ def test_a_models_folder_without_a_d8_reader_reads_the_d8_with_the_classifier_al
 
 
 def test_the_d8_reader_reads_the_same_in_both_backends():
-    from companion.vision import synth
     from companion.vision.reader import DiceReader
+    from companion.workshop.dice import synth
 
     scene = synth.render_scene(np.random.default_rng(8), 256, 256, n_dice=3, size_range=(50, 90), kinds=("d8",),
                                allow_fingers=False)
@@ -150,8 +150,8 @@ def test_the_d8_reader_reads_a_blank_eighth_face_as_8():
     """EK-R-D8-BLANK: on a box whose Enchanted Die leaves its eighth face blank, the blank face reads as 8
     (which the rules treat as blank). Measured on these dice: 56 of 60; the reader trained on
     numerals only read 3% of blank faces as 8."""
-    from companion.vision import synth
     from companion.vision.reader import DiceReader
+    from companion.workshop.dice import synth
 
     reader = DiceReader(kinds=("d8",), threads=1).d8_reader
     rng = np.random.default_rng(8)

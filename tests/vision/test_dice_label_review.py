@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision import evaluate, label_review, realdata
-from companion.vision.label_review import NOT_A_DIE, TOP_HIDDEN, UNCLEAR
+from companion.workshop.dice import evaluate, label_review, realdata
+from companion.workshop.dice.label_review import NOT_A_DIE, TOP_HIDDEN, UNCLEAR
 
 DS, SPLIT = "set", "valid"
 
@@ -148,7 +148,7 @@ def test_the_committed_reviews_are_well_formed_and_name_labelled_dice():
 
 
 def test_the_card_shows_the_reviewed_figures_and_what_the_review_found():
-    from companion.vision.cards import review_text
+    from companion.workshop.dice.cards import review_text
 
     row = {"dataset": DS, "split": SPLIT, "role": "valid", "photos": 10, "dice": 40, "recall": 1.0,
            "accuracy": 0.95, "accuracy_confident": 0.95, "uncertain": 0.0, "photos_all_right": 0.9,

@@ -82,7 +82,7 @@ def test_detector_same_outputs_in_opencv_dnn(shape):
 
 def test_classifier_same_outputs_in_opencv_dnn():
     from companion.vision.classify import crop, normalize
-    from companion.vision.synth import render_scene
+    from companion.workshop.dice.synth import render_scene
 
     session, entry = models.ort_session("dice_classifier")
     net, _ = models.opencv_net("dice_classifier")
@@ -99,7 +99,7 @@ def test_classifier_same_outputs_in_opencv_dnn():
 def test_run_time_imports_neither_torch_nor_games():
     code = (
         "import sys, companion.vision, companion.vision.reader, companion.vision.cli, companion.vision.tracker, "
-        "companion.vision.registry, companion.vision.bench_dice, companion.vision.evaluate, companion.vision.d8read;"
+        "companion.vision.registry, companion.workshop.dice.bench, companion.workshop.dice.evaluate, companion.vision.d8read;"
         "bad = [m for m in sys.modules if m == 'torch' or m.startswith(('companion.games', 'companion.app'))];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

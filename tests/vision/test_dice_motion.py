@@ -7,7 +7,7 @@ import pytest
 from camera_frames import SKINS, exposed, shaken, with_hand
 
 from companion.vision.motion import MotionMeter
-from companion.vision.synth import render_scene
+from companion.workshop.dice.synth import render_scene
 
 
 def test_a_still_table_seen_by_a_shaking_camera_is_not_moving():

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 ort = pytest.importorskip("onnxruntime")
 
-from companion.vision.nets import CLASSIFIER_ARCHS, ClassifierExport, D8Reader, DiceClassifier, export_onnx  # noqa: E402
+from companion.workshop.dice.nets import CLASSIFIER_ARCHS, ClassifierExport, D8Reader, DiceClassifier, export_onnx  # noqa: E402
 
 
 def _with_random_statistics(net):
@@ -59,12 +59,12 @@ def test_d8_reader_export_runs_alike_in_torch_onnxruntime_and_opencv(tmp_path):
 
 
 def test_train_d8_quick_run_adds_its_entry_and_keeps_the_others(tmp_path, monkeypatch):
-    """A smoke run of ``python -m companion.vision.train_d8 --quick`` into a copy of the models folder."""
+    """A smoke run of ``python -m companion.workshop.dice.train_d8 --quick`` into a copy of the models folder."""
     import json
     import shutil
 
-    from companion.vision import train_d8
     from companion.vision.models import model_entry, models_dir
+    from companion.workshop.dice import train_d8
 
     for name in ("manifest.json", "dice_detector.onnx", "dice_classifier.onnx"):
         shutil.copy(models_dir() / name, tmp_path)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from companion.vision.classes import NONE
-from companion.vision.realdata import match
-from companion.vision.synth import render_scene
+from companion.workshop.dice.realdata import match
+from companion.workshop.dice.synth import render_scene
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import numpy as np
 
 from companion.vision.registry import DieRegistry
-from companion.vision.synth import random_material, render_die
+from companion.workshop.dice.synth import random_material, render_die
 
 
 def _frame_with(rng, materials, values):

@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision import synth
 from companion.vision.classes import NONE
+from companion.workshop.dice import synth
 
 LIGHT = np.array([0.0, 0.0, 1.0])
 
@@ -109,7 +109,7 @@ def test_a_blank_eighth_face_has_no_numeral_and_only_the_d8_changes():
 
 def test_the_classifiers_training_crops_pass_the_blank_eighth_face_share_to_the_renderer(monkeypatch):
     """``train --blank-eight`` (EK-R-D8-BLANK): the share reaches every rendered scene."""
-    from companion.vision import train
+    from companion.workshop.dice import train
 
     seen = []
     real = synth.render_scene

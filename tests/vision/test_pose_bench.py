@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from companion.vision import bench_board
+from companion.workshop.boards.bench import pose as bench_board
 
 
 def test_bench_reports_accuracy_and_ms(capsys):

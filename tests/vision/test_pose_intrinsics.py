@@ -10,7 +10,7 @@ import pytest
 
 from companion.vision.intrinsics import CalibrationError, CameraProfile, CharucoSpec, calibrate_charuco
 from companion.vision.pose import BoardTracker, PoseStatus, estimate_pose
-from companion.vision.synth_table import corner_error_mm, example_board_map, random_scene, render_plane_view
+from companion.workshop.boards.synth_table import corner_error_mm, example_board_map, random_scene, render_plane_view
 
 TRUE = CameraProfile(
     "true", (640, 480), np.array([[700.0, 0, 322], [0, 700.0, 236], [0, 0, 1]]), np.array([-0.22, 0.06, 0.0, 0.0, 0.0])

@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision import marker_sheets as markers
 from companion.vision.boardmap import load_board_map
+from companion.workshop.boards import sheets as markers
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "pose_data" / "example_board.json"

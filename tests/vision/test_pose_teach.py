@@ -9,8 +9,8 @@ import pytest
 
 from companion.vision.boardmap import BoardMap, MapSource, load_user_map
 from companion.vision.pose import PoseResult, PoseStatus, apply_homography, estimate_pose
-from companion.vision.synth_table import example_board_map, random_scene, render_scene
 from companion.vision.teach import Correction, TeachError, fit_board_map, projected_layout, teach_board
+from companion.workshop.boards.synth_table import example_board_map, random_scene, render_scene
 
 REFERENCE = example_board_map()
 # The owner's print: 1.5 % small, turned 0.4 degrees, 3 mm right and 2 mm up; one space printed 4.5 mm off.

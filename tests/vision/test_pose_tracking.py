@@ -17,7 +17,7 @@ from companion.vision.pose import (
     pose_from_corners,
     rectify,
 )
-from companion.vision.synth_table import corner_error_mm, example_board_map, random_scene, render_scene
+from companion.workshop.boards.synth_table import corner_error_mm, example_board_map, random_scene, render_scene
 
 BOARD = example_board_map()
 
@@ -283,7 +283,7 @@ def test_the_half_size_search_has_its_own_threshold_windows():
 
 @pytest.mark.parametrize("tilt", [0, 20, 45, 60])
 def test_the_view_angle_is_read_from_the_pose_of_a_rendered_board(tilt):
-    from companion.vision.synth_table import camera_homography
+    from companion.workshop.boards.synth_table import camera_homography
 
     H = camera_homography(BOARD, tilt, (1280, 720))
     image = render_scene(BOARD, H, (1280, 720), rng=np.random.default_rng(tilt)).image
@@ -297,7 +297,7 @@ def test_the_view_angle_is_read_from_the_pose_of_a_rendered_board(tilt):
 def test_a_camera_profile_gives_the_focal_length_the_angle_is_measured_with():
     from companion.vision.intrinsics import CameraProfile
     from companion.vision.pose import view_angle_deg
-    from companion.vision.synth_table import camera_homography
+    from companion.workshop.boards.synth_table import camera_homography
 
     # a long lens (focal 2x the guess): the same picture geometry means another angle once the lens is known
     H = camera_homography(BOARD, 40, (1280, 720), focal_guess=1.6)

@@ -1,7 +1,7 @@
 """Board readers: from a frame and its board pose to an :class:`Observation` of the pieces.
 
 One module per game (``readers/<game>.py``). A reader never sees a rules state: it reports what it
-sees in a *vision vocabulary* shared with the scene painters of :mod:`companion.vision.scenes` --
+sees in a *vision vocabulary* shared with the scene painters of :mod:`companion.workshop.boards.scenes` --
 region id -> list of visible piece descriptors (plain JSON values such as ``{"stand": 7}``,
 ``{"stand": "jester"}``, ``{"magpie": "red"}``) -- with a confidence per region. A region whose
 confidence is below ``uncertain_below`` is *uncertain*: the referee may fix it from the rules, but it

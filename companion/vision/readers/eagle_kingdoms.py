@@ -13,7 +13,7 @@ Stages, each on the board seen from above (the frame rectified at ``px_per_mm``)
 3. *stands*: card blobs (:func:`companion.vision.readers.stands.find_cards`) are assigned to the
    region under their centre and read by the stand classifier (1-10 or Jester).
 
-Region vocabulary (``companion.vision.scenes.eagle_kingdoms``): ``{"piece": True}`` and
+Region vocabulary (``companion.workshop.boards.scenes.eagle_kingdoms``): ``{"piece": True}`` and
 ``{"stand": value}``. Every region gets a confidence; below ``uncertain_below`` it is uncertain.
 The reader knows nothing of the rules (which piece must carry a stand, how many Jesters...).
 """

@@ -7,7 +7,7 @@ turn is taken modulo 90 towards upright).
 
 Stage 2 (:class:`StandClassifier`): the printed part of each card (its upper 13 mm) is cut out upright at
 ``CANON_PX_PER_MM``, straight from the camera frame, and a small
-ONNX CNN (``models/stand_classifier.onnx``, trained by :mod:`companion.vision.train_stands` on
+ONNX CNN (``models/stand_classifier.onnx``, trained by :mod:`companion.workshop.boards.train_stands` on
 synthetic stands) gives probabilities for 1..10 and Jester. The model is checked against its
 SHA-256 in ``models/stands_manifest.json`` (same format as the dice manifest).
 
@@ -234,7 +234,7 @@ def stand_model_entry(folder: Path | None = None) -> tuple[Path, dict]:
     try:
         entries = json.loads(mpath.read_text())
     except FileNotFoundError:
-        raise ModelError(f"{mpath} is missing; run `python -m companion.vision.train_stands`") from None
+        raise ModelError(f"{mpath} is missing; run `python -m companion.workshop.boards.train_stands`") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"{mpath} is damaged: {exc}") from exc
     entry = entries.get(MODEL_NAME) if isinstance(entries, dict) else None
@@ -242,7 +242,7 @@ def stand_model_entry(folder: Path | None = None) -> tuple[Path, dict]:
         raise ModelError(f"{mpath} has no {MODEL_NAME!r} entry")
     path = folder / entry["file"]
     if not path.is_file():
-        raise ModelError(f"model file {path} is missing; run `python -m companion.vision.train_stands`")
+        raise ModelError(f"model file {path} is missing; run `python -m companion.workshop.boards.train_stands`")
     if sha256(path) != entry["sha256"]:
         raise ModelError(f"model file {path} does not match its sha256 in {mpath}; restore it from git or retrain")
     return path, entry

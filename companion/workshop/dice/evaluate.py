@@ -1,6 +1,6 @@
 """Evaluation of the dice stages: synthetic scenes, real photos, classifier confusion, timing.
 
-Usage: ``python -m companion.vision.evaluate [--cards]`` prints the figures; with --cards it also
+Usage: ``python -m companion.workshop.dice.evaluate [--cards]`` prints the figures; with --cards it also
 rewrites the model cards (keeping each card's hand-written "This run" section while its model file is
 unchanged), the confusion-matrix PNG and the per-photo CSV in models/.
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision import label_review, realdata, synth
 from companion.vision.classes import CLASS_NAMES, CLASSES, KINDS, NONE
 from companion.vision.confidence import ece
-from companion.vision.realdata import match
+from companion.workshop.dice import label_review, realdata, synth
+from companion.workshop.dice.realdata import match
 
 SYNTH_SEED = 777_000  # far from every training seed
 
@@ -255,14 +255,14 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
                "label_review": label_review.summary_rows(), "ms_1280x720_one_thread": timing,
                "ms_640x640_25_dice_one_thread": time_frames(one, (25,), 640, 640, size_range=(20, 70))["25_dice"]}
     (out / "dice_eval.json").write_text(json.dumps(results, indent=2) + "\n")
-    from companion.vision.cards import write_model_cards
+    from companion.workshop.dice.cards import write_model_cards
 
     write_model_cards(out, manifest, results, cm)
     return results
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.vision.evaluate")
+    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.evaluate")
     ap.add_argument("--cards", action="store_true", help="rewrite model cards and evaluation files in models/")
     ap.add_argument("--scenes", type=int, default=200)
     args = ap.parse_args(argv)

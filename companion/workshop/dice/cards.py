@@ -91,11 +91,11 @@ def review_text(results: dict) -> str:
     return f"""### The same photos, labels reviewed
 
 Where a label and the reader disagreed, a person looked at the die without seeing either (a blind contact
-sheet, `python -m companion.vision.label_review`; a few agreeing dice mixed in) and wrote down the face on top;
+sheet, `python -m companion.workshop.dice.label_review`; a few agreeing dice mixed in) and wrote down the face on top;
 a found die read otherwise than its label was looked at a second time, larger, and the second look decides.
 Only a wrong value or box, a box that is no die, and a die nobody can make out change a label; a die whose top
 face the photo does not show keeps its label, so that the reviewed figures do not drop only the reader's
-failures. `companion/vision/label_review.json` holds every look (docs/rulings.md, dice reader ruling 13).
+failures. `companion/workshop/dice/label_review.json` holds every look (docs/rulings.md, dice reader ruling 13).
 Labels changed:
 {changed}.
 
@@ -171,7 +171,7 @@ def write_model_cards(out: Path, manifest: dict, results: dict, cm) -> None:
 ## Training
 
 {training_text(tr, cls)}
-Synthetic scenes come from `companion/vision/synth.py` (cubes and octahedra with random body and pip colours,
+Synthetic scenes come from `companion/workshop/dice/synth.py` (cubes and octahedra with random body and pip colours,
 pip shapes, translucent, marbled and glittery bodies, numerals, colour faces and a magpie symbol; perspective,
 rotation, scale 15-120 px, lighting, shadows, highlights, motion blur, JPEG noise; tables of wood, felt, paper,
 stone, carpet, patterned cloth and plain or illustrated game boards with printed dots and tokens; clutter,

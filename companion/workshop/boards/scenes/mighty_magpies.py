@@ -23,8 +23,8 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.mighty_magpies import CONFIG_NAME, MAGPIE_COLOURS, TILE_KINDS, nest_spots
-from companion.vision.scenes.verzauberte_eulen import Paint, shape
-from companion.vision.synth_table import Scene, _table, random_scene
+from companion.workshop.boards.scenes.verzauberte_eulen import Paint, shape
+from companion.workshop.boards.synth_table import Scene, _table, random_scene
 
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.12}  # the board framed by the user
 WOOD_BGR = (120, 175, 215)  # a tile's bare wood, seen through a ring's hole

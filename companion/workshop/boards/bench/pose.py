@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.vision.bench_board [--scenes 50] [--seed 0] [--board MAP.json] [--repeat 3]
+    python -m companion.workshop.boards.bench.pose [--scenes 50] [--seed 0] [--board MAP.json] [--repeat 3]
     companion bench board [same options]
 
 Prints one JSON object: fraction of scenes where the board was found, board-corner error in mm
@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.vision.boardmap import BoardMapError, load_board_map
 from companion.vision.pose import BoardTracker, PoseStatus
-from companion.vision.synth_table import corner_error_mm, example_board_map, random_scene, render_scene
+from companion.workshop.boards.synth_table import corner_error_mm, example_board_map, random_scene, render_scene
 
 
 def run(board, scenes: int, seed: int, repeat: int, size: tuple[int, int]) -> dict:

@@ -12,10 +12,10 @@ The review is blind: a contact sheet shows each die with its labelled box and a 
 or the reading, and a few dice where the two agree are mixed in (they tell how often the reviewer
 differs from a label the reader confirmed).
 
-    python -m companion.vision.label_review sheet DATASET SPLIT --out DIR   # DIR/sheet_*.png, DIR/seen.txt
+    python -m companion.workshop.dice.label_review sheet DATASET SPLIT --out DIR   # DIR/sheet_*.png, DIR/seen.txt
     (note each die in DIR/seen.txt: its number and 1-6, h: top hidden, u: unclear or n: not a die)
-    python -m companion.vision.label_review merge DIR                       # into label_review.json
-    python -m companion.vision.label_review second --out DIR2               # a second look, then merge DIR2
+    python -m companion.workshop.dice.label_review merge DIR                       # into label_review.json
+    python -m companion.workshop.dice.label_review second --out DIR2               # a second look, then merge DIR2
 
 A first look that reads a found die otherwise than its label is looked at a second time, larger, before
 it changes the label: first looks at small dice were often wrong (half of them, on the first 34).
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.vision import realdata
 from companion.vision.errors import VisionError
+from companion.workshop.dice import realdata
 
 REVIEW_FILE = Path(__file__).with_name("label_review.json")
 NOT_A_DIE = "not a die"
@@ -293,7 +293,7 @@ def write_reviews(entries: list[dict], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.vision.label_review", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.label_review", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sh = sub.add_parser("sheet", help="contact sheets of the dice to review, and the files to note them in")
     sh.add_argument("dataset")
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "seen.txt").write_text("# one line per die: its number on the sheets and the face on top\n"
                                        "# (1-6, h: top hidden, u: unclear, n: not a die)\n")
     print(f"{len(items)} dice on {len(sheets)} sheets in {args.out}; note each in {args.out / 'seen.txt'}, then "
-          f"python -m companion.vision.label_review merge {args.out}")
+          f"python -m companion.workshop.dice.label_review merge {args.out}")
     return 0
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
-from companion.vision.marker_sheets import reference_board, reference_board_offset
+from companion.workshop.boards.sheets import reference_board, reference_board_offset
 
 BOARD_BGR = (170, 205, 225)  # printed board colour (beige)
 TABLE_BGR = (45, 80, 120)  # wooden table (brown)
@@ -199,7 +199,7 @@ def random_scene(
     """A random view with random light (gain 0.75-1.15), noise (sigma 1-4) and blur (sigma 0-0.8).
 
     ``homography`` fixes the camera instead of drawing one; ``paint`` draws pieces on the flat board
-    (the game scene painters of :mod:`companion.vision.scenes` use both)."""
+    (the game scene painters of :mod:`companion.workshop.boards.scenes` use both)."""
     Hm = homography if homography is not None else random_homography(board, rng, size, **camera_kw)
     return render_scene(
         board,

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.vision.marker_sheets OUTDIR [--board MAP.json ...] [--dpi 300]
+    python -m companion.workshop.boards.sheets OUTDIR [--board MAP.json ...] [--dpi 300]
 
 writes ``corner-markers.svg/.png`` (ids 0-3, one per board corner, with cut lines, an orientation
 arrow and a 100 mm scale bar), ``falconry-strip.svg/.png`` (ids 10-17 along a ruler, for
@@ -354,7 +354,7 @@ def write_sheets(outdir: Path, boards: Sequence[BoardMap] = (), dpi: int = PRINT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.vision.marker_sheets", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m companion.workshop.boards.sheets", description=__doc__.split("\n\n")[0])
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--board", action="append", default=[], help="a board map JSON: also write its reference board")
     parser.add_argument("--dpi", type=int, default=PRINT_DPI)

@@ -10,7 +10,7 @@ black circle), so neither part relies on colour alone. Owls stand on the spots o
 :func:`companion.vision.readers.verzauberte_eulen.owl_spots`, put down by hand (up to 1.5 mm off,
 turned at random).
 
-:func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`; :func:`render`
+:func:`painter` returns a ``paint`` callback for :mod:`companion.workshop.boards.synth_table`; :func:`render`
 makes a 1280x720 camera frame with a random camera and returns it with its ground truth.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.verzauberte_eulen import CONFIG_NAME, owl_spots
-from companion.vision.synth_table import Scene, random_scene
+from companion.workshop.boards.synth_table import Scene, random_scene
 
 NOTCHES = {"red": 1, "blue": 2, "green": 3, "yellow": 4, "black": 0}
 HEAD_SHAPE = {"red": "circle", "blue": "square", "green": "star", "yellow": "hexagon", "black": "circle"}

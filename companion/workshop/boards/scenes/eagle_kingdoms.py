@@ -6,7 +6,7 @@ A *scene description* is region id -> visible pieces in the readers' vocabulary:
 - ``{"stand": 1..10}`` or ``{"stand": "jester"}``: a character standing on that piece (several on
   the ``shield``).
 
-:func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`; :func:`render`
+:func:`painter` returns a ``paint`` callback for :mod:`companion.workshop.boards.synth_table`; :func:`render`
 makes a full 1280x720 camera frame with a random camera and returns it with its ground truth.
 The look (felt colour, piece colours, stand cards) is a ruling: docs/rulings.md.
 """
@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 
 from companion.vision.boardmap import BoardMap
-from companion.vision.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
-from companion.vision.synth_table import Scene, random_scene
+from companion.workshop.boards.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
+from companion.workshop.boards.synth_table import Scene, random_scene
 
 FELT_BGR = (40, 95, 35)  # the felt template (dark green)
 TEMPLATE_LINE_BGR = (70, 140, 60)  # piece outlines printed on the felt
@@ -172,7 +172,7 @@ def render(
     style: StandStyle | None = None,
 ) -> tuple[Scene, Truth]:
     """A camera frame of ``scene``: random camera (board fills 75-95 % of the frame height), light,
-    noise and blur as :func:`companion.vision.synth_table.random_scene`."""
+    noise and blur as :func:`companion.workshop.boards.synth_table.random_scene`."""
     paint, truth = painter(board, scene, rng, style)
     frame = random_scene(
         board,

@@ -12,7 +12,7 @@ table cells ``(tx, ty)`` / ``[tx, ty]`` and values a bare descriptor instead of 
 
 The deck and one card's drawing are the reader's (:mod:`companion.vision.readers.falconry_deck`); this
 module lays whole tables of them. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
-diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.vision.synth_table`;
+diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.workshop.boards.synth_table`;
 :func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings.md.
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.falconry_deck import KINDS, NOBLES, cell_id, deck_config, draw_card, parse_cell
-from companion.vision.synth_table import Scene, random_scene
+from companion.workshop.boards.synth_table import Scene, random_scene
 
 TABLE_BGR = ((45, 80, 120), (35, 85, 40), (105, 105, 100), (85, 55, 35), (60, 60, 70), (30, 60, 95))
 """Table surfaces: wood, green felt, grey, blue cloth, dark grey, dark wood (a white cloth is not supported)."""

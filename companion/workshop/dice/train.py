@@ -1,6 +1,6 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
+Usage: ``python -m companion.workshop.dice.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
 [--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
 "training"): one cold run of them made both committed files in about 23 minutes on the 2-core machine, and
@@ -18,7 +18,7 @@ as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-ba
 on a calibration set (synthetic + 10% of the real training photos), export both models
 (torch.onnx.export, dynamo=False, opset 13), check the classifier's ONNX against torch, write
 models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
-The d8 reader (stage 2b) is trained by its own command, ``python -m companion.vision.train_d8``; ``make train``
+The d8 reader (stage 2b) is trained by its own command, ``python -m companion.workshop.dice.train_d8``; ``make train``
 runs both. This command keeps its entry in the manifest.
 Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
 """
@@ -37,13 +37,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision import classify, detect, imageio, realdata, synth
+from companion.vision import classify, detect, imageio
 from companion.vision.classes import CLASSES, NONE, class_index
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import manifest as manifest_of
 from companion.vision.models import models_dir, sha256
+from companion.workshop.dice import realdata, synth
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CACHE = REPO / "runs" / "dice-cache"
 DET_SIZE = 256  # training patch side of the detector
 CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size is --cls-size
@@ -52,7 +53,7 @@ CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size i
 # card shows it read reliably.
 ALWAYS_CONFIRM_KINDS = ("d8",)
 
-# the recipe of the committed models (models/manifest.json); `python -m companion.vision.train` repeats it
+# the recipe of the committed models (models/manifest.json); `python -m companion.workshop.dice.train` repeats it
 DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 8000, 24.0
 DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
 DEFAULT_CLS_GRID, DEFAULT_CLS_ARCH = 3, "conv"
@@ -311,7 +312,7 @@ def augment_patch(rng, img, boxes):
 def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log, bar_position=0):
     from tqdm import tqdm
 
-    from companion.vision.nets import DiceDetector
+    from companion.workshop.dice.nets import DiceDetector
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 1)
@@ -386,7 +387,7 @@ def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, min
     """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers)."""
     from tqdm import tqdm
 
-    from companion.vision.nets import DiceClassifier
+    from companion.workshop.dice.nets import DiceClassifier
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
@@ -446,7 +447,7 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
     The synthetic scenes are already rendered into the cache by the parent. Returns the steps trained."""
     import torch
 
-    from companion.vision.nets import DetectorExport, export_onnx
+    from companion.workshop.dice.nets import DetectorExport, export_onnx
 
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -462,7 +463,7 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.vision.train", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.train", description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--det-scenes", type=int, default=3000)
     ap.add_argument("--cls-scenes", type=int, default=3000)
@@ -550,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         x_train, y_train, u_train, w = xs, ys, us, w_syn
     log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
-    from companion.vision.nets import CLASSIFIER_ARCHS
+    from companion.workshop.dice.nets import CLASSIFIER_ARCHS
 
     net_options = {"full_res_stem": args.cls_full_res_stem, "grid": args.cls_grid, **CLASSIFIER_ARCHS[args.cls_arch]}
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
@@ -566,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"temperature {temperature:.3f}; ECE {ece_before:.4f} -> {ece_after:.4f}")
 
     # export
-    from companion.vision.nets import ClassifierExport, export_onnx
+    from companion.workshop.dice.nets import ClassifierExport, export_onnx
 
     cls = cls.to(memory_format=torch.contiguous_format)
     if kept_detector is not None:
@@ -602,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
         },
-        "training": {"command": "python -m companion.vision.train " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "training": {"command": "python -m companion.workshop.dice.train " + " ".join(argv if argv is not None else sys.argv[1:]),
                      "arguments": {k: str(v) for k, v in vars(args).items()},
                      "seed": args.seed, "wall_seconds": round(wall, 1), "torch": torch.__version__},
     }
@@ -619,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
           f"ECE {ece_before:.3f} -> {ece_after:.3f}")
     if os.environ.get("COMPANION_SKIP_CARDS") != "1":
-        from companion.vision import evaluate
+        from companion.workshop.dice import evaluate
 
         evaluate.write_cards(out, manifest)
     return 0

@@ -14,9 +14,9 @@ import argparse
 import json
 import sys
 
-from companion.vision import evaluate, realdata
-from companion.vision.cards import pct_with_interval
 from companion.vision.errors import ModelError
+from companion.workshop.dice import evaluate, realdata
+from companion.workshop.dice.cards import pct_with_interval
 
 
 def _print_real(r: dict, extra: str = "") -> None:
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in result["real"]:
             _print_real(r)
         if result["real_reviewed"]:
-            print("the same, labels reviewed where they and the reader disagreed (companion/vision/label_review.json):")
+            print("the same, labels reviewed where they and the reader disagreed (companion/workshop/dice/label_review.json):")
             for r in result["real_reviewed"]:
                 _print_real(r, f"; {r['labels_changed']} labels changed")
         print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")

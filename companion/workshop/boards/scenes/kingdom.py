@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
-from companion.vision.synth_table import _table
+from companion.workshop.boards.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
+from companion.workshop.boards.synth_table import _table
 
 PITCH_MM = (25.0, 30.0)  # column and row pitch of a tidy kingdom
 MAX_PER_ROW = 12

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m companion.vision.train_stands [--samples 60000] [--epochs 10] [--seed 0] [--out models]
+    python -m companion.workshop.boards.train_stands [--samples 60000] [--epochs 10] [--seed 0] [--out models]
 
 Needs the ``train`` extra (CPU torch). Each sample goes through the reader's own path: a stand
 (random style: six Hershey font faces, stroke weight, italic, colours) is painted on felt, on a
@@ -37,7 +37,7 @@ from companion.vision.readers.stands import (
     card_patches,
     find_cards,
 )
-from companion.vision.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
+from companion.workshop.boards.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
 
 READ_PX_PER_MM = 1.0  # the scale readers find cards at (the rectified board canvas)
 BACKGROUNDS = ((40, 95, 35), (20, 160, 225), (20, 110, 220), (35, 35, 190), (30, 60, 150), (60, 20, 170), (45, 80, 120))
@@ -200,7 +200,7 @@ def write_card(out: Path, entry: dict) -> None:
   (x - mean) / (std + 4). Output: softmax over {", ".join(str(v) for v in LABELS)}.
 - **Architecture**: 3 conv blocks (8, 16, 32 channels, batch norm, max pool), dense 48, dense 11;
   {entry["bytes"]} bytes of ONNX (opset 13). sha256 `{entry["sha256"]}`.
-- **Training data**: {entry["trained"]["samples"]} synthetic stands (`companion/vision/train_stands.py`, seed
+- **Training data**: {entry["trained"]["samples"]} synthetic stands (`companion/workshop/boards/train_stands.py`, seed
   {entry["trained"]["seed"]}): six OpenCV Hershey font faces, stroke weight 0.8-1.4, 25 % italic, random ink, paper,
   frame and figure colours; painted on felt, puzzle-piece colours or table at 2-3 px/mm, turned up to
   {MAX_YAW_DEG:.0f} degrees on the stand, seen at 0.9-1.4 px/mm (a quarter at 1.4-3) with any camera turn, light gain 0.5-1.5,
@@ -211,13 +211,13 @@ def write_card(out: Path, entry: dict) -> None:
 - **Limits**: trained only on the synthetic stand look of docs/rulings.md; a real set
   printed in another font or layout needs photos of its characters added to training (or a teach step).
   Confidence below 0.9 marks a reading uncertain.
-- **Reproduce**: `python -m companion.vision.train_stands` (CPU, about {max(1, round(entry["seconds"]["total"] / 60))} min).
+- **Reproduce**: `python -m companion.workshop.boards.train_stands` (CPU, about {max(1, round(entry["seconds"]["total"] / 60))} min).
 """
     (out / f"{MODEL_NAME}.md").write_text(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.vision.train_stands", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m companion.workshop.boards.train_stands", description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=60000)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)

@@ -1,8 +1,8 @@
 """Train the d8 reader (stage 2b, ``d8read``) on the CPU and export it to ONNX in ``models/``.
 
-Usage: ``python -m companion.vision.train_d8 [--seed 1] [--steps 6000] [--scenes 12000] [--size 64]
+Usage: ``python -m companion.workshop.dice.train_d8 [--seed 1] [--steps 6000] [--scenes 12000] [--size 64]
 [--blank-eight 0.5] [--out DIR] [--quick]``
-(``make train`` runs it after ``companion.vision.train``). Seeded; two torch threads (this model is trained
+(``make train`` runs it after ``companion.workshop.dice.train``). Seeded; two torch threads (this model is trained
 alone, not beside another one), so a rerun on the same machine gives the same weights.
 
 Steps: render small synthetic scenes of d8 dice only (``synth.render_scene`` with kinds ("d8",), one to four
@@ -29,12 +29,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision import classify, d8read, synth
-from companion.vision.cards import kept_hand_section
+from companion.vision import classify, d8read
 from companion.vision.classes import NONE
 from companion.vision.confidence import ece, fit_temperature, softmax
 from companion.vision.models import MANIFEST, models_dir, sha256
-from companion.vision.train import (
+from companion.workshop.dice import synth
+from companion.workshop.dice.cards import kept_hand_section
+from companion.workshop.dice.train import (
     CACHE,
     blank_eight_key,
     cls_batch_augment,
@@ -94,7 +95,7 @@ def d8_crop_set(seed: int, n_scenes: int, size: int, cache: bool = True, blank_e
 def train(torch, x, y, upright, seed: int, steps: int, minutes: float, size: int):
     from tqdm import tqdm
 
-    from companion.vision.nets import D8Reader
+    from companion.workshop.dice.nets import D8Reader
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 2)
@@ -198,7 +199,7 @@ The whole reader's d8 figures (found, read right, on full synthetic scenes) are 
 
 `{command}` (or `make train`), seed {entry['seed']}, CPU only (torch {entry['torch']}, {THREADS} threads),
 {entry['trained_steps']} steps of 64 crops, {entry['wall_seconds'] / 60:.1f} minutes wall time, rendering included.
-Data: synthetic only (`companion/vision/synth.py`, kinds d8): {entry['training_crops']} crops of
+Data: synthetic only (`companion/workshop/dice/synth.py`, kinds d8): {entry['training_crops']} crops of
 {entry['training_scenes']} scenes of one to four d8 dice with random bodies (opaque, translucent, marbled,
 glittery), numeral fonts, sizes and thicknesses (a 6 sometimes underlined), at any rotation, seen from above
 or by a leaning upright camera, on every table of the renderer.{blank_data} There are no real photos of d8
@@ -216,7 +217,7 @@ dice in `../shared/datasets/`.
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.vision.train_d8", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.train_d8", description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     ap.add_argument("--scenes", type=int, default=DEFAULT_SCENES, help="training scenes (a tenth more calibrate)")
@@ -234,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         args.steps, args.scenes = 5, 100
     import torch
 
-    from companion.vision.nets import ClassifierExport, export_onnx
+    from companion.workshop.dice.nets import ClassifierExport, export_onnx
 
     torch.set_num_threads(THREADS)
     cv2.setNumThreads(1)
@@ -268,13 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     test_probs = d8read.D8Reader(session).probabilities_of_crops(x_test)
     figures = held_out_figures(test_probs, y_test, u_test)
     figures["blank_eight_read_as_8"] = blank_eight_figure(session, size, args.quick)
-    from companion.vision import evaluate
+    from companion.workshop.dice import evaluate
 
     evaluate.confusion_png(confusion(test_probs, y_test), out / "dice_d8_reader_confusion.png",
                            "d8 reader (rows: truth)", NAMES)
     baseline = _classifier_baseline(out, u_test, y_test, args.quick)
 
-    command = "python -m companion.vision.train_d8 " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python -m companion.workshop.dice.train_d8 " + " ".join(argv if argv is not None else sys.argv[1:])
     entry = {"file": path.name, "sha256": sha256(path), "bytes": path.stat().st_size,
              "config": {**d8read.DEFAULTS, "size": size}, "classes": [f"d8:{n}" if n != "unreadable" else "none" for n in NAMES],
              "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,

@@ -8,7 +8,7 @@ felt, paper, stone, carpet, patterned cloth, plain and illustrated game boards w
 tokens), clutter, fingers, lighting gradients, colour casts, specular highlights, motion blur, noise and
 JPEG artefacts.
 
-Usage: ``python -m companion.vision.synth OUT_DIR [N]`` writes N annotated sample scenes.
+Usage: ``python -m companion.workshop.dice.synth OUT_DIR [N]`` writes N annotated sample scenes.
 """
 
 from __future__ import annotations
