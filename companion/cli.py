@@ -20,7 +20,7 @@ PASSTHROUGH = {
 # ``companion bench NAME``: name -> "module:function(argv) -> exit code".
 BENCHES = {
     "dice": "companion.workshop.dice.bench:main",
-    "board": "companion.referee.bench:main",
+    "board": "companion.workshop.boards.bench:main",
 }
 
 

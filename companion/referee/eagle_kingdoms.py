@@ -1,4 +1,4 @@
-"""Eagle Kingdoms on camera: rules state <-> board scene, observation -> move, the board benchmark.
+"""Eagle Kingdoms on camera: rules state <-> board scene, observation -> move.
 
 - :func:`scene_from_state`: what the board shows in a state (pieces on the felt, the character on
   each, the characters on the centre shield), in the readers' vocabulary;
@@ -6,22 +6,17 @@
   player captured it -- or took it, after the Enchanted Die's 7; a stand turned into a Jester: a
   Jester trade), so the engine can name the rule it breaks;
 - :func:`setup_from_observation`: the *set-up picture* -> the ``setup`` action (who stands where);
-- :func:`match_observation`: :func:`companion.referee.match.match` with this adapter;
-- :func:`evaluate`: reader accuracy and speed on rendered scenes of seeded simulated games.
+- :func:`match_observation`: :func:`companion.referee.match.match` with this adapter.
+
+Reader accuracy and speed on rendered scenes of seeded simulated games: :mod:`companion.workshop.boards.bench`.
 """
 
 from __future__ import annotations
 
-import random
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from companion.games.core import Action
-from companion.games.eagle_kingdoms import simulation_policy
 from companion.games.eagle_kingdoms.rules import (
     JESTER,
     KINDS,
@@ -32,12 +27,10 @@ from companion.games.eagle_kingdoms.rules import (
     SHIELD_ID,
     TAKE,
     VALUES,
-    EagleKingdoms,
     EagleState,
 )
-from companion.games.playout import playout
 from companion.referee.match import MatchResult, match
-from companion.vision.readers import Observation, SceneDescription, TrackedReader
+from companion.vision.readers import Observation, SceneDescription
 
 GAME = "eagle-kingdoms"
 LABEL_OF_KIND: tuple[int | str, ...] = tuple("jester" if k == JESTER else VALUES[k] for k in range(NK))
@@ -143,70 +136,3 @@ def setup_from_observation(state: EagleState, obs: Observation) -> tuple[Action 
     if not state.is_legal(action):
         return None, str(state.explain_illegal(action))
     return action, ""
-
-
-# -- seeded states along simulated games -----------------------------------------------------------------
-
-
-def sample_states(n: int, seed: int, players: int | None = None) -> list[EagleState]:
-    """``n`` states picked along seeded simulated games (random players, the simulation policy),
-    from the set-up to the final shield, each at a decision point."""
-    rng = random.Random(seed)
-    out: list[EagleState] = []
-    while len(out) < n:
-        k = players or rng.randint(2, 6)
-        game = EagleKingdoms(players=[f"P{i + 1}" for i in range(k)])
-        state = game.new_initial_state()
-        state.apply_unchecked({"type": "setup", "placement": state.random_placement(rng)})
-        trail: list[EagleState] = []
-        playout(state, rng, simulation_policy, on_action=lambda s, _, trail=trail: s.is_chance_node() or trail.append(s.clone()))
-        want = min(n - len(out), rng.randint(3, 8))
-        for _ in range(want):
-            out.append(trail[int(rng.random() ** 0.8 * len(trail))])  # a little more weight late
-    return out[:n]
-
-
-class PosedReader(TrackedReader):
-    """An :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader` (it reads with a pose
-    handed in and keeps no state) behind the shared loop's ``reset()`` / ``read(image)``: the wrapper
-    owns the board tracker, so ``reset()`` makes the next pose a cold one."""
-
-    def __init__(self, board: Any, reader: Any) -> None:
-        from companion.vision.pose import BoardTracker
-
-        self.reader = reader
-        self.tracker = BoardTracker(board)
-
-    def read_with_pose(self, image: np.ndarray, pose: Any) -> Observation:
-        obs = self.reader.read(image, pose)
-        # the shared loop reports timings_ms["read"]; this reader calls its reading time "total"
-        return replace(obs, timings_ms={**obs.timings_ms, "read": float(obs.timings_ms.get("total", 0.0))})
-
-
-def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None) -> dict[str, Any]:
-    """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth
-    (the shared loop, :func:`companion.referee.evaluation.evaluate_reader`; ``reader`` reads with a
-    pose handed in, like :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader`).
-
-    ``per_space_error``: share of regions (46 per board) not read exactly -- a wrong reading *or* an
-    uncertain one; ``silent_error`` counts only confident wrong readings. ``board_exact``: boards with
-    every region right and none uncertain. ``ms_median``: cold pose (whole-frame marker search) plus
-    reading, one thread, wall clock; ``cpu_ms_median`` the same as this thread's CPU time (what a busy
-    machine inflates least).
-    """
-    from companion.referee.boardmaps import BOARDS_DIR
-    from companion.referee.evaluation import evaluate_reader
-    from companion.vision.boardmap import load_board_map
-    from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
-    from companion.workshop.boards.scenes.eagle_kingdoms import render
-
-    board = load_board_map(BOARDS_DIR / f"{GAME}.json")
-    posed = PosedReader(board, reader or EagleKingdomsReader(board))
-    return evaluate_reader(board, posed, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
-
-
-if __name__ == "__main__":  # quick look: python -m companion.referee.eagle_kingdoms [SCENES] [SEED]
-    import json
-
-    args = sys.argv[1:]
-    print(json.dumps(evaluate(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0), indent=1))

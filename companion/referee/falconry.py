@@ -1,15 +1,12 @@
-"""Falconry on camera: the adapter for :func:`companion.referee.match.match` and the benchmark.
-
-Usage::
-
-    python -m companion.referee.falconry [--scenes 200] [--seed 0]     # prints the evaluation JSON
+"""Falconry on camera: the adapter for :func:`companion.referee.match.match`.
 
 The reader reports *table cells* ``x{tx}y{ty}`` of the map (:mod:`companion.referee.falconry_map`);
 the engine plays on its own unbounded integer cells. :class:`FalconryAdapter` holds the translation
 ``offset`` (engine cell + offset = table cell), fixed when the set-up is seen (:func:`align`) and
 found again the same way if the players shift the strips. Cells outside the map are not in the
 scene: the camera cannot see them, so the referee keeps the engine's word there (the app should ask
-the players to re-frame when :meth:`FalconryAdapter.off_map` is not empty).
+the players to re-frame when :meth:`FalconryAdapter.off_map` is not empty). The benchmark on rendered
+tables is the workshop's (:mod:`companion.workshop.boards.bench.falconry`).
 
 Vocabulary (shared with :mod:`companion.vision.readers.falconry`): region -> ``[{"noble": letter,
 "kind": "marker"|"bird"|"falconer", "covers": bool}]``, the visible top card of each stack.
@@ -17,10 +14,6 @@ Vocabulary (shared with :mod:`companion.vision.readers.falconry`): region -> ``[
 
 from __future__ import annotations
 
-import argparse
-import json
-import random
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,14 +23,12 @@ from companion.referee.falconry_map import build_map, cell_id, parse_cell_id, ta
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers import Observation, canonical
 
-MODES = {"duel": 2, "fast-duel": 2, "allied": 3, "truel": 3, "quarrel": 4, "joint": 4}
-
 
 def board_map() -> BoardMap:
     return BoardMap.from_dict(build_map(), "companion.referee.falconry_map.build_map()")
 
 
-def _stacks(state: State) -> dict[tuple[int, int], list[tuple[str, str]]]:
+def engine_stacks(state: State) -> dict[tuple[int, int], list[tuple[str, str]]]:
     """Engine cell -> [(noble letter, kind)] bottom to top, from the state's public JSON."""
     letters = [c["letter"] for c in state.game.colours]
     return {(x, y): [(letters[seat], kind) for seat, kind in cards] for x, y, cards in state.to_json()["table"]}
@@ -58,13 +49,13 @@ class FalconryAdapter:
 
     def off_map(self, state: State) -> list[tuple[int, int]]:
         xs, ys = table_range()
-        return sorted(c for c in _stacks(state) if not (self.to_table(c)[0] in xs and self.to_table(c)[1] in ys))
+        return sorted(c for c in engine_stacks(state) if not (self.to_table(c)[0] in xs and self.to_table(c)[1] in ys))
 
     def paint_scene(self, state: State) -> dict[str, dict[str, Any]]:
         """For the painter: region -> top card with its stack ``depth`` and the cards ``under`` it."""
         xs, ys = table_range()
         out = {}
-        for cell, cards in _stacks(state).items():
+        for cell, cards in engine_stacks(state).items():
             tx, ty = self.to_table(cell)
             if tx in xs and ty in ys:
                 noble, kind = cards[-1]
@@ -139,7 +130,7 @@ def align(state: State, seen: Observation | Mapping[str, Any], search: int = 6) 
     """
     regions = seen.regions if isinstance(seen, Observation) else seen
     read = {parse_cell_id(r): canonical(v) for r, v in regions.items() if v and parse_cell_id(r)}
-    stacks = _stacks(state)
+    stacks = engine_stacks(state)
     xs = [c[0] for c in stacks]
     ys = [c[1] for c in stacks]
     cx, cy = -round((min(xs) + max(xs)) / 2), -round((min(ys) + max(ys)) / 2)
@@ -155,100 +146,7 @@ def align(state: State, seen: Observation | Mapping[str, Any], search: int = 6) 
     return best
 
 
-# -- benchmark --------------------------------------------------------------------------------------
-
-
-def sample_states(n: int, seed: int) -> list[tuple[State, FalconryAdapter]]:
-    """``n`` states from seeded games of every mode (round robin), each with a fitting offset.
-
-    A game is played from its seed with the engine's simulation policy; one position is drawn at a
-    random point of it; positions whose table does not fit the map are replaced by an earlier one.
-    """
-    from companion.games.falconry import FalconryGame, simulation_policy
-    from companion.games.playout import playout
-
-    rng = random.Random(seed)
-    xs, ys = table_range()
-    out = []
-    modes = list(MODES)
-    while len(out) < n:
-        mode = modes[len(out) % len(modes)]
-        game = FalconryGame(players=[f"P{i}" for i in range(MODES[mode])], mode=mode)
-        state = game.new_initial_state()
-        history: list[State] = []
-        playout(state, rng, simulation_policy, max_actions=399, on_action=lambda s, _, history=history: history.append(s.clone()))
-        history.append(state.clone())
-        for pick in sorted(range(len(history)), key=lambda _: rng.random()):
-            st = history[pick]
-            cells = list(_stacks(st))
-            w = max(c[0] for c in cells) - min(c[0] for c in cells) + 1
-            h = max(c[1] for c in cells) - min(c[1] for c in cells) + 1
-            if w <= len(xs) and h <= len(ys):
-                ox = xs.start - min(c[0] for c in cells) + rng.randint(0, len(xs) - w)
-                oy = ys.start - min(c[1] for c in cells) + rng.randint(0, len(ys) - h)
-                out.append((st, FalconryAdapter((ox, oy))))
-                break
-    return out
-
-
-def judged_cells(scene: Mapping[str, Any]) -> set[str]:
-    """Occupied cells and their eight neighbours inside the map: the spaces a reading is judged on."""
-    xs, ys = table_range()
-    out = set()
-    for rid in scene:
-        tx, ty = parse_cell_id(rid)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                if tx + dx in xs and ty + dy in ys:
-                    out.add(cell_id(tx + dx, ty + dy))
-    return out
-
-
-def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None) -> dict[str, Any]:
-    """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame
-    (the shared loop, :func:`companion.referee.evaluation.evaluate_reader`).
-
-    ``per_space_error``: judged cells (occupied + neighbours, ``judged_regions`` in all) read wrong,
-    uncertain ones included, every judged cell of a refused frame (``board_not_found``) counted wrong;
-    ``board_exact``: frames usable with every cell of the map read right and none uncertain;
-    ``ms_median``: pose (cold, whole-frame marker search) + reading, wall clock, one OpenCV thread;
-    ``cpu_ms_median`` the same as this thread's CPU time.
-    """
-    from companion.referee.evaluation import evaluate_reader
-    from companion.vision.readers.falconry import FalconryReader
-    from companion.workshop.boards.scenes.falconry import render
-
-    board = board_map()
-    reader = reader or FalconryReader(board)
-    states = sample_states(scenes, seed)
-    result = evaluate_reader(
-        board,
-        reader,
-        states,
-        lambda sa: sa[1].scene_from_state(sa[0]),
-        render,
-        scenes,
-        seed,
-        paint_from_state=lambda sa: sa[1].paint_scene(sa[0]),
-        judged=judged_cells,
-    )
-    return {"seed": seed, **result}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.referee.falconry", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenes", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    report = evaluate(max(1, args.scenes), args.seed)
-    print(json.dumps(report))
-    return 0
-
-
 _DEFAULT = FalconryAdapter()
 scene_from_state = _DEFAULT.scene_from_state
 implied_actions = _DEFAULT.implied_actions
 describe = _DEFAULT.describe
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from companion.games.eagle_kingdoms.rules import KINGDOM_KINDS, NK, EagleKingdoms, kingdoms_of, score_of
-from companion.referee.eagle_kingdoms import KIND_OF_LABEL, LABEL_OF_KIND
+from companion.referee.eagle_kingdoms import KIND_OF_LABEL
 
 
 @dataclass(frozen=True)
@@ -84,99 +82,6 @@ def format_score(name: str, result: KingdomScore) -> str:
     return line
 
 
-# -- benchmark ------------------------------------------------------------------------------------------
-
-
-def sample_kingdoms(n: int, seed: int) -> list[tuple[int | str, ...]]:
-    """Holdings of players along seeded simulated games (the characters a player would photograph)."""
-    from companion.referee.eagle_kingdoms import sample_states
-
-    rng = random.Random(seed)
-    out = []
-    for state in sample_states(n * 2, seed):
-        hands = [h for h in state.hands if sum(h)]
-        if not hands:
-            continue
-        hand = rng.choice(hands)
-        labels = [LABEL_OF_KIND[k] for k in range(NK) for _ in range(hand[k])]
-        rng.shuffle(labels)
-        out.append(tuple(labels))
-        if len(out) == n:
-            break
-    while len(out) < n:  # very early states: a random handful
-        out.append(tuple(rng.choice(LABEL_OF_KIND) for _ in range(rng.randint(1, 12))))
-    return out
-
-
-def evaluate(scenes: int, seed: int) -> dict[str, Any]:
-    """Kingdom scan on rendered tables: a "space" is one stand; "board exact" = every stand read
-    right and sure, hence the score right. ``ms_median``: detection + reading per 1280x720 frame."""
-    import cv2
-
-    from companion.vision.readers.kingdom import KingdomReader
-    from companion.workshop.boards.scenes.kingdom import render_kingdom
-
-    cv2.setNumThreads(1)
-    reader = KingdomReader()
-    rng = np.random.default_rng(seed + 7)
-    stands = wrong = silent = exact = score_right = 0
-    ms, cpu_ms = [], []
-    failures = []
-    for i, labels in enumerate(sample_kingdoms(scenes, seed)):
-        frame, truth = render_kingdom(labels, rng)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        reading = reader.read(frame)
-        ms.append((time.perf_counter() - t0) * 1000)
-        cpu_ms.append((time.thread_time() - c0) * 1000)
-        stands += len(labels)
-        got = _assign(reading, truth)
-        bad = 0
-        for want, r in zip(truth.labels, got, strict=True):
-            if r is None or r.uncertain or r.label != want:
-                bad += 1
-                if r is not None and not r.uncertain and r.label != want:
-                    silent += 1
-        extra = max(0, len(reading.stands) - sum(r is not None for r in got))
-        bad += extra
-        silent += extra
-        wrong += bad
-        if bad == 0:
-            exact += 1
-        if score_values([s.label for s in reading.stands]) == score_values(labels):
-            score_right += 1
-        if bad and len(failures) < 10:
-            failures.append({"scene": i, "truth": list(truth.labels), "read": [s.label for s in reading.stands], "status": reading.status})
-    return {
-        "scenes": scenes,
-        "stands": stands,
-        "per_space_error": round(wrong / max(stands, 1), 5),
-        "silent_error": round(silent / max(stands, 1), 5),
-        "board_exact": round(exact / max(scenes, 1), 4),
-        "score_right": round(score_right / max(scenes, 1), 4),
-        "ms_median": round(float(np.median(ms)), 2),
-        "cpu_ms_median": round(float(np.median(cpu_ms)), 2),
-        "failures": failures,
-    }
-
-
-def _assign(reading, truth) -> list:
-    """Each true stand's reading: the read card whose centre is nearest (within half a card)."""
-    out = []
-    if reading.px_per_mm is None:
-        return [None] * len(truth.labels)
-    used = set()
-    for c in truth.centres_px:
-        best, dist = None, 9.0 * reading.px_per_mm
-        for j, s in enumerate(reading.stands):
-            d = float(np.hypot(s.centre_px[0] - c[0], s.centre_px[1] - c[1]))
-            if j not in used and d < dist:
-                best, dist = j, d
-        if best is not None:
-            used.add(best)
-        out.append(reading.stands[best] if best is not None else None)
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m companion.referee.kingdom_scan", description=__doc__.split("\n\n")[0])
     parser.add_argument("images", nargs="+")
@@ -208,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-__all__ = ["KINGDOM_KINDS", "EagleKingdoms", "KingdomScore", "evaluate", "main", "scan_kingdom", "score_values"]
+__all__ = ["KINGDOM_KINDS", "EagleKingdoms", "KingdomScore", "main", "scan_kingdom", "score_values"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,8 +1,4 @@
-"""Mighty Magpies on camera: rules state <-> board scene, observation -> turn, set-up picture, benchmark.
-
-Usage::
-
-    python -m companion.referee.mighty_magpies [SCENES] [SEED]     # the benchmark, as JSON
+"""Mighty Magpies on camera: rules state <-> board scene, observation -> turn, set-up picture.
 
 - :func:`scene_from_state`: each nest's tiles and the magpies in it; player ``i`` flies the magpie
   of colour ``MAGPIE_COLOURS[i]`` (red, blue, green, yellow: ``docs/rulings.md``);
@@ -12,22 +8,20 @@ Usage::
   players are off the board, so the first choice the rules allow is filled in (the matcher asks
   when several fit);
 - :func:`setup_from_observation`: the set-up picture -> the ``setup`` action;
-- :func:`match_observation`, :func:`evaluate` as for the other games.
+- :func:`match_observation` as for the other games.
+
+Reader accuracy and speed on rendered scenes of seeded simulated games: :mod:`companion.workshop.boards.bench`.
 """
 
 from __future__ import annotations
 
 import json
-import random
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.games.core import Action
-from companion.games.mighty_magpies import simulation_policy
 from companion.games.mighty_magpies.board import BOARD, TILE_KINDS, TILE_LETTERS
-from companion.games.mighty_magpies.rules import MagpiesState, MightyMagpies
-from companion.games.playout import playout
+from companion.games.mighty_magpies.rules import MagpiesState
 from companion.referee.match import MatchResult, match
 from companion.vision.readers import Observation, SceneDescription
 
@@ -168,39 +162,3 @@ def setup_from_observation(state: MagpiesState, obs: Observation) -> tuple[Actio
     if not state.is_legal(action):
         return None, str(state.explain_illegal(action))
     return action, ""
-
-
-# -- seeded states along simulated games ---------------------------------------------------------------
-
-
-def sample_states(n: int, seed: int) -> list[MagpiesState]:
-    """``n`` states picked along seeded simulated games (2-4 players), at the roll or the move."""
-    rng = random.Random(seed)
-    out: list[MagpiesState] = []
-    while len(out) < n:
-        k = rng.randint(2, 4)
-        game = MightyMagpies(players=[f"P{i + 1}" for i in range(k)])
-        state = game.new_initial_state()
-        trail: list[MagpiesState] = []
-        playout(state, rng, simulation_policy, on_action=lambda s, _, trail=trail: s.phase in ("roll", "move") and trail.append(s.clone()))
-        for _ in range(min(n - len(out), rng.randint(3, 8))):
-            out.append(trail[int(rng.random() ** 0.8 * len(trail))])
-    return out[:n]
-
-
-def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
-    """As :func:`companion.referee.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
-    from companion.referee.boardmaps import BOARDS_DIR
-    from companion.referee.evaluation import evaluate_reader
-    from companion.vision.boardmap import load_board_map
-    from companion.vision.readers.mighty_magpies import MagpiesReader
-    from companion.workshop.boards.scenes.mighty_magpies import render
-
-    board = load_board_map(BOARDS_DIR / f"{GAME}.json")
-    reader = reader or MagpiesReader(board)
-    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
-
-
-if __name__ == "__main__":
-    args = sys.argv[1:]
-    print(json.dumps(evaluate(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0), indent=1))

@@ -1,4 +1,4 @@
-"""``companion bench board`` (companion.referee.bench): one JSON object, per-game numbers, errors kept apart."""
+"""``companion bench board`` (companion.workshop.boards.bench): one JSON object, per-game numbers, errors kept apart."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import sys
 import types
 
-from companion.referee import bench
+from companion.workshop.boards import bench
 
 
 def test_bench_reports_each_game_and_tolerates_missing_ones(monkeypatch, capsys):
@@ -45,9 +45,9 @@ def test_shared_loop_counts_judged_regions_and_paints_what_it_is_given():
     refused frame costs all of them), exactness on the whole map, and the painter gets the paint scene."""
     from types import SimpleNamespace
 
-    from companion.referee.evaluation import evaluate_reader
     from companion.referee.falconry import board_map
     from companion.vision.readers import Observation
+    from companion.workshop.boards.bench.evaluation import evaluate_reader
 
     board = board_map()
     card = [{"noble": "H", "kind": "bird", "covers": False}]
@@ -82,6 +82,7 @@ def test_eagle_kingdoms_runs_on_the_shared_loop_with_a_cold_pose_per_frame():
     from companion.referee.boardmaps import BOARDS_DIR
     from companion.vision.boardmap import load_board_map
     from companion.vision.readers import Observation
+    from companion.workshop.boards.bench import eagle_kingdoms as ek_bench
     from companion.workshop.boards.scenes.eagle_kingdoms import render
 
     board = load_board_map(BOARDS_DIR / "eagle-kingdoms.json")
@@ -92,8 +93,8 @@ def test_eagle_kingdoms_runs_on_the_shared_loop_with_a_cold_pose_per_frame():
             sources.append(pose.source)
             return Observation.unusable("spy")
 
-    posed = eagle_kingdoms.PosedReader(board, Spy())
-    frame, _ = render(board, eagle_kingdoms.scene_from_state(eagle_kingdoms.sample_states(1, 0)[0]), np.random.default_rng(0))
+    posed = ek_bench.PosedReader(board, Spy())
+    frame, _ = render(board, eagle_kingdoms.scene_from_state(ek_bench.sample_states(1, 0)[0]), np.random.default_rng(0))
     posed.read(frame.image)
     posed.read(frame.image)
     posed.reset()
@@ -101,7 +102,7 @@ def test_eagle_kingdoms_runs_on_the_shared_loop_with_a_cold_pose_per_frame():
     assert sources == ["markers", "tracked", "markers"]
 
     sources.clear()
-    out = eagle_kingdoms.evaluate(2, 0, reader=Spy())
+    out = ek_bench.evaluate(2, 0, reader=Spy())
     assert sources == ["markers", "markers"]
     n = len(board.regions)
     assert out["judged_regions"] == 2 * n and out["board_not_found"] == 2 and out["per_space_error"] == 1.0

@@ -18,14 +18,10 @@ from companion.games.eagle_kingdoms.rules import (
     EagleKingdoms,
     lock_rule,
 )
-from companion.referee.eagle_kingdoms import (
-    match_observation,
-    sample_states,
-    scene_from_state,
-    setup_from_observation,
-)
+from companion.referee.eagle_kingdoms import match_observation, scene_from_state, setup_from_observation
 from companion.referee.match import MatchKind
 from companion.vision.readers import Observation
+from companion.workshop.boards.bench.eagle_kingdoms import sample_states
 
 
 def play_until(seed, predicate, players=3, limit=3000):

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from companion.games.falconry import FalconryGame, FalconryState
-from companion.referee.falconry import FalconryAdapter, align, board_map, evaluate
+from companion.referee.falconry import FalconryAdapter, align, board_map
 from companion.referee.match import MatchKind, match
 from companion.vision.readers import Observation
 from companion.vision.readers.falconry import FalconryReader
+from companion.workshop.boards.bench.falconry import evaluate
 from companion.workshop.boards.scenes.falconry import render
 
 BOARD = board_map()

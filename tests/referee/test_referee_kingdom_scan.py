@@ -9,6 +9,7 @@ import pytest
 from companion.referee import kingdom_scan
 from companion.referee.kingdom_scan import scan_kingdom, score_values
 from companion.vision.readers.kingdom import KingdomReader
+from companion.workshop.boards.bench.kingdom_scan import sample_kingdoms
 from companion.workshop.boards.scenes.kingdom import render_kingdom
 
 
@@ -35,7 +36,7 @@ def test_a_photographed_kingdom_is_read_and_scored(reader):
 
 
 def test_kingdoms_from_simulated_games_are_read(reader):
-    for k, labels in enumerate(kingdom_scan.sample_kingdoms(3, 9)):
+    for k, labels in enumerate(sample_kingdoms(3, 9)):
         frame, _ = render_kingdom(labels, np.random.default_rng(50 + k))
         result = scan_kingdom(frame, reader)
         assert sorted(map(str, result.values)) == sorted(map(str, labels))

@@ -11,14 +11,9 @@ from companion.games.mighty_magpies.board import BOARD
 from companion.games.mighty_magpies.rules import MightyMagpies
 from companion.referee import tile_scan
 from companion.referee.match import MatchKind
-from companion.referee.mighty_magpies import (
-    evaluate,
-    match_observation,
-    sample_states,
-    scene_from_state,
-    setup_from_observation,
-)
+from companion.referee.mighty_magpies import match_observation, scene_from_state, setup_from_observation
 from companion.vision.readers import Observation, canonical
+from companion.workshop.boards.bench.mighty_magpies import evaluate, sample_states
 
 
 def key(scene):

@@ -7,9 +7,10 @@ import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR
 from companion.referee.match import MatchKind
-from companion.referee.verzauberte_eulen import evaluate, match_observation, sample_states, scene_from_state
+from companion.referee.verzauberte_eulen import match_observation, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import Observation, canonical
+from companion.workshop.boards.bench.verzauberte_eulen import evaluate, sample_states
 
 
 def fresh_turns(n=60, seed=7):

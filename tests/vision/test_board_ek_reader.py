@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR
-from companion.referee.eagle_kingdoms import match_observation, sample_states, scene_from_state
+from companion.referee.eagle_kingdoms import match_observation, scene_from_state
 from companion.referee.match import MatchKind
 from companion.vision.boardmap import load_board_map
 from companion.vision.errors import ModelError
@@ -16,6 +16,7 @@ from companion.vision.models import models_dir
 from companion.vision.pose import BoardTracker, PoseStatus
 from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
 from companion.vision.readers.stands import MANIFEST, StandClassifier
+from companion.workshop.boards.bench.eagle_kingdoms import sample_states
 from companion.workshop.boards.scenes.eagle_kingdoms import render
 from companion.workshop.boards.synth_table import random_homography
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR
-from companion.referee.eagle_kingdoms import sample_states, scene_from_state
+from companion.referee.eagle_kingdoms import scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.pose import BoardTracker
 from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
+from companion.workshop.boards.bench.eagle_kingdoms import sample_states
 from companion.workshop.boards.scenes.eagle_kingdoms import SHIELD_RIM_MM, render, shield_slots, stand_spots
 from companion.workshop.boards.scenes.stands import CARD_MM
 from companion.workshop.boards.synth_table import random_homography

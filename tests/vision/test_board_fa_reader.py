@@ -6,12 +6,13 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.referee.falconry import board_map, sample_states
+from companion.referee.falconry import board_map
 from companion.referee.falconry_map import build_map, cell_centre_mm, parse_cell_id
 from companion.vision.boardmap import BoardMap
 from companion.vision.pose import apply_homography
 from companion.vision.readers import canonical
 from companion.vision.readers.falconry import FalconryReader, Grid
+from companion.workshop.boards.bench.falconry import sample_states
 from companion.workshop.boards.scenes.falconry import render, vocabulary
 
 BOARD = board_map()

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR, generate
-from companion.referee.mighty_magpies import sample_states, scene_from_state
+from companion.referee.mighty_magpies import scene_from_state
 from companion.referee.mighty_magpies_map import mighty_magpies_map
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import canonical
 from companion.vision.readers.mighty_magpies import MagpiesReader, nest_counts, scan_tiles
+from companion.workshop.boards.bench.mighty_magpies import sample_states
 from companion.workshop.boards.scenes.mighty_magpies import render, render_tiles
 from companion.workshop.boards.synth_table import _table
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR
-from companion.referee.mighty_magpies import sample_states, scene_from_state
+from companion.referee.mighty_magpies import scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import canonical, falconry, mighty_magpies, verzauberte_eulen
+from companion.workshop.boards.bench.mighty_magpies import sample_states
 from companion.workshop.boards.scenes.mighty_magpies import render
 
 READERS = [falconry, mighty_magpies, verzauberte_eulen]

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR, generate
-from companion.referee.verzauberte_eulen import sample_states, scene_from_state
+from companion.referee.verzauberte_eulen import scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import canonical
 from companion.vision.readers.verzauberte_eulen import EulenReader, owl_spots
+from companion.workshop.boards.bench.verzauberte_eulen import sample_states
 from companion.workshop.boards.scenes.verzauberte_eulen import render
 from companion.workshop.boards.synth_table import _table
 

@@ -1,9 +1,10 @@
-"""Board benchmark: pose accuracy and speed on synthetic 1280x720 table scenes.
+"""Board-pose benchmark: pose accuracy and speed on synthetic 1280x720 table scenes.
 
 Usage::
 
     python -m companion.workshop.boards.bench.pose [--scenes 50] [--seed 0] [--board MAP.json] [--repeat 3]
-    companion bench board [same options]
+
+(``companion bench board`` reports the same on the Eagle Kingdoms map as its ``pose`` entry.)
 
 Prints one JSON object: fraction of scenes where the board was found, board-corner error in mm
 (median, p95, max), and per-frame milliseconds of a cold pose (whole-frame search) and of a tracked
@@ -84,7 +85,7 @@ def run(board, scenes: int, seed: int, repeat: int, size: tuple[int, int]) -> di
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="companion bench board", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m companion.workshop.boards.bench.pose", description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenes", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3)
