@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
-BOARDS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "boards"
-CAMERAS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "cameras"
+from companion.data import bundled
+
+BOARDS_DIR = bundled("calibration", "boards")
+CAMERAS_DIR = bundled("calibration", "cameras")
 USABLE = ("board found", "markers partly hidden")
 
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from companion.data import bundled
 from companion.vision.boardmap import BoardMap, BoardMapError
 
-REPO = Path(__file__).resolve().parents[2]
-BOARDS_DIR = REPO / "calibration" / "boards"
+BOARDS_DIR = bundled("calibration", "boards")
 
 GENERATORS: dict[str, str] = {
     "eagle-kingdoms": "companion.referee.boardmaps:eagle_kingdoms_map",

@@ -1,6 +1,7 @@
 """The committed ONNX models: find them, check their SHA-256 against ``models/manifest.json``, load them.
 
-Named root: ``models/`` at the repo root, or $COMPANION_MODELS. Nothing is downloaded.
+Named root: ``models/`` at the repo root (bundled in the package as ``companion.data.models``), or
+$COMPANION_MODELS. Nothing is downloaded.
 
 Two run-time backends read the same ONNX files: onnxruntime (desktop) and OpenCV's DNN module (Android,
 where onnxruntime is not packaged). ``backend_session`` returns either behind one small interface
@@ -15,16 +16,17 @@ import json
 import os
 from pathlib import Path
 
+from companion.data import bundled
 from companion.vision.errors import ModelError
 
-REPO = Path(__file__).resolve().parents[2]
 MANIFEST = "manifest.json"
 BACKENDS = ("auto", "onnxruntime", "opencv")
 BACKEND_ENV = "COMPANION_DICE_BACKEND"
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get("COMPANION_MODELS", REPO / "models"))
+    env = os.environ.get("COMPANION_MODELS")
+    return Path(env) if env else bundled("models")
 
 
 def sha256(path: Path) -> str:

@@ -48,12 +48,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
+from companion.data import bundled
 from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
@@ -621,7 +621,7 @@ def _largest_touching(cells: set[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     return read_file_main(argv, "python -m companion.vision.readers.falconry", __doc__.split("\n\n")[0],
-                          str(Path(__file__).resolve().parents[3] / "calibration" / "boards" / "falconry.json"),
+                          str(bundled("calibration", "boards", "falconry.json")),
                           FalconryReader)
 
 

@@ -28,12 +28,12 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
+from companion.data import bundled
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
@@ -52,7 +52,7 @@ from companion.vision.readers.discs import (
 CONFIG_NAME = "mighty_magpies"
 MAGPIE_COLOURS = ("red", "blue", "green", "yellow")
 TILE_KINDS = ("berry", "silver", "gold")
-MAP_PATH = Path(__file__).resolve().parents[3] / "calibration" / "boards" / "mighty-magpies.json"
+MAP_PATH = bundled("calibration", "boards", "mighty-magpies.json")
 
 
 @dataclass(frozen=True)

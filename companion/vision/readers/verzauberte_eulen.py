@@ -27,12 +27,12 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
+from companion.data import bundled
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
@@ -50,7 +50,7 @@ from companion.vision.readers.discs import (
 
 CONFIG_NAME = "verzauberte_eulen"
 COLOURS = ("red", "blue", "green", "yellow", "black")
-MAP_PATH = Path(__file__).resolve().parents[3] / "calibration" / "boards" / "verzauberte-eulen.json"
+MAP_PATH = bundled("calibration", "boards", "verzauberte-eulen.json")
 
 
 @dataclass(frozen=True)

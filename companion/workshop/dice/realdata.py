@@ -16,11 +16,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+from companion.data import source_checkout
 
 
 def datasets_root() -> Path:
-    return Path(os.environ.get("COMPANION_DATASETS", REPO.parent / "shared" / "datasets"))
+    env = os.environ.get("COMPANION_DATASETS")
+    return Path(env) if env else (source_checkout() or Path.cwd()).parent / "shared" / "datasets"
 
 
 # (dataset, split) -> role. "train": training (90% of images; the other 10% calibrate);

@@ -37,6 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.data import source_checkout
 from companion.vision import classify, detect, imageio
 from companion.vision.classes import CLASSES, NONE, class_index
 from companion.vision.confidence import ece, fit_temperature, softmax
@@ -44,8 +45,8 @@ from companion.vision.models import manifest as manifest_of
 from companion.vision.models import models_dir, sha256
 from companion.workshop.dice import realdata, synth
 
-REPO = Path(__file__).resolve().parents[3]
-CACHE = REPO / "runs" / "dice-cache"
+RUNS = (source_checkout() or Path.cwd()) / "runs"  # beside the checkout's models, or here for a wheel
+CACHE = RUNS / "dice-cache"
 DET_SIZE = 256  # training patch side of the detector
 CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size is --cls-size
 # Kinds whose readings are always shown for confirmation, whatever their confidence: even with the d8
@@ -433,7 +434,7 @@ def predict_logits(torch, net, x, batch=512):
 # ---------------------------------------------------------------- main
 def _logger():
     """Appends progress lines to runs/dice-train.log (when runs/ exists); safe from both training processes."""
-    logf = open(REPO / "runs" / "dice-train.log", "a") if (REPO / "runs").is_dir() else None
+    logf = open(RUNS / "dice-train.log", "a") if RUNS.is_dir() else None
 
     def log(msg):
         if logf:
