@@ -8,7 +8,7 @@ Falconry has no board: cards are laid edge to edge on the table, on an unbounded
 cells. The map describes the part of the table the camera reads (the *play area*) as a grid of
 ``COLUMNS`` x ``ROWS`` card cells, framed by the Falconry strip cut in two halves: markers 10-13
 along the far edge (y < play area), markers 14-17 along the near edge (y > play area), both read the
-same way up and centred on the play area's middle column (``docs/rulings.md``).
+same way up and centred on the play area's middle column (``docs/vision-notes.md``).
 
 Regions are the *nominal* card cells ``x{tx}y{ty}`` (kind ``cell``), in table cells: ``x0y0`` is
 the middle cell, ``tx`` grows to the right and ``ty`` down the table, like the engine's ``(x, y)``.
@@ -27,7 +27,7 @@ from typing import Any
 from companion.vision.markers import STRIP_IDS, STRIP_PITCH_MM, STRIP_SIDE_MM
 
 CARD_MM = (63.0, 88.0)
-"""A Falconry card (standard poker size, portrait): the rulebook gives no size; see the rulings."""
+"""A Falconry card (standard poker size, portrait): the rulebook gives no size; see docs/vision-notes.md."""
 PITCH_MM = (75.0, 100.0)
 """Cell pitch: card plus a 12 mm gap (hand-laid cards are not edge to edge; covered cards peek into it)."""
 COLUMNS, ROWS = 9, 7

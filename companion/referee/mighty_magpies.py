@@ -1,7 +1,7 @@
 """Mighty Magpies on camera: rules state <-> board scene, observation -> turn, set-up picture.
 
 - :func:`scene_from_state`: each nest's tiles and the magpies in it; player ``i`` flies the magpie
-  of colour ``MAGPIE_COLOURS[i]`` (red, blue, green, yellow: ``docs/rulings.md``);
+  of colour ``MAGPIE_COLOURS[i]`` (red, blue, green, yellow: ``docs/vision-notes.md``);
 - :func:`implied_actions`: the turn a change means even if illegal -- the current player's magpie
   now stands in another nest (or tiles vanished from nests next to it) -> the flights that lead
   there through the nests that lost a tile, taking what vanished; the berries stolen from other

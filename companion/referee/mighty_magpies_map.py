@@ -7,7 +7,7 @@ Usage::
 The 600 x 430 mm board: one circular region per nest (id ``R``, ``A``-``G`` as in the engine, kind
 ``start-nest`` or ``nest``), 38 mm in radius -- the nest at the top edge leaves no more room. A nest
 holds its tiles in the middle and up to four magpies around them
-(``docs/rulings.md``). Edges are the routes as nest pairs; because the board-map
+(``docs/vision-notes.md``). Edges are the routes as nest pairs; because the board-map
 format has no edge attributes, the routes with their ids and colours are also listed under the
 extra key ``"routes"`` (the loader ignores it). The four corner markers (ids 0-3, 30 mm) sit in the
 board's empty corners, inside the print: the play area is the band between them.

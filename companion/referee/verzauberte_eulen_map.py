@@ -6,7 +6,7 @@ Usage::
 
 The 500 x 500 mm board: every space of the engine is a region with the engine's id and kind
 (``path``, ``crossing``, ``nest``, ``cave``); the edges are the engine's neighbour pairs. A region is
-the area where an owl standing on that space is put down (``docs/rulings.md``):
+the area where an owl standing on that space is put down (``docs/vision-notes.md``):
 
 - a path space (two owls) is a 36 x 50 mm rectangle across its path, the owls side by side across it;
 - a crossing (two owls) is a 46 mm square, the owls on its top-left/bottom-right diagonal;

@@ -1,6 +1,6 @@
 """Shared helpers of the disc-piece readers (Verzauberte Eulen's owls, Mighty Magpies' magpies and tiles).
 
-Pieces stand on known *spots* of the board (``docs/rulings.md``), so a reader
+Pieces stand on known *spots* of the board (``docs/vision-notes.md``), so a reader
 never searches the frame: it maps a fixed pattern of sample points per spot (board mm) through the
 pose into the frame, reads their colours with one ``cv2.remap``, divides them by the board's colour
 there (the *illumination*, a plane per channel fitted to bare-board patches) and classifies each

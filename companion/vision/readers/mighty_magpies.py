@@ -6,7 +6,7 @@ Usage::
     python -m companion.vision.readers.mighty_magpies IMAGE [--map calibration/boards/mighty-magpies.json]
     python -m companion.referee.tile_scan IMAGE ...          # the tile scan, scored
 
-Board (``docs/rulings.md``): a nest holds its tiles on four spots around its
+Board (``docs/vision-notes.md``): a nest holds its tiles on four spots around its
 centre (9 mm off diagonally) and the magpies on four spots 28 mm out (right, below, left, above).
 A magpie seen from above is a 9.5 mm disc of its player's colour carrying a black and white bird; a
 tile is a 7.5 mm wooden disc whose sticker shows a berry (a solid purple-red disc) or a ring

@@ -9,7 +9,7 @@ prints the :class:`~companion.vision.readers.Observation` as JSON.
 An owl seen from above is a disc (the body, 12 mm radius) with a smaller disc on top (the head,
 6 mm) inside a thin light collar; colours red, blue, green, yellow and black. Each colour also has a
 shape for players who cannot tell the colours apart (heads: circle, square, diamond, hexagon; bodies:
-1-4 notches in the rim), see ``docs/rulings.md``; the reader itself reads colour.
+1-4 notches in the rim), see ``docs/vision-notes.md``; the reader itself reads colour.
 
 Owls stand on *spots* (:func:`owl_spots`): two per path space (side by side across the path), two
 per crossing (on its diagonal), four per nest, seventeen in the cave. For each spot the reader takes

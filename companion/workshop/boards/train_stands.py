@@ -208,7 +208,7 @@ def write_card(out: Path, entry: dict) -> None:
   own card finder. No real photographs.
 - **Held-out accuracy** (fresh synthetic samples, seed +1000): {entry["heldout"]["accuracy"]:.4f} on
   {entry["heldout"]["samples"]} stands; ONNX vs torch max difference {entry["heldout"]["onnx_vs_torch_max_diff"]:.1e}.
-- **Limits**: trained only on the synthetic stand look of docs/rulings.md; a real set
+- **Limits**: trained only on the synthetic stand look of docs/vision-notes.md; a real set
   printed in another font or layout needs photos of its characters added to training (or a teach step).
   Confidence below 0.9 marks a reading uncertain.
 - **Reproduce**: `python -m companion.workshop.boards.train_stands` (CPU, about {max(1, round(entry["seconds"]["total"] / 60))} min).

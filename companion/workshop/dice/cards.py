@@ -95,7 +95,7 @@ sheet, `python -m companion.workshop.dice.label_review`; a few agreeing dice mix
 a found die read otherwise than its label was looked at a second time, larger, and the second look decides.
 Only a wrong value or box, a box that is no die, and a die nobody can make out change a label; a die whose top
 face the photo does not show keeps its label, so that the reviewed figures do not drop only the reader's
-failures. `companion/workshop/dice/label_review.json` holds every look (docs/rulings.md, dice reader ruling 13).
+failures. `companion/workshop/dice/label_review.json` holds every look (docs/vision-notes.md, dice reader ruling 13).
 Labels changed:
 {changed}.
 
@@ -115,7 +115,7 @@ def synth_table(syn: dict) -> str:
     for kind, s in syn["per_kind"].items():
         lines.append(f"| {kind} | {s['dice']} | {_pct(s['recall'])} | {_pct(s['accuracy'])} | {_pct(s['uncertain'])} |")
     by_angle = syn.get("d6_by_view_angle")
-    if by_angle:  # how the reading falls as the camera leans (docs/rulings.md, dice reader ruling 14)
+    if by_angle:  # how the reading falls as the camera leans (docs/vision-notes.md, dice reader ruling 14)
         lines += ["", "Six-sided dice by the angle between the upward face's normal and the line of sight:", "",
                   "| degrees | " + " | ".join(a["degrees"] for a in by_angle) + " |",
                   "|---|" + "---|" * len(by_angle),
@@ -209,7 +209,7 @@ Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 f
   left on the matteop65 validation photos once their labels were reviewed).
 - A side face showing its pips beside the top face can be found as a second die, often read confidently:
   most extra finds on the matteop65 validation photos are such side faces. The app then sees a die too
-  many and waits (or sets the extra aside when it is uncertain: docs/rulings.md, dice reader ruling 11).
+  many and waits (or sets the extra aside when it is uncertain: docs/vision-notes.md, dice reader ruling 11).
 - A die filling much of the frame (a close-up) can be found as its pips rather than as a die, each pip read as
   a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
 - The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of

@@ -29,7 +29,7 @@ SYNTH_SEED = 777_000  # far from every training seed
 
 
 # degrees between a die's upward face normal and the line of sight: how the accuracy falls as the camera
-# leans (the app advises above pose_config.json's view.lean_warn_deg, docs/rulings.md dice reader ruling 14)
+# leans (the app advises above pose_config.json's view.lean_warn_deg, docs/vision-notes.md dice reader ruling 14)
 ANGLE_BINS = (0, 15, 25, 35, 45, 55, 90)
 
 

@@ -8,7 +8,7 @@ A *scene description* is region id -> visible pieces in the readers' vocabulary:
 
 :func:`painter` returns a ``paint`` callback for :mod:`companion.workshop.boards.synth_table`; :func:`render`
 makes a full 1280x720 camera frame with a random camera and returns it with its ground truth.
-The look (felt colour, piece colours, stand cards) is a ruling: docs/rulings.md.
+The look (felt colour, piece colours, stand cards) is a ruling: docs/vision-notes.md.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ table cells ``(tx, ty)`` / ``[tx, ty]`` and values a bare descriptor instead of 
 The deck and one card's drawing are the reader's (:mod:`companion.vision.readers.falconry_deck`); this
 module lays whole tables of them. A covered card peeks out ``peek_mm`` (4 mm, the next 7 mm: white border only) towards one random
 diagonal. :func:`painter` returns a ``paint`` callback for :mod:`companion.workshop.boards.synth_table`;
-:func:`render` makes a full camera frame with its ground truth. Rulings: docs/rulings.md.
+:func:`render` makes a full camera frame with its ground truth. Decisions: docs/vision-notes.md.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ CARD_JITTER_MM = 1.0  # a hand-laid card sits within this of its cell position
 CARD_JITTER_DEG = 1.0
 LAYOUT_SHIFT_MM = 12.0  # the whole layout sits up to this far off the map's nominal grid
 CAMERA = {"fill": (0.8, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
-"""Camera of the rendered frames: the table fills 80-95 % of the frame height (see the rulings)."""
+"""Camera of the rendered frames: the table fills 80-95 % of the frame height (see docs/vision-notes.md)."""
 
 
 def normalise(scene: Mapping[Any, Any]) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,7 @@ of a player's stolen tiles lying on the table (for the tile scan).
 A *scene description* is nest id (``R``, ``A``-``G``) -> visible pieces, ``{"magpie": colour}``
 (red, blue, green, yellow) and ``{"tile": "berry" | "silver" | "gold"}``.
 
-Looks (``docs/rulings.md``): a magpie is a 9.5 mm disc of its player's colour with
+Looks (``docs/vision-notes.md``): a magpie is a 9.5 mm disc of its player's colour with
 a black bird and its white wing on it; a tile is a 7.5 mm disc, a berry sticker solid purple-red
 with two light glints, a ring sticker a silver or gold ring round a 3.5 mm hole where the wood shows.
 Pieces stand on the spots of :func:`companion.vision.readers.mighty_magpies.nest_spots`, up to 1 mm

@@ -1,6 +1,6 @@
 """Character stands (Eagle Kingdoms) seen from above: drawing them, for scenes and for training.
 
-The look is a ruling (docs/rulings.md): a character stands on a small plastic base
+The look is a ruling (docs/vision-notes.md): a character stands on a small plastic base
 and shows, towards the camera, a cream card ``CARD_MM`` (w x h) with a coloured frame, its point value
 1-10 printed large in the upper part and a little figure below; a Jester shows a jester's cap
 instead of a number. A stand may be turned by up to ``MAX_YAW_DEG`` on its piece.

@@ -3,7 +3,7 @@
 A *scene description* is region id (the engine's space ids) -> visible owls, each
 ``{"owl": {"head": colour, "body": colour}}`` with colours red, blue, green, yellow, black.
 
-An owl seen from above (``docs/rulings.md``): the body is a 12 mm disc of its
+An owl seen from above (``docs/vision-notes.md``): the body is a 12 mm disc of its
 colour with 0-4 light notches in the rim (red 1, blue 2, green 3, yellow 4, black none); the head is
 a shape of its colour inside a light collar (red circle, blue square, green star, yellow hexagon,
 black circle), so neither part relies on colour alone. Owls stand on the spots of
