@@ -20,7 +20,6 @@ import json
 import random
 import re
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +33,7 @@ from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
 from companion.journal import Journal, JournalError, Session
+from companion.referee.dice import DieSpec, DieValue, is_new_roll, played_dice, read_roll, wanted_dice
 
 MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
@@ -52,26 +52,6 @@ def load_colours(players: int, metadata: dict[str, Any] | None = None) -> list[i
     if saved:
         colours[:len(saved)] = saved
     return (colours * 2)[:max(players, len(DEFAULT_COLOURS))]
-
-
-@dataclass
-class DieSpec:
-    """One die the current chance node waits for: its kind, role (if dice differ) and faces."""
-
-    kind: str
-    role: str
-    faces: list
-
-
-@dataclass
-class DieValue:
-    kind: str
-    role: str
-    value: int | str | None
-    confidence: float = 1.0
-    uncertain: bool = False
-    box: tuple[int, int, int, int] | None = None
-    source: str = "camera"  # "camera" | "manual" | "corrected"
 
 
 @dataclass
@@ -152,19 +132,6 @@ def peek_journal(path: Path) -> JournalInfo:
         return JournalInfo(path, name, game_class.title or name, list(game.players), len(actions), state.is_terminal(), modified)
     except (JournalError, GameError, KeyError, TypeError, ValueError) as exc:
         return JournalInfo(path, "?", path.stem, [], 0, False, modified, str(exc))
-
-
-def dice_values(action: Action) -> list:
-    """The faces in a chance action, in the action's own order (``dice``, ``face``, ``head``...)."""
-    values: list = []
-    for key, value in action.items():
-        if key == "type":
-            continue
-        if isinstance(value, list) and all(isinstance(v, int | str) for v in value):
-            values.extend(value)
-        elif isinstance(value, int | str) and not isinstance(value, bool):
-            values.append(value)
-    return values
 
 
 class Controller:
@@ -330,14 +297,7 @@ class Controller:
         return tr("table:your_choice", player=state.player_name(state.current_player))
 
     def dice_specs(self) -> list[DieSpec]:
-        state = self.state
-        if state is None or self.phase != "chance":
-            return []
-        request = state.chance_request()
-        if request is None or not request.dice:
-            return []
-        return [DieSpec(kind, role, list(faces))
-                for kind, role, faces in zip(request.dice, request.roles, request.faces, strict=True)]
+        return wanted_dice(self.state) if self.phase == "chance" else []
 
     def die_label(self, role: str, index: int) -> str:
         """A die's role as the screens show it (``role`` stays the identifier vision matches on):
@@ -586,17 +546,9 @@ class Controller:
 
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
         """The camera reports each settled roll once. One that came while a move was awaited (the next
-        player threw early), or that settled just before the last change, would be lost: the dice are read
-        again when a roll is next wanted: when a die of the roll just played is gone or shows another face,
-        or a die of another kind is read clearly. Not when they still show the roll just played (a die nudged
-        while moving a piece), so that the next player is not offered the last player's dice."""
-        seen = Counter((r.get("kind"), str(r.get("value"))) for r in readings)
-        played_kinds = {kind for kind, _ in self._played_dice}
-        rethrown = bool(Counter(self._played_dice) - seen)  # a die of that roll is gone or shows another face
-        # a die of another kind read clearly (the Enchanted Die thrown before its roll was asked for); an
-        # unclear extra find is more likely a pattern on the table than a die
-        another_die = any(r.get("kind") not in played_kinds and not r.get("uncertain") for r in readings)
-        if not readings or not (rethrown or another_die):
+        player threw early), or that settled just before the last change, would be lost: when it is a new
+        throw (:func:`companion.referee.dice.is_new_roll`) the dice are read again when a roll is next wanted."""
+        if not is_new_roll(readings, self._played_dice):
             return
         if self.phase == "chance":
             self._ask_camera_again(tr("table:early_roll"))
@@ -624,30 +576,22 @@ class Controller:
         specs = self.dice_specs()
         if not specs:
             return
-        wanted = {s.kind for s in specs}
-        found = [r for r in readings if r.get("kind") in wanted]
-        found, set_aside = _set_aside_unclear_extras(found, [s.kind for s in specs])
-        if len(found) != len(specs):
-            self.vision_status = tr("table:dice_seen", expected=len(specs), got=len(found))
+        roll = read_roll(specs, readings)
+        if roll.dice is None:
+            self.vision_status = tr("table:dice_seen", expected=len(specs), got=roll.seen)
             return
         # the roll is complete: an earlier "I see 1 die" no longer holds
-        self.vision_status = tr("table:set_aside", n=set_aside) if set_aside else ""
-        ordered, placed = _assign_roles(specs, found)
-        dice = [
-            DieValue(s.kind, s.role, r.get("value"), float(r.get("confidence", 1.0)),
-                     bool(r.get("uncertain", False)) or by_place, tuple(r["box"]) if r.get("box") else None, "camera")
-            for s, r, by_place in zip(specs, ordered, placed, strict=True)
-        ]
-        if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in dice]:
+        self.vision_status = tr("table:set_aside", n=roll.set_aside) if roll.set_aside else ""
+        if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in roll.dice]:
             return
-        if any(placed):
+        if roll.guessed_roles:
             # dice that must be told apart but were not recognised: their roles are a guess, so each is marked
             roles = ", ".join(self.die_label(s.role, i) for i, s in enumerate(specs))
             self.say("warn", tr("table:which_die", roles=roles))
-        elif any(d.uncertain for d in dice):
+        elif roll.uncertain:
             # shown for confirmation, never applied silently: the die is marked '?' until confirmed or corrected
             self.say("warn", tr("table:uncertain"))
-        self._propose_dice(dice, "camera")
+        self._propose_dice(roll.dice, "camera")
 
     # --- confirm / undo ------------------------------------------------------------------------------------
     def confirm(self) -> str | None:
@@ -656,9 +600,7 @@ class Controller:
             return None
         proposal = self.proposal
         shown = None if language() == engine_i18n.DEFAULT else self._describe(proposal.action)  # before it is applied
-        # (kind, face) of each die rolled; none for a set-up or a move (no dice specs)
-        played = [(spec.kind, str(value))
-                  for spec, value in zip(self.dice_specs(), dice_values(proposal.action), strict=False)]
+        played = played_dice(self.dice_specs(), proposal.action)  # none for a set-up or a move
         try:
             text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
         except IllegalAction as exc:
@@ -687,59 +629,3 @@ class Controller:
             self.say("info", tr("history:nothing"))
         return undone
 
-
-def dice_told_apart(roles: list[str]) -> bool:
-    """Whether the dice of a roll have roles that matter (head, body, eye), rather than being alike dice
-    ("", or "die 1", "die 2")."""
-    return len(roles) > 1 and any(role and not role.startswith("die ") for role in roles)
-
-
-def _assign_roles(specs: list[DieSpec], found: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bool]]:
-    """The reading for each die of the roll, and whether its role was only guessed from where it lies.
-
-    A reading with a registered identity takes that role. The others are given the remaining roles left to
-    right; that is a guess when two or more dice that must be told apart are left (with one left, it is
-    the only one remaining). Alike dice are simply taken left to right."""
-    def left(r):
-        return (r.get("box") or (0, 0, 0, 0))[0]
-
-    apart = dice_told_apart([s.role for s in specs])
-    by_role: dict[str, dict[str, Any]] = {}
-    for r in found:
-        role = r.get("identity")
-        if apart and role and role not in by_role and any(s.role == role for s in specs):
-            by_role[role] = r
-    rest = sorted((r for r in found if all(r is not v for v in by_role.values())), key=left)
-    open_roles = [s for s in specs if s.role not in by_role]
-    guessed = apart and len(open_roles) > 1
-    ordered, placed = [], []
-    for s in specs:
-        if s.role in by_role:
-            ordered.append(by_role[s.role])
-            placed.append(False)
-        else:
-            ordered.append(rest.pop(0))
-            placed.append(guessed)
-    return ordered, placed
-
-
-def _set_aside_unclear_extras(found: list[dict[str, Any]], kinds: list[str]) -> tuple[list[dict[str, Any]], int]:
-    """Readings to use when the camera sees more dice of a kind than the roll has.
-
-    A carpet, a spotted cloth or a die's side face shows up as extra finds, often marked uncertain. When
-    exactly as many dice of a kind as the roll needs are read confidently, the uncertain rest of that kind
-    is set aside; otherwise nothing is (a confident extra die, or too few confident ones: the players must
-    look). The proposal still waits for a confirm, with every die boxed. Returns (readings, number set aside).
-    """
-    kept: list[dict[str, Any]] = []
-    set_aside = 0
-    for kind in dict.fromkeys(kinds):
-        of_kind = [r for r in found if r.get("kind") == kind]
-        need = kinds.count(kind)
-        sure = [r for r in of_kind if not r.get("uncertain", False)]
-        if len(of_kind) > need and len(sure) == need:
-            kept += sure
-            set_aside += len(of_kind) - need
-        else:
-            kept += of_kind
-    return kept, set_aside

@@ -27,10 +27,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.app.controller import dice_values
 from companion.games.core import Action, GameError, State
 from companion.games.playout import playout
 from companion.games.registry import load_game
+from companion.referee.dice import dice_values
 
 FORMAT = "companion-demo"
 VERSION = 1

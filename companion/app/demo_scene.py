@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 
 from companion.app.board import reference_map_path
-from companion.app.demo import FRAME_SIZE, DemoScript, demo_homography, dice_values
+from companion.app.demo import FRAME_SIZE, DemoScript, demo_homography
+from companion.referee.dice import dice_values
 from companion.referee.eagle_kingdoms import scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.workshop.boards.scenes import eagle_kingdoms as ek_scene

@@ -577,7 +577,7 @@ class CompanionApp(App):
 
     def autopilot_step(self) -> bool:
         """Correct what the camera misread (through the correction popup) and press Confirm."""
-        from companion.app.demo import dice_values
+        from companion.referee.dice import dice_values
 
         ctl = self.controller
         table = self.sm.get_screen("table")

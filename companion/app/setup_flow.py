@@ -23,17 +23,15 @@ from typing import Any
 import numpy as np
 
 from companion.app.board import reference_map_path
-from companion.app.controller import dice_told_apart
 from companion.app.i18n import language, tr
-from companion.app.worker import READER_KIND
+from companion.referee.dice import READER_KIND, dice_told_apart, usual_roll
 
 
 def dice_roles(game_name: str) -> list[tuple[str, str]]:
-    """(role, kind) of each die of the game's usual roll (the first of its ``Game.rolls``)."""
+    """(role, kind) of each die of the game's usual roll (:func:`companion.referee.dice.usual_roll`)."""
     from companion.games.registry import load_game
 
-    dice = next(iter(load_game(game_name).game_class.rolls.values()), ())
-    return [(die.role or f"die {i + 1}", die.kind) for i, die in enumerate(dice)]
+    return usual_roll(load_game(game_name).game_class)
 
 
 def registry_path(user_dir: str | Path, game: str) -> Path:

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from companion.referee.dice import READER_KIND, in_game_terms, reader_kinds
+
 Recognize = Callable[[np.ndarray, dict[str, Any]], dict[str, Any]]
 
 
@@ -101,20 +103,6 @@ class RecognitionWorker:
             self._thread.join(timeout)
 
 
-# the games' names for kinds of dice (Game.dice_kinds, ChanceRequest.dice) -> the dice reader's
-# (vision.classes.KINDS): the Mighty Magpies colour die is the reader's "magpie"
-READER_KIND = {"d6": "d6", "d8": "d8", "colour": "magpie"}
-GAME_KIND = {reader: game for game, reader in READER_KIND.items()}
-
-
-def reader_kinds(game_kinds) -> tuple[str, ...]:
-    """The dice reader's kinds for these game kinds (all kinds when none is given)."""
-    from companion.vision.classes import KINDS
-
-    wanted = {READER_KIND.get(k, k) for k in game_kinds}
-    return tuple(k for k in KINDS if k in wanted) or KINDS
-
-
 class DiceRecognizer:
     """The camera path: the vision package's dice reader, its motion meter and its settle tracker.
 
@@ -190,6 +178,4 @@ class DiceRecognizer:
 
 
 def _in_game_terms(reading) -> dict[str, Any]:
-    out = reading.as_json()
-    out["kind"] = GAME_KIND.get(out["kind"], out["kind"])
-    return out
+    return in_game_terms(reading.as_json())

@@ -8,8 +8,9 @@ import pytest
 
 from companion.app import i18n
 from companion.app.controller import Controller, peek_journal, rules_text
-from companion.app.demo import DemoScript, dice_values
+from companion.app.demo import DemoScript
 from companion.journal import Journal
+from companion.referee.dice import dice_values
 
 
 @pytest.fixture

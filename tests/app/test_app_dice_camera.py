@@ -4,7 +4,8 @@ over the dice pauses it, the same dice are not reported twice unless the app ask
 import numpy as np
 from camera_frames import SKINS, exposed, with_hand
 
-from companion.app.worker import DiceRecognizer, reader_kinds
+from companion.app.worker import DiceRecognizer
+from companion.referee.dice import reader_kinds
 from companion.workshop.dice.synth import render_scene
 
 
@@ -42,7 +43,8 @@ def test_read_again_reports_the_same_dice_again_from_the_first_frame_captured_af
 
 def test_mighty_magpies_colour_dice_read_by_the_camera_become_the_games_roll(tmp_path):
     """The reader calls the colour die "magpie"; the game asks for "colour" dice (READER_KIND)."""
-    from companion.app.controller import Controller, dice_values
+    from companion.app.controller import Controller
+    from companion.referee.dice import dice_values
 
     ctl = Controller(tmp_path, seed=1)
     ctl.new_game("mighty-magpies", ["Ann", "Ben"])
@@ -73,7 +75,8 @@ def test_dice_thrown_before_the_move_was_confirmed_become_the_next_roll(tmp_path
     import random
     import time
 
-    from companion.app.controller import Controller, dice_values
+    from companion.app.controller import Controller
+    from companion.referee.dice import dice_values
 
     ctl = Controller(tmp_path, seed=1)
     ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.app.demo import dice_values
+from companion.referee.dice import dice_values
 
 EXPECTED_SHOTS = {"home", "home-de", "setup", "setup-teach", "setup-corners", "score-a-kingdom", "score-tiles", "table-dice", "table-uncertain", "table-choice",
                   "scores", "history", "rules", "scores-final", "end"}

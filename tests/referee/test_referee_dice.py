@@ -1,0 +1,126 @@
+"""Dice readings meet the rules (companion.referee.dice): roles, unclear extras, new throws, the action."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.games.registry import load_game
+from companion.referee.dice import (
+    dice_told_apart,
+    dice_values,
+    in_game_terms,
+    is_new_roll,
+    read_roll,
+    reader_kinds,
+    usual_roll,
+    wanted_dice,
+)
+
+
+def _reading(kind, value, x, uncertain=False, identity=None, confidence=0.97):
+    r = {"kind": kind, "value": value, "box": [x, 100, 40, 40], "confidence": confidence, "uncertain": uncertain}
+    if identity:
+        r["identity"] = identity
+    return r
+
+
+def _owls_at_roll():
+    game = load_game("verzauberte-eulen").game_class(players=["Ann", "Ben"])
+    state = game.new_initial_state()
+    rng = random.Random(1)
+    while not (state.is_chance_node() and wanted_dice(state)):  # the set-up, whatever it asks
+        state.apply_unchecked(state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[0])
+    return state
+
+
+def _eagle_at_roll():
+    game = load_game("eagle-kingdoms").game_class(players=["Ann", "Ben"])
+    state = game.new_initial_state()
+    state.apply_unchecked(state.sample_chance(random.Random(3)))  # the random set-up
+    return state
+
+
+def test_wanted_dice_follow_the_chance_request():
+    state = _eagle_at_roll()
+    specs = wanted_dice(state)
+    assert [s.kind for s in specs] == ["d6", "d6"] and specs[0].faces == [1, 2, 3, 4, 5, 6]
+    assert wanted_dice(None) == []
+
+
+def test_a_complete_roll_becomes_the_engines_action():
+    state = _eagle_at_roll()
+    roll = read_roll(wanted_dice(state), [_reading("d6", 5, 300), _reading("d6", 2, 100)])
+    assert roll.complete and not roll.uncertain
+    action = state.chance_action([d.value for d in roll.dice])
+    assert sorted(dice_values(action)) == [2, 5]
+    assert state.is_legal(action)
+
+
+def test_too_few_dice_is_not_a_roll():
+    state = _eagle_at_roll()
+    roll = read_roll(wanted_dice(state), [_reading("d6", 5, 300)])
+    assert not roll.complete and roll.seen == 1
+
+
+def test_unclear_extras_are_set_aside_only_when_the_sure_ones_make_the_roll():
+    specs = wanted_dice(_eagle_at_roll())
+    sure_two = [_reading("d6", 5, 300), _reading("d6", 2, 100), _reading("d6", 4, 500, uncertain=True)]
+    roll = read_roll(specs, sure_two)
+    assert roll.complete and roll.set_aside == 1 and sorted(d.value for d in roll.dice) == [2, 5]
+    # a confident third die: nothing is set aside, the roll is not two dice
+    three_sure = [_reading("d6", 5, 300), _reading("d6", 2, 100), _reading("d6", 4, 500)]
+    assert not read_roll(specs, three_sure).complete
+
+
+def test_owl_dice_without_identity_get_guessed_roles_marked_uncertain():
+    specs = wanted_dice(_owls_at_roll())
+    assert dice_told_apart([s.role for s in specs])
+    kinds = [s.kind for s in specs]
+    faces = [s.faces[0] for s in specs]
+    readings = [_reading(k, f, 100 * (i + 1)) for i, (k, f) in enumerate(zip(kinds, faces, strict=True))]
+    roll = read_roll(specs, readings)
+    assert roll.complete and roll.guessed_roles and all(d.uncertain for d in roll.dice)
+
+
+def test_registered_dice_take_their_roles_wherever_they_lie():
+    specs = wanted_dice(_owls_at_roll())
+    roles = [s.role for s in specs]
+    # laid right to left: identity, not position, decides
+    readings = [_reading(s.kind, s.faces[0], 500 - 100 * i, identity=s.role) for i, s in enumerate(specs)]
+    roll = read_roll(specs, readings)
+    assert roll.complete and not roll.guessed_roles
+    assert [d.role for d in roll.dice] == roles
+    assert [d.box[0] for d in roll.dice] == [500, 400, 300]
+
+
+def test_one_unknown_die_left_is_not_a_guess():
+    specs = wanted_dice(_owls_at_roll())
+    readings = [_reading(s.kind, s.faces[0], 100 * i, identity=s.role if i < 2 else None) for i, s in enumerate(specs)]
+    roll = read_roll(specs, readings)
+    assert roll.complete and not roll.guessed_roles
+
+
+@pytest.mark.parametrize("seen, new", [
+    ([("d6", 5), ("d6", 2)], False),  # the roll just played, still lying there
+    ([("d6", 5), ("d6", 3)], True),  # a die shows another face: thrown again
+    ([("d6", 5)], True),  # a die of the roll picked up
+    ([("d6", 5), ("d6", 2), ("d8", 7)], True),  # the Enchanted Die thrown early
+    ([], False),
+])
+def test_new_throws_are_told_from_the_dice_just_played(seen, new):
+    readings = [_reading(k, v, 100 * i) for i, (k, v) in enumerate(seen)]
+    assert is_new_roll(readings, [("d6", "5"), ("d6", "2")]) is new
+
+
+def test_an_unclear_find_of_another_kind_is_no_new_throw():
+    readings = [_reading("d6", 5, 100), _reading("d6", 2, 200), _reading("d8", 3, 300, uncertain=True)]
+    assert not is_new_roll(readings, [("d6", "5"), ("d6", "2")])
+
+
+def test_kinds_between_the_games_and_the_reader():
+    assert reader_kinds(("colour",)) == ("magpie",)
+    assert in_game_terms({"kind": "magpie", "value": "red"})["kind"] == "colour"
+    assert usual_roll(load_game("verzauberte-eulen").game_class)[0][0] == "head"
+    assert usual_roll(load_game("eagle-kingdoms").game_class) == [("die 1", "d6"), ("die 2", "d6")]
