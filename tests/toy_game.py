@@ -15,6 +15,7 @@ from companion.games.core import (
     Game,
     IllegalAction,
     InvalidAction,
+    Option,
     State,
     parse_int_list,
 )
@@ -31,6 +32,7 @@ class ToyGame(Game):
     max_players = 3
     max_actions = 500
     rolls = {"roll": (Die("d6", D6_FACES),)}
+    options_spec = (Option("goal", "int", GOAL, "points to win", minimum=1), Option("label", "text", "", "a free label"))
 
     def new_initial_state(self) -> ToyState:
         return ToyState(self)

@@ -18,6 +18,7 @@ error naming the broken rule ID (by default: membership in ``state.legal_actions
 from __future__ import annotations
 
 import copy
+import difflib
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -131,6 +132,101 @@ class ChanceRequest:
         return self.roles[index] or f"die {index + 1}"
 
 
+OPTION_KINDS = ("bool", "int", "text", "choice", "choices", "player")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rules option a game accepts (``--option name=value``), declared as data in ``Game.options_spec``.
+
+    ``kind`` says what a value is: ``"bool"`` (true or false), ``"int"`` (a whole number in
+    ``minimum``..``maximum``), ``"text"``, ``"choice"`` (one of ``choices``), ``"choices"`` (a list of
+    them, typed as ``a,b``) or ``"player"`` (a player's name or seat number, kept as the seat number).
+    ``aliases`` maps other spellings to a choice (``"south-west"`` -> ``"sw"``). ``default`` is what the
+    game uses when the option is not given; ``help`` one line for the family.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in OPTION_KINDS:
+            raise ValueError(f"Option {self.name!r}: unknown kind {self.kind!r}; kinds are {', '.join(OPTION_KINDS)}.")
+
+    def accepted(self) -> str:
+        """The accepted values in words, for messages and help."""
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "int":
+            low = "" if self.minimum is None else f" from {self.minimum}"
+            high = "" if self.maximum is None else f" to {self.maximum}"
+            return f"a whole number{low}{high}"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "choices":
+            return "a list of " + ", ".join(self.choices) + " (separated by commas)"
+        if self.kind == "player":
+            return "a player's name or seat number"
+        return "a text"
+
+    def normalise(self, value: Any, game: Game) -> Any:
+        """The canonical value for ``value``; :class:`ConfigError` naming the accepted values otherwise."""
+        where = f"Option {self.name!r} of {game.title or game.name}"
+        if self.kind == "bool":
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            if isinstance(value, bool):
+                return value
+        elif self.kind == "int":
+            if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+                value = int(value.strip())
+            if isinstance(value, int) and not isinstance(value, bool):
+                if (self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum):
+                    return value
+        elif self.kind == "text":
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                return str(value)
+        elif self.kind == "choice":
+            choice = self._choice(value)
+            if choice is not None:
+                return choice
+        elif self.kind == "choices":
+            items = value.split(",") if isinstance(value, str) else value
+            if isinstance(items, list | tuple) and items:
+                chosen = [self._choice(item) for item in items]
+                if all(c is not None for c in chosen):
+                    return chosen
+                bad = next(item for item, c in zip(items, chosen, strict=True) if c is None)
+                raise ConfigError(f"{where} takes {self.accepted()}; {str(bad).strip()!r} is not one of them.")
+        else:  # player
+            names = [p.lower() for p in game.players]
+            if isinstance(value, str) and value.strip().lower() in names:
+                return names.index(value.strip().lower())
+            if isinstance(value, str) and value.strip().isdigit():
+                value = int(value.strip())
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+                return value
+            raise ConfigError(
+                f"{where} takes a player's name ({', '.join(game.players)}) or seat number 0-{len(names) - 1}; got {value!r}."
+            )
+        raise ConfigError(f"{where} takes {self.accepted()}; got {value!r}.")
+
+    def _choice(self, value: Any) -> str | None:
+        if not isinstance(value, str):
+            return None
+        key = value.strip().lower().replace(" ", "-").replace("_", "-")
+        for choice in self.choices:
+            if key == choice.lower():
+                return choice
+        return self.aliases.get(key)
+
+
 @dataclass
 class Game(ABC):
     """A rules configuration; a factory for states (``new_initial_state``).
@@ -158,6 +254,9 @@ class Game(ABC):
     """Names accepted by ``--variant`` besides the standard rules (``None``)."""
     max_actions: ClassVar[int] = 10_000
     """Cap on actions in one simulated game; a game that hits it counts as unfinished."""
+    options_spec: ClassVar[tuple[Option, ...]] = ()
+    """The rules options the game accepts (``--option name=value``), as data; the core validates every
+    given value against them (:meth:`validate_options`) and keeps the canonical value in ``options``."""
     rolls: ClassVar[Mapping[str, tuple[Die, ...]]] = {}
     """Every roll the game's chance requests ask for, by name, with its dice (kind, faces, role): static
     facts, so a camera or a set-up screen knows the dice without playing. The first is the usual roll."""
@@ -193,6 +292,34 @@ class Game(ABC):
             raise ConfigError(
                 f"{self.title or self.name} is for {self.min_players}-{self.max_players} players, got {n}."
             )
+        self.validate_options()
+
+    def validate_options(self) -> None:
+        """Check every given option against ``options_spec`` and keep its canonical value; an unknown
+        option or a value of the wrong kind raises :class:`ConfigError` naming what is accepted."""
+        title = self.title or self.name
+        if not isinstance(self.options, Mapping):
+            raise ConfigError(f"Options are name=value pairs; got {self.options!r}.")
+        spec = {o.name: o for o in self.options_spec}
+        unknown = [str(k) for k in self.options if k not in spec]
+        if unknown:
+            if not spec:
+                raise ConfigError(f"{title} has no options (got {', '.join(unknown)}).")
+            close = difflib.get_close_matches(unknown[0], list(spec), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(
+                f"{title} has no option {unknown[0]!r}{hint}; its options are: {', '.join(spec)}."
+            )
+        self.options = {name: spec[name].normalise(value, self) for name, value in self.options.items()}
+
+    def option(self, name: str) -> Any:
+        """The value of option ``name``: the given one (canonical), else its declared default."""
+        if name in self.options:
+            return self.options[name]
+        for spec in self.options_spec:
+            if spec.name == name:
+                return spec.default
+        raise KeyError(name)
 
     @classmethod
     def default_player_count(cls, mode: str | None = None) -> int:
@@ -332,7 +459,7 @@ class State(ABC):
         values = list(values)
         if len(values) != len(request.dice):
             names = ", ".join(request.die_name(i) for i in range(len(request.dice)))
-            raise InvalidAction(f"The roll is {len(request.dice)} dice ({names}); got {len(values)} value(s).")
+            raise InvalidAction(f"The roll is {plural(len(request.dice), 'die', 'dice')} ({names}); got {plural(len(values), 'value')}.")
         return self._chance_action([_face(request, i, v) for i, v in enumerate(values)])
 
     def _chance_action(self, faces: list[Face]) -> Action:
@@ -405,6 +532,18 @@ def _face(request: ChanceRequest, index: int, value: Any) -> Face:
     raise InvalidAction(f"The {request.die_name(index)} shows {shown}; {value!r} is not one of its faces.")
 
 
+def plural(count: int | float, singular: str, plural_form: str | None = None) -> str:
+    """A count with its noun in the right number: ``"1 point"``, ``"2 points"``, ``"0 berries"`` (give
+    ``plural_form`` where adding an s is wrong)."""
+    word = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count:g} {word}" if isinstance(count, float) else f"{count} {word}"
+
+
+def article(noun: str) -> str:
+    """The noun with "a" or "an" as it is spoken: ``"a die"``, ``"an Enchanted Die"``."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def parse_int_list(
     text: str, count: int | None = None, low: int = 1, high: int = 6, what: str = "die", example: str | None = None
 ) -> list[int]:
@@ -419,9 +558,10 @@ def parse_int_list(
     except ValueError:
         raise InvalidAction(f"Type the {what} values as numbers, e.g. '{example}'; got {text!r}.") from None
     if count is not None and len(values) != count:
-        raise InvalidAction(f"Expected {count} {what} value(s), got {len(values)} in {text!r}.")
+        raise InvalidAction(f"Expected {plural(count, what + ' value')}, got {len(values)} in {text!r}.")
     bad = [v for v in values if not low <= v <= high]
     if bad:
-        raise InvalidAction(f"A {what} shows {low}-{high}; {bad[0]} is not a face.")
+        named = article(what)
+        raise InvalidAction(f"{named[0].upper()}{named[1:]} shows {low}-{high}; {bad[0]} is not a face.")
     return values
 

@@ -94,6 +94,12 @@ class Texts:
             return default
         raise KeyError(key)
 
+    def count(self, n: int | float, key: str) -> str:
+        """A number with its noun in the right number: the term ``key`` is ``"singular|plural"``
+        (``"Figur|Figuren"`` -> ``"1 Figur"``, ``"3 Figuren"``)."""
+        one, _, many = self.term(key).partition("|")
+        return f"{n:g} {one if n == 1 else (many or one)}"
+
     def text(self, key: str, **params: Any) -> str:
         """A template of the game (``"actions"``), else a shared one, filled with ``params``."""
         template = self.data.get("actions", {}).get(key)

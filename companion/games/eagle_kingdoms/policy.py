@@ -23,11 +23,11 @@ from companion.games.eagle_kingdoms.rules import (
 
 def simulation_policy(state: EagleState, rng: random.Random) -> Action:
     """A quick table-like player: captures the best character, trades a Jester only for a King or a
-    Queen, seldom ends a turn early; every other choice is random."""
+    Queen, under the house rule seldom ends a turn early; every other choice is random."""
     phase = state.phase
-    if phase == SECOND:
+    if phase == SECOND:  # the pass only under the house rule skip_second_try (EK-R-SECOND-SKIP)
         r = rng.random()
-        return {"type": "pass" if r < 0.05 else "roll-again" if r < 0.6 else "roll-enchanted"}
+        return {"type": "pass" if r < 0.05 and state.skippable else "roll-again" if r < 0.6 else "roll-enchanted"}
     if phase == START:
         value, piece, kind = max((VALUES[k], p, k) for p, k in state.jester_targets())
         if value < 9:

@@ -43,7 +43,10 @@ from companion.games.core import (
     GameError,
     IllegalAction,
     InvalidAction,
+    Option,
     State,
+    article,
+    plural,
 )
 
 _HERE = Path(__file__).resolve().parent
@@ -136,7 +139,7 @@ SETUP = "setup"  # chance: the random placement
 START = "start"  # decision: roll, or trade a Jester (only offered to a Jester holder)
 ROLL = "roll"  # chance: the regular dice (roll_no 1 or 2)
 CAPTURE = "capture"  # decision: capture a matching available piece, or pass
-SECOND = "second"  # decision: after a failed first roll: roll again, Enchanted Die, or end the turn
+SECOND = "second"  # decision: after a failed first roll: roll again or the Enchanted Die (or, house rule, end the turn)
 ENCHANTED = "enchanted"  # chance: the d8
 GIVE = "give"
 FORFEIT = "forfeit"
@@ -219,22 +222,29 @@ class EagleKingdoms(Game):
         "duel": (Die("d6", D6_FACES, "challenger"), Die("d6", D6_FACES, "defender")),  # the Knight's challenge
     }
     title: ClassVar[str] = "Eagle Kingdoms"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2  # 2: no pass after a failed first roll (EK-TWO-2, EK-R-SECOND-SKIP)
     rule_prefix: ClassVar[str] = "EK"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
     default_players: ClassVar[int] = 3
     variants: ClassVar[tuple[str, ...]] = ("party", "party-third-die")
     max_actions: ClassVar[int] = 5_000
-    known_options: ClassVar[frozenset[str]] = frozenset({"third_die"})
+    options_spec: ClassVar[tuple[Option, ...]] = (
+        Option("third_die", "bool", False, "Party Favor game: a third die once half the pieces are gone (EK-PARTY-4)"),
+        Option(
+            "skip_second_try", "bool", False,
+            "house rule: after a failed first roll the player may also end the turn without rolling (EK-R-SECOND-SKIP)",
+        ),
+    )
 
     def validate_config(self) -> None:
         super().validate_config()
-        unknown = sorted(set(self.options) - self.known_options)
-        if unknown:
-            raise ConfigError(f"Unknown option(s) for Eagle Kingdoms: {', '.join(unknown)}; known: third_die.")
-        if self.options.get("third_die") and self.variant is None:
+        if self.option("third_die") and self.variant is None:
             raise ConfigError("The third die belongs to the Party Favor game: use it with --variant party.")
+        if self.option("skip_second_try") and self.variant is not None:
+            raise ConfigError(
+                "The house rule skip_second_try changes the two roll rule, which the Party Favor game leaves out."
+            )
 
     @property
     def party(self) -> bool:
@@ -242,7 +252,12 @@ class EagleKingdoms(Game):
 
     @property
     def third_die(self) -> bool:
-        return self.variant == "party-third-die" or bool(self.options.get("third_die"))
+        return self.variant == "party-third-die" or bool(self.option("third_die"))
+
+    @property
+    def second_try_skippable(self) -> bool:
+        """The house rule that lets a player end the turn after a failed first roll (EK-R-SECOND-SKIP)."""
+        return bool(self.option("skip_second_try"))
 
     def new_initial_state(self) -> EagleState:
         return EagleState(self)
@@ -255,6 +270,7 @@ class EagleState(State):
         super().__init__(game)
         self.party = game.party
         self.third_die = game.third_die
+        self.skippable = game.second_try_skippable
         self.phase = SETUP
         self.player = 0
         self.turn = 0
@@ -382,8 +398,9 @@ class EagleState(State):
                 else:
                     actions.append({"type": "jester", "piece": PIECE_IDS[p]})
             return actions
-        if phase == SECOND:
-            return [{"type": "roll-again"}, {"type": "roll-enchanted"}, {"type": "pass"}]
+        if phase == SECOND:  # exactly the rulebook's two options, unless the house rule adds the pass
+            actions = [{"type": "roll-again"}, {"type": "roll-enchanted"}]
+            return actions + [{"type": "pass"}] if self.skippable else actions
         if phase == ENCHANTED:
             return [{"type": "enchanted", "face": f} for f in range(1, ENCHANTED_SIDES + 1)]
         if phase == DUEL:
@@ -619,7 +636,7 @@ class EagleState(State):
             return IllegalAction("EK-SETUP-SHIELD", "The centre shield is left empty at the start of the game.", action)
         missing = [PIECE_IDS[p] for p in BOARD_PIECES if PIECE_IDS[p] not in placement]
         if missing:
-            return IllegalAction("EK-SETUP-RANDOM", f"One character stands on each piece; {len(missing)} piece(s) have none (e.g. {missing[0]}).", action)
+            return IllegalAction("EK-SETUP-RANDOM", f"One character stands on each piece; {plural(len(missing), 'piece')} {'has' if len(missing) == 1 else 'have'} none (e.g. {missing[0]}).", action)
         tally = [0] * NK
         for k in placement.values():
             tally[KIND_INDEX[k]] += 1
@@ -673,11 +690,18 @@ class EagleState(State):
                 return IllegalAction("EK-JESTER-1", "A Jester is traded at the beginning of a turn, instead of rolling.", action)
             rule, waits = PHASE_RULES[phase]
             return IllegalAction(rule, f"Not now: {waits.format(p=name)}.", action)
+        if phase == SECOND and kind == "pass":
+            return IllegalAction(
+                "EK-TWO-2",
+                f"{name} could not capture on the first roll: roll the regular dice again or roll the Enchanted Die; "
+                "ending the turn without rolling is not one of the two options (only the house rule skip_second_try allows it).",
+                action,
+            )
         if kind == "roll":
             dice = action.get("dice")
             count = self.dice_count()
             if not isinstance(dice, list) or len(dice) != count or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
-                return InvalidAction(f"A roll is {count} regular dice showing 1-6, e.g. [3, 5]; got {dice!r}.", "EK-PLAY-ROLL")
+                return InvalidAction(f"A roll is {count} regular dice showing 1-6, e.g. {[3, 5, 6][:count]}; got {dice!r}.", "EK-PLAY-ROLL")
             if dice != sorted(dice):
                 return InvalidAction(f"Write the dice in ascending order: {sorted(dice)}.", "EK-PLAY-ROLL")
         if kind == "enchanted":
@@ -768,8 +792,11 @@ class EagleState(State):
             piece = PIECE_INDEX[action["piece"]]
             verb = "captures" if kind == "capture" else "takes"
             if piece == SHIELD:
-                n = self.shield_count()
-                return f"{name} {verb} the centre shield with {n} character(s) and ends the game"
+                if self.party:
+                    return f"{name} {verb} the grand prize on the centre shield and ends the game"
+                return f"{name} {verb} the centre shield with {plural(self.shield_count(), 'character')} and ends the game"
+            if self.party:  # one character stands for one favour (EK-R-PARTY)
+                return f"{name} {verb} the favour on {PIECE_IDS[piece]}"
             return f"{name} {verb} the {kind_label(self.kind_on[piece])} from {PIECE_IDS[piece]}"
         if kind == "pass":
             return {CAPTURE: f"{name} passes (no capture, turn over)", SECOND: f"{name} ends the turn without rolling again"}.get(
@@ -787,18 +814,20 @@ class EagleState(State):
             where = "the centre shield" if piece == SHIELD else PIECE_IDS[piece]
             return f"{name} trades a Jester for the {kind_label(k)} on {where}"
         if kind == "give":
-            return f"{name} gives a {kind_label(KIND_INDEX[action['kind']])} to {self.player_name(action['to'])}"
+            return f"{name} gives {article(kind_label(KIND_INDEX[action['kind']]))} to {self.player_name(action['to'])}"
         if kind == "forfeit":
-            return f"{name} forfeits a {kind_label(KIND_INDEX[action['kind']])} to the centre shield"
+            return f"{name} forfeits {article(kind_label(KIND_INDEX[action['kind']]))} to the centre shield"
         if kind == "trade":
             give, take = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
-            return f"{name} trades a {kind_label(give)} for {self.player_name(action['with'])}'s {kind_label(take)}"
+            return f"{name} trades {article(kind_label(give))} for {self.player_name(action['with'])}'s {kind_label(take)}"
         if kind == "challenge":
-            return f"{name} challenges {self.player_name(action['with'])} for a {kind_label(KIND_INDEX[action['kind']])}"
+            return f"{name} challenges {self.player_name(action['with'])} for {article(kind_label(KIND_INDEX[action['kind']]))}"
         if kind == "setup":
-            return "Set-up: characters placed on the eagle"
+            return f"Set-up: {'favours' if self.party else 'characters'} placed on the eagle"
         if kind == "place":
-            return f"Set-up: a {kind_label(KIND_INDEX[action['kind']])} on {action['piece']}"
+            if self.party:
+                return f"Set-up: a favour on {action['piece']}"
+            return f"Set-up: {article(kind_label(KIND_INDEX[action['kind']]))} on {action['piece']}"
         return f"{action!r}"
 
     # --- chance ------------------------------------------------------------------------------------
@@ -822,7 +851,8 @@ class EagleState(State):
         if phase == SETUP:
             if self.setup_step:
                 pid = PIECE_IDS[SETUP_ORDER[self.setup_step]]
-                return ChanceRequest("setup", (), (), f"Set-up: the character on {pid} (a kind, or 'random')", "king")
+                likely = max(self._setup_step_outcomes(), key=itemgetter(1))[0]  # a kind that can stand there now
+                return ChanceRequest("setup", (), (), f"Set-up: the character on {pid} (a kind, or 'random')", KINDS[likely])
             return ChanceRequest("setup", (), (), "Set-up: 'random' for a random placement, or a JSON placement {piece: kind}", "random")
         return None
 

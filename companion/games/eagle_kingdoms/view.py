@@ -6,7 +6,7 @@ import json
 import random
 from fractions import Fraction
 
-from companion.games.core import Action, InvalidAction, State, parse_int_list
+from companion.games.core import Action, InvalidAction, State, parse_int_list, plural
 from companion.games.eagle_kingdoms.rules import (
     BY_VALUE_DESC,
     CAPTURE,
@@ -40,8 +40,10 @@ from companion.games.eagle_kingdoms.rules import (
 from companion.games.text import TextView
 
 
-def holding_text(counts: list[int]) -> str:
-    """'2 Kings, Queen, Jester' (highest first); 'nothing' when empty."""
+def holding_text(counts: list[int], party: bool = False) -> str:
+    """'2 Kings, Queen, Jester' (highest first); 'nothing' when empty; in the Party Favor game '3 favours'."""
+    if party:
+        return plural(sum(counts), "favour") if any(counts) else "nothing"
     parts = []
     for k in BY_VALUE_DESC:
         n = counts[k]
@@ -86,22 +88,27 @@ class EagleTextView(TextView):
             lines.append(f"Enchanted Die: {state.face} - {ENCHANTED_FACES[state.face]['text']}")
         available = state.available_pieces()
         if available:
-            lines.append("Available pieces (dice, piece, character):")
+            lines.append("Available pieces (dice, piece):" if state.party else "Available pieces (dice, piece, character):")
             for p in sorted(available, key=lambda q: (PIECE_DICE[q], PIECE_IDS[q])):
                 a, b = PIECE_DICE[p]  # type: ignore[misc]
-                lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {kind_label(state.kind_on[p])}")
+                what = "a favour" if state.party else kind_label(state.kind_on[p])
+                lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {what}")
         # the shield counts as present but is neither available (until last) nor a locked eagle piece
         locked = max(0, state.present.bit_count() - 1 - len(available))
-        shield = f"{state.shield_count()} character(s)" + (f" ({holding_text(state.shield)})" if any(state.shield) else "")
+        shield = plural(state.shield_count(), "character") + (f" ({holding_text(state.shield)})" if any(state.shield) else "")
         if state.is_terminal():
-            lines.append("The eagle is taken apart: every character has been captured.")
+            lines.append("The eagle is taken apart: every " + ("favour" if state.party else "character") + " has been captured.")
+        elif state.final_step() and state.party:
+            lines.append(f"Final step: only the centre shield remains; to win the grand prize: {state.shield_needs()}.")
         elif state.final_step():
             lines.append(f"Final step: only the centre shield remains, with {shield}; to win it: {state.shield_needs()}.")
+        elif state.party:
+            lines.append(f"Locked pieces: {locked}. Centre shield: the grand prize.")
         else:
             lines.append(f"Locked pieces: {locked}. Centre shield: {shield}.")
         for i, hand in enumerate(state.hands):
             extra = "" if state.party else f"; kingdoms {kingdoms_of(hand)}"
-            lines.append(f"  {state.player_name(i)}: {holding_text(hand)}{extra}")
+            lines.append(f"  {state.player_name(i)}: {holding_text(hand, state.party)}{extra}")
         lines.append(self.scores_line(state))
         return "\n".join(lines)
 
@@ -159,8 +166,10 @@ class EagleTextView(TextView):
             n = state.dice_count()
             p = capture_chance(state)
             lines.append(f"Chance that this roll captures something: {chance_text(p, n)}.")
-            if state.final_step():
-                lines.append(f"Final step: {state.shield_count()} character(s) on the shield; you need {state.shield_needs()}.")
+            if state.final_step() and state.party:
+                lines.append(f"Final step: the grand prize on the centre shield needs {state.shield_needs()}.")
+            elif state.final_step():
+                lines.append(f"Final step: {plural(state.shield_count(), 'character')} on the shield; you need {state.shield_needs()}.")
             if not state.party and any(hand):
                 top = next(k for k in BY_VALUE_DESC if hand[k])
                 lines.append(f"Double sixes (1/36) would cost {name} the {kind_label(top)}.")
@@ -230,8 +239,8 @@ class EagleTextView(TextView):
             target = action["with"]
             gain, loss = challenge_stakes(state, action)
             return (
-                f"win chance 21/36 (58.3%): {gain:+g} points for you, {loss:+g} for {state.player_name(target)}; "
-                "a lost challenge costs nothing"
+                f"win chance 21/36 (58.3%): {gain:+g} {'point' if abs(gain) == 1 else 'points'} for you, {loss:+g} for "
+                f"{state.player_name(target)}; a lost challenge costs nothing"
             )
         after = state.clone()
         after.apply_unchecked(action)
@@ -241,11 +250,12 @@ class EagleTextView(TextView):
         parts = []
         me = before.player
         old, new = before.scores(), after.scores()
+        unit = ("favour", "favours") if before.party else ("point", "points")
         for i in [me] + [j for j in range(len(old)) if j != me]:
             delta = new[i] - old[i]
             if delta:
                 who = "you" if i == me else before.player_name(i)
-                parts.append(f"{delta:+g} points for {who}")
+                parts.append(f"{delta:+g} {unit[abs(delta) != 1]} for {who}")
         if not before.party:
             k_old, k_new = kingdoms_of(before.hands[me]), kingdoms_of(after.hands[me])
             if k_new > k_old:
@@ -255,7 +265,7 @@ class EagleTextView(TextView):
         if after.shield_count() != before.shield_count() and not after.is_terminal():
             parts.append(f"shield {before.shield_count()} -> {after.shield_count()}")
         opened = [PIECE_IDS[p] for p in after.available_pieces() if not before.is_available(p)]
-        text = ", ".join(parts) or "no change in points"
+        text = ", ".join(parts) or f"no change in {unit[1]}"
         if opened:
             text += "; unlocks " + ", ".join(opened)
         if after.final_step() and not before.final_step():
@@ -322,8 +332,12 @@ def action_words(state: State, action: Action, t) -> str:
         return t.text("duel_lost", name=name, foe=foe, a=a, b=b)
     if kind in ("capture", "take"):
         piece = PIECE_INDEX[action["piece"]]
+        if piece == SHIELD and state.party:
+            return t.text(f"{kind}_shield_party", name=name)
         if piece == SHIELD:
-            return t.text(f"{kind}_shield", name=name, count=state.shield_count())
+            return t.text(f"{kind}_shield", name=name, figures=t.count(state.shield_count(), "n.character"))
+        if state.party:
+            return t.text(f"{kind}_party", name=name, piece=PIECE_IDS[piece])
         return t.text(kind, name=name, char=_char(t, state.kind_on[piece]), piece=PIECE_IDS[piece])
     if kind == "pass":
         key = {CAPTURE: "pass_capture", SECOND: "pass_second"}.get(state.phase, "pass")
@@ -348,8 +362,10 @@ def action_words(state: State, action: Action, t) -> str:
         return t.text("challenge", name=name, other=state.player_name(action["with"]),
                       char=_char(t, KIND_INDEX[action["kind"]], "indef"))
     if kind == "setup":
-        return t.text("setup")
+        return t.text("setup_party" if state.party else "setup")
     if kind == "place":
+        if state.party:
+            return t.text("place_party", piece=action["piece"])
         return t.text("place", char=_char(t, KIND_INDEX[action["kind"]], "nom"), piece=action["piece"])
     raise KeyError(kind)
 
@@ -383,16 +399,18 @@ def _effect_words(state: EagleState, action: Action, t) -> str:
     if kind == "challenge":
         target = action["with"]
         gain, loss = challenge_stakes(state, action)
-        return t.text("effect_challenge", gain=f"{gain:+g}", loss=f"{loss:+g}", foe=state.player_name(target))
+        return t.text("effect_challenge", gain=f"{gain:+g}", loss=f"{loss:+g}", foe=state.player_name(target),
+                      unit=t.count(gain, "n.point").split(" ", 1)[1])
     after = state.clone()
     after.apply_unchecked(action)
     parts = []
     me = state.player
     old, new = state.scores(), after.scores()
+    unit = "effect_favour" if state.party else "effect_point"
     for i in [me] + [j for j in range(len(old)) if j != me]:
         delta = new[i] - old[i]
         if delta:
-            key = "effect_point" if abs(delta) == 1 else "effect_points"
+            key = unit if abs(delta) == 1 else unit + "s"
             if i == me:
                 parts.append(t.text(key + "_me", delta=f"{delta:+g}"))
             else:
@@ -406,7 +424,7 @@ def _effect_words(state: EagleState, action: Action, t) -> str:
     if after.shield_count() != state.shield_count() and not after.is_terminal():
         parts.append(t.text("effect_shield", before=state.shield_count(), after=after.shield_count()))
     opened = [PIECE_IDS[p] for p in after.available_pieces() if not state.is_available(p)]
-    text = ", ".join(parts) or t.text("effect_none")
+    text = ", ".join(parts) or t.text("effect_none_party" if state.party else "effect_none")
     if opened:
         text += t.text("effect_unlocks", pieces=", ".join(opened))
     if after.final_step() and not state.final_step():
@@ -433,7 +451,9 @@ def prompt_words(state: State, t) -> str:
     raise KeyError(state.phase)
 
 
-def _holding_words(counts: list[int], t) -> str:
+def _holding_words(counts: list[int], t, party: bool = False) -> str:
+    if party:
+        return t.count(sum(counts), "n.favour") if any(counts) else t.term("nothing")
     parts = []
     for k in BY_VALUE_DESC:
         if counts[k] == 1:
@@ -501,8 +521,11 @@ def coach_words(state: State, t) -> list[str]:
     if phase == ROLL:
         n = state.dice_count()
         lines.append(t.text("coach_chance", chance=_chance_words(capture_chance(state), n)))
-        if state.final_step():
-            lines.append(t.text("coach_final", count=state.shield_count(), needs=_needs_words(state, t)))
+        if state.final_step() and state.party:
+            lines.append(t.text("coach_final_party", needs=_needs_words(state, t)))
+        elif state.final_step():
+            lines.append(t.text("coach_final", figures=t.count(state.shield_count(), "n.character"),
+                                needs=_needs_words(state, t)))
         if not state.party and any(hand):
             top = next(k for k in BY_VALUE_DESC if hand[k])
             lines.append(t.text("coach_sixes", name=name, char=_char(t, top)))
@@ -557,25 +580,27 @@ def board_words(state: State, t) -> str:
         lines.append(t.text("board_last_roll", dice="+".join(str(d) for d in state.dice)))
     if state.face:
         lines.append(t.text("board_enchanted", face=state.face, text=t.term(f"face.{state.face}")))
+    party = "_party" if state.party else ""
     available = state.available_pieces()
     if available:
-        lines.append(t.text("board_available"))
+        lines.append(t.text("board_available" + party))
         for p in sorted(available, key=lambda q: (PIECE_DICE[q], PIECE_IDS[q])):
             a, b = PIECE_DICE[p]  # type: ignore[misc]
             kind = state.kind_on[p]
-            lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {t.term(f'name.{KINDS[kind]}')} ({VALUES[kind]})")
+            what = t.term("a_favour") if state.party else f"{t.term(f'name.{KINDS[kind]}')} ({VALUES[kind]})"
+            lines.append(f"  {a}:{b}  {PIECE_IDS[p]:<15} {what}")
     locked = max(0, state.present.bit_count() - 1 - len(available))
-    shield = t.text("board_shield_count", count=state.shield_count())
+    shield = t.count(state.shield_count(), "n.character")
     if any(state.shield):
         shield += f" ({_holding_words(state.shield, t)})"
     if state.is_terminal():
-        lines.append(t.text("board_taken_apart"))
+        lines.append(t.text("board_taken_apart" + party))
     elif state.final_step():
-        lines.append(t.text("board_final_step", shield=shield, needs=_needs_words(state, t)))
+        lines.append(t.text("board_final_step" + party, shield=shield, needs=_needs_words(state, t)))
     else:
-        lines.append(t.text("board_locked", locked=locked, shield=shield))
+        lines.append(t.text("board_locked" + party, locked=locked, shield=shield))
     for i, hand in enumerate(state.hands):
         extra = "" if state.party else t.text("board_kingdoms", count=kingdoms_of(hand))
-        lines.append(f"  {state.player_name(i)}: {_holding_words(hand, t)}{extra}")
+        lines.append(f"  {state.player_name(i)}: {_holding_words(hand, t, state.party)}{extra}")
     lines.append(_scores_words(state, t))
     return "\n".join(lines)

@@ -20,7 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.games.core import TERMINAL, Action, ConfigError, Game, GameError, IllegalAction, InvalidAction, State
+from companion.games.core import (
+    TERMINAL,
+    Action,
+    ConfigError,
+    Game,
+    GameError,
+    IllegalAction,
+    InvalidAction,
+    Option,
+    State,
+)
 
 DATA: dict[str, Any] = json.loads(Path(__file__).with_name("board.json").read_text(encoding="utf-8"))
 
@@ -29,7 +39,6 @@ MARKER, BIRD, FALCONER = 0, 1, 2
 KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
 KIND_LETTER = "MBF"
 ORTHO = ((1, 0), (-1, 0), (0, 1), (0, -1))
-OPTION_NAMES = ("diagonals", "colours", "first", "lone", "path_adjust")
 
 Cell = tuple[int, int]
 
@@ -61,6 +70,17 @@ class FalconryGame(Game):
     modes = ("duel", "fast-duel", "allied", "truel", "quarrel", "joint")
     variants = ()
     max_actions = 3000
+    options_spec = (
+        Option("diagonals", "bool", True, "diagonal lines count as straight paths (FA-WIN-DIAG)"),
+        Option(
+            "colours", "choices", None, "one colour per player, in seat order (FA-R-SEATS)",
+            choices=tuple(c["id"] for c in DATA["colours"]),
+            aliases={alias: c["id"] for c in DATA["colours"] for alias in (c["letter"].lower(), c["name"].lower().replace(" ", "-"))},
+        ),
+        Option("first", "player", 0, "who starts (duel, fast-duel, truel: the middle falconer, quarrel, joint)"),
+        Option("lone", "player", None, "the lone noble of the allied mode (default: the last player)"),
+        Option("path_adjust", "int", 0, "house rule: added to every path length, for short practice games"),
+    )
 
     @classmethod
     def default_player_count(cls, mode: str | None = None) -> int:
@@ -77,15 +97,8 @@ class FalconryGame(Game):
             raise ConfigError(
                 f"Falconry mode {self.mode!r} ({spec['title']}) is for exactly {spec['players']} players, got {n}.{hint}"
             )
-        unknown = sorted(set(self.options) - set(OPTION_NAMES))
-        if unknown:
-            raise ConfigError(f"Unknown Falconry option(s): {', '.join(unknown)}; known: {', '.join(OPTION_NAMES)}.")
-        diagonals = self.options.get("diagonals", True)
-        if not isinstance(diagonals, bool):
-            raise ConfigError(f"Option 'diagonals' must be true or false, got {diagonals!r}.")
-        adjust = self.options.get("path_adjust", 0)
-        if not isinstance(adjust, int) or isinstance(adjust, bool):
-            raise ConfigError(f"Option 'path_adjust' must be a whole number, got {adjust!r}.")
+        diagonals = self.option("diagonals")
+        adjust = self.option("path_adjust")
         self.diagonals: bool = diagonals
         self.dirs: tuple[Cell, ...] = ((1, 0), (0, 1), (1, 1), (1, -1)) if diagonals else ((1, 0), (0, 1))
         self.colours: list[dict[str, str]] = self._resolve_colours(n)
@@ -95,12 +108,12 @@ class FalconryGame(Game):
                 raise ConfigError(
                     "In Allied Nobility the noble left of the lone noble starts; set 'lone', not 'first'."
                 )
-            lone = self._resolve_seat("lone", n - 1)
-            start = (lone + 1) % n
+            lone = self.option("lone")
+            start = ((n - 1 if lone is None else lone) + 1) % n
         else:
             if "lone" in self.options:
                 raise ConfigError(f"Option 'lone' only applies to the allied mode, not {self.mode!r}.")
-            start = self._resolve_seat("first", 0)
+            start = self.option("first")
         self.order: list[int] = [(start + r) % n for r in range(n)]
         role_of = {seat: r for r, seat in enumerate(self.order)}
         self.team: list[int] = [roles[role_of[s]]["team"] for s in range(n)]
@@ -119,36 +132,15 @@ class FalconryGame(Game):
 
     def _resolve_colours(self, n: int) -> list[dict[str, str]]:
         known = DATA["colours"]
-        wanted = self.options.get("colours")
+        wanted = self.option("colours")  # canonical colour ids (Option "colours")
         if wanted is None:
             return [dict(c) for c in known[:n]]
-        if not isinstance(wanted, list) or len(wanted) != n:
-            raise ConfigError(f"Option 'colours' must list one colour per player ({n}), got {wanted!r}.")
-        chosen = []
-        for item in wanted:
-            key = str(item).strip().lower().replace(" ", "-")
-            match = [c for c in known if key in (c["id"], c["letter"].lower())]
-            if not match:
-                raise ConfigError(f"Unknown colour {item!r}; choose from: {', '.join(c['name'] for c in known)}.")
-            chosen.append(dict(match[0]))
-        if len({c["id"] for c in chosen}) != n:
-            raise ConfigError(f"Each noble needs a different colour, got {wanted!r}.")
-        return chosen
-
-    def _resolve_seat(self, option: str, default: int) -> int:
-        value = self.options.get(option, default)
-        if isinstance(value, str):
-            names = [p.lower() for p in self.players]
-            if value.strip().lower() in names:
-                return names.index(value.strip().lower())
-            if not value.strip().isdigit():
-                raise ConfigError(f"Option {option!r}: no player called {value!r}.")
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self.num_players:
-            raise ConfigError(
-                f"Option {option!r} must be a player name or index 0-{self.num_players - 1}, got {value!r}."
-            )
-        return value
+        if len(wanted) != n:
+            raise ConfigError(f"Option 'colours' must list one colour per player ({n}), got {', '.join(wanted)}.")
+        if len(set(wanted)) != n:
+            raise ConfigError(f"Each noble needs a different colour, got {', '.join(wanted)}.")
+        by_id = {c["id"]: c for c in known}
+        return [dict(by_id[c]) for c in wanted]
 
     def noble(self, seat: int) -> str:
         """'Ann (Dusky Hawk)'."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from companion.games.core import Action, InvalidAction, State
+from companion.games.core import Action, InvalidAction, State, plural
 from companion.games.falconry.rules import KIND_INDEX, KIND_LETTER, KINDS, FalconryState, fmt
 from companion.games.falconry.threats import threats
 from companion.games.text import TextView
@@ -69,8 +69,9 @@ class FalconryView(TextView):
             ally = f", allied with {', '.join(game.players[s] for s in team)}" if team else ""
             marker = "*" if not state.over and seat == state.current_player else " "
             lines.append(
-                f" {marker}{game.colours[seat]['letter']} = {game.noble(seat)}: in hand {m} markers, {b} bird, {f} falconer; "
-                f"path {game.path[seat]}, {game.actions[seat]} action(s) a turn{ally}"
+                f" {marker}{game.colours[seat]['letter']} = {game.noble(seat)}: in hand {plural(m, 'marker')}, {plural(b, 'bird')}, "
+                f"{plural(f, 'falconer')}; "
+                f"path {game.path[seat]}, {plural(game.actions[seat], 'action')} a turn{ally}"
             )
         if state.over:
             winners = ", ".join(game.noble(s) for s in state.winners())
@@ -133,7 +134,7 @@ class FalconryView(TextView):
         lines = []
         for seat, finishes in threats(state):
             shown = finishes[:6]
-            more = f" (and {len(finishes) - len(shown)} more ways)" if len(finishes) > len(shown) else ""
+            more = f" (and {plural(len(finishes) - len(shown), 'more way')})" if len(finishes) > len(shown) else ""
             if all(len(g) == 1 for g in finishes):
                 where = "at " + " or ".join(_cells_text(g) for g in shown)
             else:
@@ -147,7 +148,7 @@ class FalconryView(TextView):
     def final_table(self, state: State) -> str:
         assert isinstance(state, FalconryState)
         winners = ", ".join(state.game.noble(s) for s in state.winners()) or "nobody"
-        return f"Winner: {winners} after {state.turn_number} turns ({state.actions_done} actions)."
+        return f"Winner: {winners} after {plural(state.turn_number, 'turn')} ({plural(state.actions_done, 'action')})."
 
 
 # --- other languages (companion.games.i18n): the words come from i18n/<lang>.json -------------------
@@ -214,7 +215,7 @@ def final_words(state: State, t) -> str:
     """The end of the game (as ``FalconryView.final_table``)."""
     assert isinstance(state, FalconryState)
     names = ", ".join(_noble(state, s, t) for s in state.winners()) or t.text("final_nobody")
-    return t.text("final", names=names, turns=state.turn_number, actions=state.actions_done)
+    return t.text("final", names=names, turns=t.count(state.turn_number, "n.turn"), actions=t.count(state.actions_done, "n.action"))
 
 
 def coach_words(state: State, t) -> list[str]:
@@ -223,7 +224,7 @@ def coach_words(state: State, t) -> list[str]:
     lines = []
     for seat, finishes in threats(state):
         shown = finishes[:6]
-        more = t.text("coach_more", count=len(finishes) - len(shown)) if len(finishes) > len(shown) else ""
+        more = t.text("coach_more", ways=t.count(len(finishes) - len(shown), "n.more_way")) if len(finishes) > len(shown) else ""
         if all(len(g) == 1 for g in finishes):
             where = t.text("coach_at", cells=t.text("coach_or").join(_cells_text(g) for g in shown))
         else:
@@ -261,7 +262,8 @@ def board_words(state: State, t) -> str:
         ally = t.text("board_ally", names=", ".join(game.players[s] for s in team)) if team else ""
         marker = "*" if not state.over and seat == state.current_player else " "
         lines.append(t.text("board_player", marker=marker, letter=game.colours[seat]["letter"], noble=_noble(state, seat, t),
-                            markers=m, birds=b, falconers=f, path=game.path[seat], actions=game.actions[seat], ally=ally))
+                            markers=t.count(m, "n.marker"), birds=t.count(b, "n.bird"), falconers=t.count(f, "n.falconer"),
+                            path=game.path[seat], actions=t.count(game.actions[seat], "n.action"), ally=ally))
     if state.over:
         winners = ", ".join(_noble(state, s, t) for s in state.winners())
         paths = state.completed_paths()

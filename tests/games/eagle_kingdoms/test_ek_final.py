@@ -90,7 +90,7 @@ def test_the_required_roll_follows_the_shield():
 def test_capturing_the_shield_takes_everything_and_ends_the_game():
     state = final_step({"king": 2, "queen": 1}, holdings={0: {"peasant": 1}})
     roll(state, 1, 2)
-    assert state.action_to_string({"type": "capture", "piece": "shield"}) == "Ann captures the centre shield with 3 character(s) and ends the game"
+    assert state.action_to_string({"type": "capture", "piece": "shield"}) == "Ann captures the centre shield with 3 characters and ends the game"
     state.apply({"type": "capture", "piece": "shield"})
     assert state.phase == OVER and state.current_player == TERMINAL and state.is_terminal()
     assert hand(state, 0) == {"king": 2, "queen": 1, "peasant": 1}

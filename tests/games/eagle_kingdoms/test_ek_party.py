@@ -105,3 +105,30 @@ def test_third_die_is_a_party_option():
         EagleKingdoms(players=["Ann", "Ben"], options={"fourth_die": True})
     with pytest.raises(ConfigError):
         EagleKingdoms(players=["Ann"])
+
+
+@pytest.mark.rules("EK-R-PARTY")
+def test_the_party_game_shows_favours_not_characters_in_both_languages():
+    """One character stands for one favour: no "Queen (9)", no points, in the menu, the effect and the board."""
+    from companion.games import i18n
+    from companion.games.eagle_kingdoms.view import EagleTextView
+
+    view = EagleTextView()
+    state = new_state(variant="party", place={"plume-left-1": "queen"})
+    roll(state, 1, 3)
+    capture = {"type": "capture", "piece": "plume-left-1"}
+    assert state.action_to_string(capture) == "Ann captures the favour on plume-left-1"
+    assert view.describe_choice(state, capture).startswith("Ann captures the favour on plume-left-1 - +1 favour for you")
+    assert view.describe_choice(state, {"type": "pass"}) == "Ann passes (no capture, turn over) - ends your turn"
+    board = view.render(state)
+    assert "Queen" not in board and "(9)" not in board and "a favour" in board and "points" not in board
+    german = i18n.describe_action(state, capture, "de", choice=True)
+    assert german.startswith("Ann erobert den Gefallen auf plume-left-1 – +1 Gefallen für dich"), german
+    assert "Königin" not in (i18n.board_text(state, "de") or "Königin")
+    state.apply(capture)
+    assert "Ann: 1 favour" in view.render(state)
+    won = final_step({}, variant="party", holdings={0: {"king": 2}})
+    roll(won, 6, 6)
+    assert won.action_to_string({"type": "capture", "piece": "shield"}) == (
+        "Ann captures the grand prize on the centre shield and ends the game"
+    )

@@ -68,7 +68,7 @@ def test_render_shows_available_pieces_turn_shield_and_scores():
     assert "turn 1: Ann to play" in text
     assert "1:3  plume-left-1" in text and "King (10)" in text
     assert "crown-left" not in text  # locked: not listed
-    assert "Centre shield: 0 character(s)" in text
+    assert "Centre shield: 0 characters" in text
     assert "Scores: Ann 0, Ben 0, Cy 0" in text
     final = final_step({"king": 2, "peasant": 1})
     text = VIEW.render(final)

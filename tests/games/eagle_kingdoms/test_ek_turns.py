@@ -3,7 +3,7 @@
 import pytest
 from ek_helpers import MISS, capture, hand, miss_pair, new_state, remove_pieces, roll, set_hand
 
-from companion.games.core import CHANCE, IllegalAction
+from companion.games.core import CHANCE, ConfigError, IllegalAction
 from companion.games.eagle_kingdoms.rules import CAPTURE, KIND_INDEX, PIECE_INDEX, ROLL, SECOND, START
 
 PLACE = {"plume-left-1": "king", "feather-left-5": "peasant", "feather-right-2": "queen", "crown-left": "duke"}
@@ -71,7 +71,7 @@ def test_a_miss_offers_a_second_roll_or_the_enchanted_die_then_the_turn_ends():
     state = new_state(place=PLACE)
     roll(state, *MISS)
     assert state.phase == SECOND and turn_of(state) == "Ann"
-    assert state.legal_actions() == [{"type": "roll-again"}, {"type": "roll-enchanted"}, {"type": "pass"}]
+    assert state.legal_actions() == [{"type": "roll-again"}, {"type": "roll-enchanted"}]
     state.apply({"type": "roll-again"})
     assert state.phase == ROLL and state.roll_no == 2
     roll(state, *MISS)
@@ -105,13 +105,31 @@ def test_declining_a_possible_capture_ends_the_turn():
     assert turn_of(state) == "Ben" and state.phase == ROLL and hand(state, 0) == {}
 
 
-@pytest.mark.rules("EK-R-SECOND-SKIP")
-def test_after_a_miss_the_player_may_end_the_turn():
+@pytest.mark.rules("EK-TWO-2", "EK-R-SECOND-SKIP")
+def test_after_a_miss_ending_the_turn_without_rolling_is_refused():
+    """'You either may roll the two regular dice again, or roll the Enchanted Die': exactly two options, so a
+    cautious player cannot dodge double sixes or the Enchanted Die's give and forfeit."""
     state = new_state(place=PLACE)
     roll(state, *MISS)
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as info:
+        state.apply({"type": "pass"})
+    assert info.value.rule_id == "EK-TWO-2" and "not one of the two options" in info.value.message
+    assert state.to_json() == before and turn_of(state) == "Ann" and state.phase == SECOND
+
+
+@pytest.mark.rules("EK-R-SECOND-SKIP")
+def test_the_house_rule_skip_second_try_brings_the_pass_back():
+    state = new_state(place=PLACE, skip_second_try=True)
+    roll(state, *MISS)
+    assert state.legal_actions() == [{"type": "roll-again"}, {"type": "roll-enchanted"}, {"type": "pass"}]
     assert state.action_to_string({"type": "pass"}) == "Ann ends the turn without rolling again"
     state.apply({"type": "pass"})
-    assert turn_of(state) == "Ben"
+    assert turn_of(state) == "Ben" and state.phase == ROLL
+    with pytest.raises(ConfigError, match="Party Favor"):
+        new_state(variant="party", skip_second_try=True)
+    with pytest.raises(ConfigError, match="true or false"):
+        new_state(skip_second_try="sometimes")
 
 
 @pytest.mark.rules("EK-SIX-1")
@@ -163,7 +181,8 @@ def test_a_jester_holder_may_trade_it_instead_of_rolling():
     set_hand(state, 1, {"jester": 1})
     state.shield[KIND_INDEX["queen"]] = 1
     roll(state, *MISS)
-    state.apply({"type": "pass"})
+    state.apply({"type": "roll-again"})
+    roll(state, *MISS)
     assert turn_of(state) == "Ben" and state.phase == START
     actions = state.legal_actions()
     assert actions[0] == {"type": "roll-dice"}
