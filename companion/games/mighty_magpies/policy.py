@@ -52,7 +52,7 @@ def random_turn(state: MagpiesState, rng: random.Random) -> Action:
 
     Each die is used with probability 0.9 when a route of its colour exists; among the routes
     it picks at random one that brings the magpie closest to a nest that still holds tiles;
-    the tile kind and the victims are random.
+    the tile kind is random, and it steals as many berries as it may, from random victims.
     """
     me = state._player
     pos = state._pos[me]
@@ -88,8 +88,8 @@ def random_turn(state: MagpiesState, rng: random.Random) -> Action:
                 steps.append({"route": ROUTE_IDS[r], "take": None})
             pos = dest
     steal: list[int] = []
-    if f2 == MAGPIE:
-        options = state.steal_options()
+    if f2 == MAGPIE:  # stealing is optional (MM-STEAL-6), but a berry more for me and one less for them is a gain
+        options = state.most_steals()
         steal = list(options[0] if len(options) == 1 else rng.choice(options))
     return {"type": "turn", "steps": steps, "steal": steal}
 

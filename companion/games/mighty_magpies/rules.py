@@ -34,7 +34,6 @@ from companion.games.core import (
     TERMINAL,
     Action,
     ChanceRequest,
-    ConfigError,
     Die,
     Face,
     Game,
@@ -42,6 +41,7 @@ from companion.games.core import (
     IllegalAction,
     InvalidAction,
     State,
+    plural,
 )
 from companion.games.mighty_magpies.board import BERRY, BOARD, TILE_KINDS, TILE_LETTERS, Board
 
@@ -135,11 +135,6 @@ class MightyMagpies(Game):
     default_players = 2
     variants = ("young",)
     max_actions = 4000
-
-    def validate_config(self) -> None:
-        super().validate_config()
-        if self.options:
-            raise ConfigError(f"Mighty Magpies has no options (got {', '.join(map(str, self.options))}).")
 
     def new_initial_state(self) -> MagpiesState:
         return MagpiesState(self)
@@ -238,7 +233,8 @@ class MagpiesState(State):
         return found
 
     def steal_options(self) -> list[tuple[int, ...]]:
-        """Victim lists the magpie faces allow, sorted; ``[()]`` when nobody can be robbed (MM-STEAL-*)."""
+        """Victim lists the magpie faces allow, sorted: the most berries first, then fewer, and stealing
+        nothing last (stealing is optional, MM-STEAL-6); ``[()]`` when nobody can be robbed (MM-STEAL-*)."""
         f1, f2 = self._dice  # type: ignore[misc]
         magpies = (f1 == MAGPIE) + (f2 == MAGPIE)
         if not magpies:
@@ -248,14 +244,21 @@ class MagpiesState(State):
         victims = [o for o in range(len(self._pos)) if o != me and hold[3 * o]]
         if not victims:
             return [()]
+        singles: list[tuple[int, ...]] = [(v,) for v in victims]
         if magpies == 1:
-            return [(v,) for v in victims]
-        options: list[tuple[int, ...]] = []
+            return singles + [()]
+        pairs: list[tuple[int, ...]] = []
         for i, v in enumerate(victims):
             if hold[3 * v] >= 2:
-                options.append((v, v))
-            options.extend((v, w) for w in victims[i + 1 :])
-        return options or [(v,) for v in victims]
+                pairs.append((v, v))
+            pairs.extend((v, w) for w in victims[i + 1 :])
+        return pairs + singles + [()]
+
+    def most_steals(self) -> list[tuple[int, ...]]:
+        """The victim lists that steal as many berries as the magpie faces allow (a table-like player's choice)."""
+        options = self.steal_options()
+        most = len(options[0])
+        return [o for o in options if len(o) == most]
 
     def _kinds_in(self, nest: int) -> list[int | None]:
         i = 3 * nest
@@ -404,7 +407,7 @@ class MagpiesState(State):
                 return IllegalAction("MM-MOVE-1", f"The dice show {rolled}: no colour, so the magpie cannot fly.")
             return IllegalAction(
                 "MM-MOVE-2",
-                f"The dice show {rolled}: one flight per colour die, so at most {len(colours)} flight(s).",
+                f"The dice show {rolled}: one flight per colour die, so at most {plural(len(colours), 'flight')}.",
             )
         taken: dict[int, int] = {}
         for number, step in enumerate(steps, start=1):
@@ -472,8 +475,9 @@ class MagpiesState(State):
                 return IllegalAction(
                     "MM-STEAL-1", f"The dice show {rolled}: without a magpie face nobody can be robbed."
                 )
+            most = "one berry" if magpies == 1 else f"{magpies} berries"
             return IllegalAction(
-                "MM-STEAL-4", f"The dice show {magpies} magpie(s): that is {magpies} berry at most from other players."
+                "MM-STEAL-4", f"The dice show {magpies} magpie{'s' if magpies > 1 else ''}: that is {most} at most from other players."
             )
         robbed: dict[int, int] = {}
         n = len(self._pos)
@@ -503,16 +507,7 @@ class MagpiesState(State):
                     return IllegalAction("MM-STEAL-4", f"{name} has only {self._hold[3 * victim]} berry to steal.")
                 return IllegalAction("MM-STEAL-1", f"{name} has no berries: steal only from a player who has berries.")
             robbed[victim] = robbed.get(victim, 0) + 1
-        if magpies:
-            available = sum(self._hold[3 * o] for o in range(n) if o != me)
-            owed = min(magpies, available)
-            if len(steal) < owed:
-                return IllegalAction(
-                    "MM-STEAL-6",
-                    f"The dice show {magpies} magpie(s) and opponents have berries: steal {owed} berry(ies) "
-                    "(choose from whom).",
-                )
-        return None
+        return None  # stealing fewer berries than the magpies allow, or none, is the player's choice (MM-STEAL-6)
 
     # --- applying ------------------------------------------------------------------------
     def _apply(self, action: Action) -> None:
@@ -577,7 +572,7 @@ class MagpiesState(State):
                     "Mix the 25 tiles face down, fill each nest with the number marked on it "
                     f"({sizes}), turn them up and type each nest's tiles (b berry, s silver, g gold)"
                 ),
-                example="A bbbs B bbbg C bbbb D bsgb E bbb F bsg G bbg",
+                example="A bbbs B bbbg C bbbb D bbsg E bbb F bsg G bbb",
             )
         if self._phase == ROLL:
             return ChanceRequest.for_dice(
@@ -744,5 +739,11 @@ class MagpiesState(State):
             if isinstance(victim, Mapping):
                 victim = victim.get("player")
             parts.append(f"steals a berry from {self.player_name(victim)}")
+        if not action.get("steal") and self.could_steal():
+            parts.append("steals no berry")
         return f"{self.player_name(me)} " + "; ".join(parts)
+
+    def could_steal(self) -> bool:
+        """Whether the rolled dice let the player rob someone now (a magpie face and an opponent with berries)."""
+        return self._phase == MOVE and self._dice is not None and bool(self.steal_options()[0])
 

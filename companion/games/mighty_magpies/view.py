@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion.games.core import Action, InvalidAction, State
+from companion.games.core import Action, InvalidAction, State, plural
 from companion.games.mighty_magpies.board import BOARD, MAGPIE_FACE, TILE_KINDS, TILE_LETTERS
 from companion.games.mighty_magpies.coach import chance_of_points, rank_turns
 from companion.games.mighty_magpies.rules import (
@@ -107,14 +107,14 @@ class MagpiesTextView(TextView):
             berries, silver, gold = state.holdings(p)
             lines.append(
                 f"  {name:<{width}}  in nest {B.nest_ids[state.position(p)]}  berries {berries}  silver {silver}  "
-                f"gold {gold}  = {state.scores()[p]:g} points"
+                f"gold {gold}  = {plural(state.scores()[p], 'point')}"
             )
         if state.is_terminal():
             lines.append("All tiles are taken: the game is over.")
         elif state.phase == "setup":
             lines.append("Set-up: fill the nests.")
         elif state.phase == "roll":
-            lines.append(f"{state.player_name(state.player)} to roll ({state.tiles_left()} tiles left in the nests).")
+            lines.append(f"{state.player_name(state.player)} to roll ({plural(state.tiles_left(), 'tile')} left in the nests).")
         else:
             lines.append(f"{state.player_name(state.player)} rolled {' + '.join(state.dice or ())}.")
         return "\n".join(lines)
@@ -202,6 +202,8 @@ def action_words(state: State, action: Action, t) -> str:
         if isinstance(victim, dict):
             victim = victim.get("player")
         parts.append(t.text("steal", player=state.player_name(victim)))
+    if not action.get("steal") and state.could_steal():
+        parts.append(t.text("steal_none"))
     return t.text("turn", name=state.player_name(me), parts="; ".join(parts))
 
 
@@ -278,13 +280,13 @@ def board_words(state: State, t) -> str:
     for p, name in enumerate(state.game.players):
         berries, silver, gold = state.holdings(p)
         lines.append(t.text("board_player", name=f"{name:<{width}}", nest=B.nest_ids[state.position(p)],
-                            berries=berries, silver=silver, gold=gold, points=f"{state.scores()[p]:g}"))
+                            berries=berries, silver=silver, gold=gold, points=t.count(state.scores()[p], "n.point")))
     if state.is_terminal():
         lines.append(t.text("board_over"))
     elif state.phase == "setup":
         lines.append(t.text("board_setup"))
     elif state.phase == "roll":
-        lines.append(t.text("board_roll", name=state.player_name(state.player), tiles=state.tiles_left()))
+        lines.append(t.text("board_roll", name=state.player_name(state.player), tiles=t.count(state.tiles_left(), "n.tile_left")))
     else:
         faces = " + ".join(t.term(f"face.{f}") for f in state.dice or ())
         lines.append(t.text("board_rolled", name=state.player_name(state.player), faces=faces))

@@ -19,7 +19,7 @@ def refused(state, action, rule, words=None):
 @pytest.mark.rules("MM-STEAL-1")
 def test_a_magpie_face_steals_a_berry_from_an_opponent_who_has_berries():
     state = position(THREE, holdings={0: {"berry": 1}, 1: {"berry": 2}, 2: {"gold": 1}}, dice=("yellow", "magpie"))
-    assert {tuple(a["steal"]) for a in state.legal_actions()} == {(1,)}
+    assert {tuple(a["steal"]) for a in state.legal_actions()} == {(1,), ()}
     refused(state, turn(steal=[0]), "MM-STEAL-1", "cannot rob him/herself")
     refused(state, turn(steal=[2]), "MM-STEAL-1", "Cy has no berries")
     no_magpie = position(THREE, holdings={1: {"berry": 2}}, dice=("yellow", "red"))
@@ -55,12 +55,12 @@ def test_a_magpie_without_berries_to_steal_means_nothing():
 @pytest.mark.rules("MM-STEAL-4")
 def test_two_magpies_steal_two_berries_from_one_or_two_players():
     state = position(THREE, holdings={1: {"berry": 2}, 2: {"berry": 1}}, dice=("magpie", "magpie"))
-    assert sorted(tuple(a["steal"]) for a in state.legal_actions()) == [(1, 1), (1, 2)]
+    assert sorted(tuple(a["steal"]) for a in state.legal_actions()) == [(), (1,), (1, 1), (1, 2), (2,)]
     poor = position(THREE, holdings={1: {"berry": 1}, 2: {"berry": 1}}, dice=("magpie", "magpie"))
     refused(poor, turn(steal=[1, 1]), "MM-STEAL-4", "only 1 berry")
-    refused(poor, turn(steal=[1, 2, 2]), "MM-STEAL-4", "2 magpie")
+    refused(poor, turn(steal=[1, 2, 2]), "MM-STEAL-4", "2 magpies: that is 2 berries at most")
     single = position(THREE, holdings={2: {"berry": 1}}, dice=("magpie", "magpie"))
-    assert [a["steal"] for a in single.legal_actions()] == [[2]]
+    assert [a["steal"] for a in single.legal_actions()] == [[2], []]
     state.apply(turn(steal=[1, 1]))
     assert state.holdings(0)[0] == 2 and state.holdings(1)[0] == 0
 
@@ -77,8 +77,16 @@ def test_magpie_and_colour_steal_and_fly_then_the_turn_passes():
 
 
 @pytest.mark.rules("MM-STEAL-6")
-def test_stealing_is_not_optional_when_opponents_have_berries():
+def test_stealing_is_optional_a_player_may_steal_fewer_berries_or_none():
+    """'He/she may steal one berry': the magpie face offers a theft, it does not force one."""
     state = position(THREE, holdings={1: {"berry": 1}, 2: {"berry": 1}}, dice=("magpie", "magpie"))
-    refused(state, turn(), "MM-STEAL-6", "steal 2 berry")
-    refused(state, turn(steal=[2]), "MM-STEAL-6")
-    assert all(len(a["steal"]) == 2 for a in state.legal_actions())
+    assert [a["steal"] for a in state.legal_actions()] == [[1, 2], [1], [2], []]  # the most first
+    assert state.action_to_string(turn()) == "Ann stays in nest R; steals no berry"
+    fewer = state.clone()
+    fewer.apply(turn(steal=[2]))  # one berry of the two the magpies allow
+    assert [fewer.holdings(p)[0] for p in range(3)] == [1, 1, 0]
+    state.apply(turn())  # none at all
+    assert [state.holdings(p)[0] for p in range(3)] == [0, 1, 1] and state.player == 1
+    one = position(THREE, nests={"G": "bsb"}, holdings={1: {"berry": 3}}, dice=("red", "magpie"))
+    one.apply(turn(("r1", "berry")))  # flies and takes, but leaves Ben's berries alone
+    assert one.holdings(0) == (1, 0, 0) and one.holdings(1) == (3, 0, 0)
