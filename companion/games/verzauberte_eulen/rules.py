@@ -42,7 +42,9 @@ from companion.games.core import (
     GameError,
     IllegalAction,
     InvalidAction,
+    Option,
     State,
+    plural,
 )
 from companion.games.verzauberte_eulen.board import HERE, Board, board, setup_data
 
@@ -91,13 +93,31 @@ def heads_for(colour: str, in_play: tuple[str, ...]) -> list[str]:
     return others + [colour]
 
 
+def default_seats(num_players: int, variant: str | None) -> list[dict[str, list[str]]]:
+    """Each seat's colours and nests (``setup.json``) when the players choose none."""
+    data = setup_data()
+    return data["advanced_seats"] if variant == "advanced" else data["seats"][str(num_players)]
+
+
 @cache
-def layout(num_players: int, variant: str | None) -> Layout:
+def layout(
+    num_players: int, variant: str | None, colours: tuple[str, ...] = (), corners: tuple[str, ...] = ()
+) -> Layout:
+    """The pieces of a configuration. ``colours`` and ``corners`` are the players' choices (VE-SETUP-COLOUR,
+    VE-SETUP-CORNER), one per colour in play in seat order (two per player in the advanced variant); an
+    empty tuple keeps the seat order of ``setup.json``."""
     data = setup_data()
     name_to_letter = {c["name"]: c["letter"] for c in data["colours"]}
     name_to_letter[data["black"]["name"]] = data["black"]["letter"]
     letter_to_name = {v: k for k, v in name_to_letter.items()}
-    seats = data["advanced_seats"] if variant == "advanced" else data["seats"][str(num_players)]
+    seats = default_seats(num_players, variant)
+    per_seat = len(seats[0]["colours"])
+    chosen_colours = list(colours) or [c for seat in seats for c in seat["colours"]]
+    chosen_nests = list(corners) or [n for seat in seats for n in seat["nests"]]
+    seats = [
+        {"colours": chosen_colours[i * per_seat : (i + 1) * per_seat], "nests": chosen_nests[i * per_seat : (i + 1) * per_seat]}
+        for i in range(len(seats))
+    ]
     b = board()
     player_colours = tuple(frozenset(name_to_letter[c] for c in seat["colours"]) for seat in seats)
     nest_of = {}
@@ -135,27 +155,66 @@ def layout(num_players: int, variant: str | None) -> Layout:
     )
 
 
+COLOUR_NAMES = tuple(c["name"] for c in setup_data()["colours"])
+CORNERS = tuple(board().nests)
+"""The starting corners by compass name (``board.json``); the option ``corners`` also takes the nest's label
+(``south-west``) and its space id (``a1``)."""
+_CORNER_ALIASES = {
+    alias: corner
+    for corner, space in board().nests.items()
+    for alias in (board().label[space].removesuffix(" nest"), board().label[space].removesuffix(" nest").replace("-", ""), board().ids[space])
+}
+
+
 @dataclass
 class VerzauberteEulen(Game):
     name = "verzauberte-eulen"
     rolls = {"roll": tuple(Die("d6", D6_FACES, role) for role in DICE)}  # head, body and black eye dice
     title = "Verzauberte Eulen"
-    version = 1
+    version = 2  # 2: a die is given up only when no order of the remaining dice moves it (VE-RUL-FORFEIT)
     rule_prefix = "VE"
     min_players = 2
     max_players = 4
     default_players = 2
     variants = ("advanced",)
     max_actions = 6000
+    options_spec = (
+        Option(
+            "colours", "choices", None,
+            "each player's colour, in seat order (the advanced variant: two per player), e.g. green,red (VE-SETUP-COLOUR)",
+            choices=COLOUR_NAMES,
+            aliases={alias: c["name"] for c in setup_data()["colours"] for alias in [c["letter"].lower(), *c.get("aliases", ())]},
+        ),
+        Option(
+            "corners", "choices", None,
+            "the starting corner of each colour, in the order of the colours, e.g. ne,sw (VE-SETUP-CORNER)",
+            choices=CORNERS,
+            aliases=_CORNER_ALIASES,
+        ),
+    )
 
     def validate_config(self) -> None:
         super().validate_config()
         if self.variant == "advanced" and self.num_players != 2:
             raise ConfigError(f"The advanced variant of Verzauberte Eulen is for two players, got {self.num_players}.")
+        wanted = sum(len(seat["colours"]) for seat in default_seats(self.num_players, self.variant))
+        each = "two colours per player" if self.variant == "advanced" else "one per player"
+        for name, what in (("colours", "colour"), ("corners", "corner")):
+            chosen = self.option(name)
+            if chosen is None:
+                continue
+            if len(chosen) != wanted:
+                raise ConfigError(
+                    f"Option {name!r} lists {wanted} {what}s here ({each}, in seat order); got {len(chosen)}: {', '.join(chosen)}."
+                )
+            if len(set(chosen)) != len(chosen):
+                raise ConfigError(f"Each {what} can be chosen once; option {name!r} got {', '.join(chosen)}.")
 
     @property
     def layout(self) -> Layout:
-        return layout(self.num_players, self.variant)
+        return layout(
+            self.num_players, self.variant, tuple(self.option("colours") or ()), tuple(self.option("corners") or ())
+        )
 
     def new_initial_state(self) -> EulenState:
         return EulenState(self)
@@ -283,6 +342,26 @@ class EulenState(State):
             out.extend(self.moves(die))
         return out
 
+    def enabling_move(self, die: str) -> Move | None:
+        """A move of another die still to be used this turn after which ``die`` can move an owl, or ``None``.
+        Only the head and body dice come before another die (the eye die is always last)."""
+        if die == "eye":
+            return None
+        for other in self.left:
+            if other in (die, "eye"):
+                continue
+            for move in self.moves(other):
+                after = self.clone()
+                after._apply(self.move_action(move))
+                if after.winner is None and after.moves(die):
+                    return move
+        return None
+
+    def forfeitable(self, die: str) -> bool:
+        """VE-RUL-FORFEIT: a die may be given up only when no order of the turn's remaining dice lets it move
+        (it cannot move now, and no move of the other die still to come first makes a move possible)."""
+        return not self.moves(die) and self.enabling_move(die) is None
+
     def move_action(self, move: Move) -> Action:
         die, frm, body, to, _ = move
         ids = self.board.ids
@@ -304,7 +383,7 @@ class EulenState(State):
             moves = self.moves(die)
             if moves:
                 actions.extend(self.move_action(m) for m in moves)
-            else:
+            elif self.enabling_move(die) is None:  # VE-RUL-FORFEIT
                 actions.append({"type": "forfeit", "die": die})
         return actions
 
@@ -437,13 +516,23 @@ class EulenState(State):
         problem = self._turn_problem(action, action.get("die"))
         if problem:
             return problem
-        moves = self.moves(action["die"])
+        die = action["die"]
+        moves = self.moves(die)
         if moves:
             example = self.describe_move(moves[0], short=True)
             return IllegalAction(
                 "VE-RUL-FORFEIT",
-                f"The {action['die']} die can still move an owl ({len(moves)} way(s), e.g. {example}); "
+                f"The {die} die can still move an owl ({plural(len(moves), 'way')}, e.g. {example}); "
                 "a die is forfeited only when it cannot move any owl.",
+                dict(action),
+            )
+        enabler = self.enabling_move(die)
+        if enabler is not None:
+            first = enabler[0]
+            return IllegalAction(
+                "VE-RUL-FORFEIT",
+                f"The {die} die cannot move an owl yet, but it can after the {first} die moves "
+                f"(e.g. {self.describe_move(enabler, short=True)}): the {die} die must be moved, so use the {first} die first.",
                 dict(action),
             )
         return None
@@ -541,7 +630,7 @@ class EulenState(State):
                     )
                 return IllegalAction(
                     "VE-MOVE-EXACT",
-                    f"{code} cannot reach {b.describe(to)} from {b.describe(frm)} in exactly {steps} space(s) along the paths "
+                    f"{code} cannot reach {b.describe(to)} from {b.describe(frm)} in exactly {plural(steps, 'space')} along the paths "
                     "without turning back.",
                     dict(action),
                 )
@@ -580,7 +669,7 @@ class EulenState(State):
         if len(path) != steps:
             return IllegalAction(
                 "VE-MOVE-EXACT",
-                f"The path has {len(path)} space(s) but the {action['die']} die shows {steps}: owls move the exact count.",
+                f"The path has {plural(len(path), 'space')} but the {action['die']} die shows {steps}: owls move the exact count.",
                 dict(action),
             )
         cells = [frm] + [b.index[s] for s in path]

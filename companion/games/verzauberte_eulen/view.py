@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from companion.games.core import Action, InvalidAction, State
+from companion.games.core import Action, InvalidAction, State, plural
 from companion.games.text import TextView
 from companion.games.verzauberte_eulen.rules import BLACK, DICE, EulenState, Move, owl_code
 
@@ -86,6 +86,8 @@ def plans(state: EulenState, limit: int = PLAN_LIMIT) -> tuple[list[Plan], bool]
             moves = here.moves(die)
             options = [(here.move_action(m), here.describe_move(m), move_marks(here, m)) for m in moves]
             if not options:
+                if not here.forfeitable(die):
+                    continue  # another die moves first and lets this one move (VE-RUL-FORFEIT)
                 options = [({"type": "forfeit", "die": die}, f"{die} die {here.dice[die]} forfeited", [])]  # type: ignore[index]
             for action, text, marks in options:
                 nxt = here.clone()
@@ -226,8 +228,10 @@ class EulenTextView(TextView):
             return self._roll_hints(state)
         found, cut = plans(state)
         finals = {repr(p.final.to_json()) for p in found}
-        count = f"at least {len(found)}" if cut else str(len(found))
-        lines = [f"{count} legal way(s) to use {state.dice_left_text()} ({len(finals)} different end positions)."]
+        ways = plural(len(found), "legal way")
+        count = f"at least {ways}" if cut else ways
+        ends = plural(len(finals), "different end position")
+        lines = [f"{count} to use {state.dice_left_text()} ({ends})."]
         mover = state.to_move
         marked = ranked_plans(state, found)
         for plan in marked[:SHOWN_PLANS]:
@@ -236,7 +240,7 @@ class EulenTextView(TextView):
             lines.append(tag + steps)
         if len(marked) > SHOWN_PLANS:
             lines.append(
-                f"... and {len(marked) - SHOWN_PLANS} more way(s) with a cave entry, a completed owl or a black head handed on."
+                f"... and {plural(len(marked) - SHOWN_PLANS, 'more way')} with a cave entry, a completed owl or a black head handed on."
             )
         if not marked:
             lines.append("No way this turn enters the cave, completes an owl or hands the black head on.")
@@ -362,10 +366,11 @@ def coach_words(state: State, t) -> list[str]:
         return sorted(set(hints))
     found, cut = plans(state)
     finals = {repr(p.final.to_json()) for p in found}
-    count = t.text("coach_at_least", count=len(found)) if cut else str(len(found))
+    ways = t.count(len(found), "n.legal_way")
+    count = t.text("coach_at_least", count=ways) if cut else ways
     rolled = state.dice or {}  # a decision: the dice are rolled
     dice = ", ".join(t.text("dice_left", die=t.term(f"die.{d}"), value=rolled[d]) for d in state.left)
-    lines = [t.text("coach_ways", count=count, dice=dice or t.text("no_dice"), ends=len(finals))]
+    lines = [t.text("coach_ways", count=count, dice=dice or t.text("no_dice"), ends=t.count(len(finals), "n.end_position"))]
     mover = state.to_move
     marked = ranked_plans(state, found)
     for plan in marked[:SHOWN_PLANS]:
@@ -377,7 +382,7 @@ def coach_words(state: State, t) -> list[str]:
         tag = t.text("coach_wins") if plan.final.winner == mover else ""
         lines.append(tag + "; ".join(steps))
     if len(marked) > SHOWN_PLANS:
-        lines.append(t.text("coach_more", count=len(marked) - SHOWN_PLANS))
+        lines.append(t.text("coach_more", ways=t.count(len(marked) - SHOWN_PLANS, "n.more_way")))
     if not marked:
         lines.append(t.text("coach_none"))
     return lines

@@ -228,6 +228,26 @@ def test_a_die_is_forfeited_only_when_it_cannot_move_any_owl():
     assert state.legal_actions() == [{"type": "forfeit", "die": "body"}]  # both ways out of the nest are blocked
 
 
+
+@pytest.mark.rules("VE-RUL-FORFEIT", "VE-DIE-HEAD")
+def test_a_die_that_can_move_after_the_other_die_must_not_be_given_up():
+    """"Must be moved": the head die is stuck now (a2 holds two owls, d5 too), but once the body die takes Br off
+    a2 the head die can move Rb onto the black owl, so giving the head die up is refused."""
+    owls = {"a1-a2": ["Rb"], "a2": ["Kk", "Br"], "d5-e5": ["Rb"], "d5": ["Bb", "Bb"], "c3": ["Rr", "Rr"]}
+    state = position(owls, dice=(1, 2, 1))
+    assert state.moves("head") == []
+    assert {"type": "forfeit", "die": "head"} not in state.legal_actions()
+    error = refused(state, {"type": "forfeit", "die": "head"}, "VE-RUL-FORFEIT")
+    assert "use the body die first" in str(error)
+    state.apply(move("body", "a2", "Br", "a3"))
+    assert destinations(state, "head") == {"a2"}  # onto the black owl, swapping heads
+    # the same dice, but the body die flies the nest's Br away instead: now no order is left that moves the head die
+    other = position(owls, dice=(1, 2, 1))
+    other.apply(move("body", "a1", "Br", "b1"))
+    assert other.legal_actions() == [{"type": "forfeit", "die": "head"}]
+    other.apply({"type": "forfeit", "die": "head"})
+    assert other.left == ["eye"]
+
 def test_malformed_moves_are_invalid_not_illegal():
     state = position({}, dice=(1, 1, 1))
     for bad in (

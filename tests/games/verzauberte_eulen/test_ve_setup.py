@@ -1,11 +1,17 @@
 """Set-up, the dice and the order of turns."""
 
+import random
+import re
 from collections import Counter
 
 import pytest
 from ve_helpers import move, new_game, owls_on, position, refused
 
+from companion.games import i18n
 from companion.games.core import CHANCE, ConfigError, InvalidAction
+from companion.games.playout import playout
+from companion.games.verzauberte_eulen import TEXT_VIEW, simulation_policy
+from companion.games.verzauberte_eulen.rules import VerzauberteEulen
 
 
 def heads_by_colour(state, colour_letter):
@@ -39,6 +45,49 @@ def test_each_player_has_four_bodies_of_one_colour_in_their_own_corner(players):
         assert len(here) == 4 and {lay.body_colour[i] for i in here} == {colour}
     assert len(corners) == players
 
+
+@pytest.mark.rules("VE-SETUP-COLOUR", "VE-SETUP-CORNER", "VE-SETUP-HEADS-2", "VE-RUL-BOX")
+def test_players_choose_their_colours_and_corners():
+    """'Each player chooses a colour ... Each player chooses a corner': options colours and corners, one per
+    player in seat order; the heads, the box and the board follow the choice."""
+    game = VerzauberteEulen(players=["Ann", "Ben"], options={"colours": "green,yellow", "corners": "north-west,e1"})
+    assert game.options == {"colours": ["green", "yellow"], "corners": ["nw", "se"]}
+    state = game.new_initial_state()
+    assert owls_on(state, "a5") == ["Yg"] * 4 and owls_on(state, "e1") == ["Gy"] * 4  # Ann green in the north-west
+    assert owls_on(state, "a1") == [] and owls_on(state, "e5") == []
+    assert state.to_json()["owls"]["red1"] == {"at": "box", "head": "red"}
+    text = TEXT_VIEW().render(state)
+    assert "Nest of Ann: the north-west nest (a5): Yg Yg Yg Yg" in text and "Ann (green)" in text
+    german = i18n.board_text(state, "de")
+    assert "Nest von Ann: das Nest im Nordwesten (a5)" in german and "Ann (grün)" in german
+    # the choice is the journal's: the configuration rebuilds the same game
+    assert VerzauberteEulen.from_config(game.config()).new_initial_state() == state
+    advanced = VerzauberteEulen(players=["Ann", "Ben"], variant="advanced", options={"colours": "blue,yellow,red,green"})
+    assert advanced.layout.player_colours == (frozenset("BY"), frozenset("RG"))
+    assert owls_on(advanced.new_initial_state(), "a1")[0][1] == "b"  # Ann's blue starts in the south-west
+
+
+@pytest.mark.rules("VE-SETUP-COLOUR", "VE-SETUP-CORNER")
+def test_a_wrong_choice_of_colours_or_corners_is_refused_plainly():
+    players = ["Ann", "Ben"]
+    for options, words in (
+        ({"corner": "ne"}, "no option 'corner' (did you mean 'corners'?)"),
+        ({"corners": "ne,ne"}, "Each corner can be chosen once"),
+        ({"corners": "ne,middle"}, "'middle' is not one of them"),
+        ({"colours": "red"}, "lists 2 colours here (one per player"),
+        ({"colours": "red,purple"}, "red, blue, green, yellow"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            VerzauberteEulen(players=players, options=options)
+    with pytest.raises(ConfigError, match="two colours per player"):
+        VerzauberteEulen(players=players, variant="advanced", options={"colours": "red,blue"})
+    # German colour names are understood
+    assert VerzauberteEulen(players=players, options={"colours": "rot,grün"}).options["colours"] == ["red", "green"]
+    # a game with chosen corners plays to its end
+    game = VerzauberteEulen(players=["Ann", "Ben", "Cy"], options={"corners": "ne,nw,sw"})
+    state = game.new_initial_state()
+    playout(state, random.Random(3), simulation_policy, apply=state.apply)
+    assert state.is_terminal() and state.check_invariants() == []
 
 @pytest.mark.rules("VE-SETUP-HEADS-2")
 def test_two_players_wear_the_four_heads_of_the_opposing_colour():

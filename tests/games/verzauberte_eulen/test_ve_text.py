@@ -59,7 +59,7 @@ def test_coach_marks_completions_cave_entries_and_black_heads_handed_on():
     text = view.describe_choice(state, move("body", "b2", "Br", "c2"))
     assert text.endswith("[completes Rr; completes Bb for Ben]")
     lines = view.coach(state)
-    assert "legal way(s) to use head 1, body 2, eye 1" in lines[0]
+    assert "legal ways to use head 1, body 2, eye 1" in lines[0]
     assert any("enters the cave" in line for line in lines)
     # the eye die: the black owl lands on Ben's Bb and hands him the black head
     state.left = ["eye"]
@@ -76,7 +76,7 @@ def test_coach_enumerates_every_way_to_use_the_dice():
     assert all(p.final.is_chance_node() for p in found)
     few, cut = plans(state, limit=5)
     assert cut and len(few) == 5
-    assert TEXT_VIEW().coach(state)[0].startswith("32 legal way(s)")
+    assert TEXT_VIEW().coach(state)[0].startswith("32 legal ways to use")
 
 
 def test_roll_hints_name_the_numbers_that_reach_the_cave():
