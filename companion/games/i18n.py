@@ -7,7 +7,8 @@ Another language lives in data files:
 - ``companion/games/<game>/i18n/<lang>.json`` (one per game):
   ``"rules"`` rule ID -> one-line statement (every ID of the game's RULES.md);
   ``"sections"`` RULES.md heading -> heading, ``"intro"`` the rules page's first paragraph;
-  ``"terms"`` words the game's describer looks up (pieces, colours, dice);
+  ``"terms"`` words the game's describer looks up (pieces, colours, dice); a counted noun is
+  ``"singular|plural"`` (``"n.point": "Punkt|Punkte"``), read with ``Texts.count``;
   ``"actions"`` ``str.format`` templates of move descriptions, chance prompts, advice and the final table;
   ``"typed"`` (optional) typed word -> the English word the game's parser knows ("rot" -> "red").
 - ``companion/games/i18n/<lang>.json``: what all games share (refusal sentences).
