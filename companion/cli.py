@@ -7,8 +7,10 @@ import importlib
 import json
 import sys
 
+from companion import storage
 from companion.games.core import ConfigError, Game, GameError
 from companion.games.registry import GAMES, load_game
+from companion.inputs import InputError, ascii_int, check_name, decimal_argument, int_argument, option_pairs
 
 # Subcommands that live beside their code; each module has register(subparsers).
 EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli"]
@@ -21,38 +23,55 @@ PASSTHROUGH = {
 BENCHES = {
     "dice": "companion.workshop.dice.bench:main",
     "board": "companion.workshop.boards.bench:main",
+    "robustness": "companion.robustness:main",
 }
+MAX_DELAY = 60.0
+MAX_GAMES = 1_000_000
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block): ``companion play: error: ...``, exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+delay_seconds = decimal_argument(0.0, MAX_DELAY)
+game_count = int_argument(1, MAX_GAMES)
+seed_number = int_argument(-(2**63), 2**63 - 1)
 
 
 def _players(text: str | None, game_class: type[Game], mode: str | None = None) -> list[str]:
+    """``--players``: names in seating order, or how many players (checked before any name is made)."""
     if text is None:
         return [f"P{i + 1}" for i in range(game_class.default_player_count(mode))]
     text = text.strip()
-    if text.isdigit():
-        return [f"P{i + 1}" for i in range(int(text))]
-    return [name.strip() for name in text.split(",")]
-
-
-def _options(pairs: list[str] | None) -> dict:
-    """``--option key=value`` pairs; values are read as JSON when they can be (true, 3, "x")."""
-    options = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--option takes key=value, got {pair!r}.")
+    if text.isdigit() or text.isdecimal() or text.isnumeric():
         try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
-    return options
+            count = ascii_int(text, f"--players (for {game_class.title or game_class.name})",
+                              game_class.min_players, game_class.max_players)
+        except InputError as exc:
+            raise ConfigError(str(exc)) from None
+        return [f"P{i + 1}" for i in range(count)]
+    names = text.split(",")
+    if len(names) > game_class.max_players:
+        raise ConfigError(f"{game_class.title or game_class.name} is for {game_class.min_players}-"
+                          f"{game_class.max_players} players, got {len(names)}.")
+    try:
+        return [check_name(name, f"--players: player {i + 1}'s name") for i, name in enumerate(names)]
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def make_game(args: argparse.Namespace) -> tuple:
     module = load_game(args.game)
     game_class = module.game_class
-    game = game_class(
-        players=_players(args.players, game_class, args.mode), mode=args.mode, variant=args.variant, options=_options(args.option)
-    )
+    try:
+        options = option_pairs(args.option)
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+    players = _players(args.players, game_class, args.mode)
+    game = game_class(players=players, mode=args.mode, variant=args.variant, options=options)
     return module, game
 
 
@@ -70,10 +89,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     from companion.journal import JournalError, Session
     from companion.terminal import TerminalReferee, run_terminal
 
+    _tolerate_bad_text(sys.stdin)
     try:
-        if args.resume:
+        if args.resume is not None:
             module = load_game(args.game)
-            session = Session.resume(args.resume, expected_game=module.name)
+            session = _resume(args.resume, module.name, args.continue_from_last_good)
         else:
             module, game = make_game(args)
             session = Session.start(game, args.journal)
@@ -92,6 +112,34 @@ def cmd_play(args: argparse.Namespace) -> int:
         session.close()
 
 
+def _resume(path: str, game: str, continue_from_last_good: bool):
+    """Resume a journal; a damaged one goes on from its last good line only when the family says so
+    (``--continue-from-last-good``, or 'y' at the question when the terminal is interactive)."""
+    from companion.journal import JournalDamaged, Session
+
+    try:
+        return Session.resume(path, expected_game=game, continue_from_last_good=continue_from_last_good)
+    except JournalDamaged as exc:
+        if not sys.stdin.isatty():
+            raise JournalDamaged(f"{exc} To go on from there, run again with --continue-from-last-good.",
+                                 exc.damage) from None
+        print(exc, file=sys.stderr)
+        print("Go on from the last good line? (y/N) ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes", "j", "ja"):
+            raise JournalDamaged("Not resumed; the journal was left untouched.", exc.damage) from None
+        return Session.resume(path, expected_game=game, continue_from_last_good=True)
+
+
+def _tolerate_bad_text(stream) -> None:
+    """Read bytes that are not UTF-8 as stand-ins (so the referee can refuse the line instead of crashing)."""
+    if hasattr(stream, "reconfigure"):
+        try:
+            stream.reconfigure(errors="surrogateescape")
+        except (ValueError, OSError):  # already read from, or not a text stream of this kind
+            pass
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from companion.simulate import simulate
 
@@ -99,9 +147,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         module, game = make_game(args)
     except GameError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
         return 2
     config = game.config()
 
@@ -151,28 +196,32 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description="Table-side referee for four family board games.")
+    parser = Parser(prog="companion", description="Table-side referee for four family board games.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="referee a game in the terminal")
     add_game_options(play)
     play.add_argument("--auto", action="store_true", help="roll and choose automatically (a watchable demo)")
-    play.add_argument("--seed", type=int, default=None, help="seed for --auto and for 'roll'")
-    play.add_argument("--delay", type=float, default=0.0, help="seconds to wait between automatic actions")
+    play.add_argument("--seed", type=seed_number, default=None, help="seed for --auto and for 'roll'")
+    play.add_argument("--delay", type=delay_seconds, default=0.0,
+                      help=f"seconds to wait between automatic actions (0-{MAX_DELAY:g})")
     play.add_argument("--journal", help="write every action to this JSON Lines file")
     play.add_argument("--resume", help="continue the game in this journal")
+    play.add_argument("--continue-from-last-good", action="store_true",
+                      help="with --resume: if a line of the journal is damaged, go on from the last good line "
+                           "(the rest is set aside in JOURNAL.damaged); without it the terminal asks, a script stops")
     play.add_argument("--no-coach", action="store_true", help="hide the coach's advice")
     play.set_defaults(func=cmd_play)
 
     simulate = sub.add_parser("simulate", help="play seeded random games and report statistics")
     add_game_options(simulate)
-    simulate.add_argument("--games", type=int, default=100)
-    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--games", type=game_count, default=100, help=f"how many games (1-{MAX_GAMES})")
+    simulate.add_argument("--seed", type=seed_number, default=0)
     simulate.add_argument("--check", action="store_true", help="validate every action and check invariants")
     simulate.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     simulate.set_defaults(func=cmd_simulate)
 
-    bench = sub.add_parser("bench", help="speed and accuracy benchmarks (dice, board)")
+    bench = sub.add_parser("bench", help="speed, accuracy and robustness benchmarks (dice, board, robustness)")
     bench.add_argument("what", help=f"one of: {', '.join(BENCHES)}")
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
     bench.set_defaults(func=cmd_bench)
@@ -193,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv:
+        storage.program_name = f"companion {argv[0]}"[:40]
     if argv and argv[0] in PASSTHROUGH:
         return importlib.import_module(PASSTHROUGH[argv[0]][0]).main(argv[1:])
     parser = build_parser()

@@ -9,7 +9,8 @@ from typing import TextIO
 
 from companion.games.core import GameError, State
 from companion.games.registry import GameModule
-from companion.journal import Session
+from companion.inputs import InputError, ascii_int, typed_problem
+from companion.journal import JournalError, Session
 
 HELP = (
     "Type the number of a choice; at a roll prompt type the dice (or 'roll' to let the computer roll).\n"
@@ -38,14 +39,22 @@ class TerminalReferee:
         self.rng = random.Random(seed)
         self.delay = delay
         self.coach = coach
+        self.unreadable = 0
+        """Lines a game's parser failed on with something other than a plain refusal (a bug to fix; the
+        family only sees 'Refused'). The fuzz tests require it to stay 0."""
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str | None:
+        """The next typed line (stripped), "" after a refused one, or None at the end of input."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except UnicodeDecodeError:  # a stream that cannot stand in for bad bytes (see cli._tolerate_bad_text)
+            self.say("Refused: that line is not valid text (UTF-8); type it again.")
+            return ""
         if not line:
             return None
         return line.strip()
@@ -88,14 +97,42 @@ class TerminalReferee:
                 continue
             if action == "again":
                 continue
+            if isinstance(action, JournalError):
+                return self.stop_unsaved(action)
             try:
                 text = self.session.apply(action)
             except GameError as exc:
                 self.say(f"Refused: {exc}")
                 continue
+            except JournalError as exc:  # the disk is full or gone: nothing was applied
+                return self.stop_unsaved(exc)
             self.say(f"> {text}")
             if self.auto and self.delay:
                 time.sleep(self.delay)
+
+    def stop_unsaved(self, error: JournalError) -> int:
+        self.say(f"Not saved: {error}")
+        self.say("Stopped: the game so far is in the journal; free some space (or fix the file) and continue it "
+                 "with --resume.")
+        return 1
+
+    def refused(self, reply: str) -> bool:
+        """Say why a typed line cannot be read at all (True), before any parser sees it."""
+        problem = typed_problem(reply)
+        if problem:
+            self.say(f"Refused: {problem}")
+        return problem is not None
+
+    def parse(self, parser, state: State, reply: str):
+        """A game's parser on a typed line; a refusal is said and 'again' returned."""
+        try:
+            return parser(state, reply)
+        except GameError as exc:
+            self.say(f"Refused: {exc}")
+        except Exception:  # a parser bug must not end the game; counted so the tests catch it
+            self.unreadable += 1
+            self.say(f"Refused: {reply!r} cannot be read here; type 'help' for what to type.")
+        return "again"
 
     def next_action(self, state: State):
         """The next action, or 'again'/'redraw' after a command, or None to stop."""
@@ -108,16 +145,14 @@ class TerminalReferee:
             reply = self.ask(prompt)
             if reply is None:
                 return None
+            if self.refused(reply):
+                return "again"
             command = self.command(reply)
             if command is not None:
                 return command
             if reply.lower() in {"roll", "r", ""}:
                 return state.sample_chance(self.rng)
-            try:
-                return self.view.parse_chance(state, reply)
-            except GameError as exc:
-                self.say(f"Refused: {exc}")
-                return "again"
+            return self.parse(self.view.parse_chance, state, reply)
         actions = state.legal_actions()
         self.say(f"{state.player_name(state.current_player)}, choose:")
         for number, action in enumerate(actions, start=1):
@@ -126,21 +161,19 @@ class TerminalReferee:
         reply = self.ask("Press Enter to confirm: " if only else "Your choice: ")
         if reply is None:
             return None
+        if self.refused(reply):
+            return "again"
         command = self.command(reply)
         if command is not None:
             return command
         if only and reply == "":
             return actions[0]
-        if reply.isdigit():
+        if reply.isascii() and reply.isdigit():
             if not 1 <= int(reply) <= len(actions):
                 self.say(f"Refused: type a number from 1 to {len(actions)} (or 'help'); got {reply!r}.")
                 return "again"
             return actions[int(reply) - 1]
-        try:  # a move typed in the game's own notation
-            return self.view.parse_action(state, reply)
-        except GameError as exc:
-            self.say(f"Refused: {exc}")
-            return "again"
+        return self.parse(self.view.parse_action, state, reply)  # a move typed in the game's own notation
 
     def command(self, reply: str):
         words = reply.lower().split()
@@ -154,16 +187,31 @@ class TerminalReferee:
         if words[0] == "board":
             return "redraw"
         if words[0] == "undo":
-            count = 1
-            if len(words) > 1:
-                if not words[1].isdigit():
-                    self.say("Refused: 'undo' takes a number of actions, e.g. 'undo 2'.")
-                    return "again"
-                count = int(words[1])
-            undone = self.session.undo(count)
-            self.say(f"Undid {undone} action(s)." if undone else "Nothing to undo.")
-            return "redraw"
+            return self.undo(words[1:])
         return None
+
+
+    def undo(self, words: list[str]):
+        done = len(self.session.history)
+        if not done:
+            self.say("Nothing to undo.")
+            return "again"
+        count = 1
+        if len(words) > 1:
+            self.say("Refused: 'undo' takes one number of actions, e.g. 'undo 2'.")
+            return "again"
+        if words:
+            try:
+                count = ascii_int(words[0], "'undo' takes a number of actions", 1, done)
+            except InputError as exc:
+                self.say(f"Refused: {exc}")
+                return "again"
+        try:
+            undone = self.session.undo(count)
+        except JournalError as exc:
+            return exc
+        self.say(f"Undid {undone} action(s).")
+        return "redraw"
 
 
 class _Quit(Exception):

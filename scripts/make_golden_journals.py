@@ -68,17 +68,12 @@ def record(case: str, game_name: str, config: dict, seed: int) -> dict:
     state = game.new_initial_state()
     rng = random.Random(f"golden:{case}:{seed}")
     playout(state, rng, module.simulation_policy, on_action=lambda _, a: played.append(a), apply=state.apply)
-    session = Session.start(game, path)
+    # The header's creation time would make every regeneration a diff; pin it (before the header's check is made).
+    session = Session.start(game, path, created="2026-01-01T00:00:00+00:00")
     for action in played:
         session.apply(action)
     session.close()
     actions = len(played)
-    # The header's creation time would make every regeneration a diff; pin it.
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    header["created"] = "2026-01-01T00:00:00+00:00"
-    lines[0] = json.dumps(header, sort_keys=True, separators=(",", ":"))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = summary(session.state)
     result["actions"] = actions
     return result

@@ -5,10 +5,11 @@ import os
 
 import pytest
 import toy_game
+from journal_tools import kill
 
 from companion.games import registry
 from companion.games.core import CHANCE, ConfigError, IllegalAction, InvalidAction
-from companion.journal import JournalContents, JournalError, Session
+from companion.journal import JournalContents, JournalDamaged, JournalError, Session
 
 
 @pytest.fixture(autouse=True)
@@ -60,7 +61,7 @@ def test_action_is_on_disk_before_it_is_acknowledged(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", disk_full)
-    with pytest.raises(OSError):
+    with pytest.raises(JournalError, match="the disk is full"):
         session.apply(ROLL4)
     # the write failed, so the action was never acknowledged and the state did not move
     assert session.state.current_player == CHANCE
@@ -71,11 +72,12 @@ def test_resume_after_kill_replays_every_acknowledged_action(tmp_path):
     session = new_session(tmp_path)
     play(session, ROLL4, ADVANCE, {"type": "roll", "dice": [6]}, BANK)
     expected = session.state.to_json()
-    # no close(): the process is "killed"; every line was fsync'ed
+    kill(session)  # every line was fsync'ed
     resumed = Session.resume(tmp_path / "game.jsonl")
     assert resumed.state.to_json() == expected
     assert resumed.state.positions == [4, 1]
     play(resumed, {"type": "roll", "dice": [2]})
+    kill(resumed)
     again = Session.resume(tmp_path / "game.jsonl")
     assert again.state.roll == 2
 
@@ -86,6 +88,7 @@ def test_undo_is_journaled_and_survives_resume(tmp_path):
     assert session.undo(2) == 2
     assert session.state.positions == [0, 0] and session.state.roll == 4
     assert session.undo(0) == 0
+    kill(session)
     resumed = Session.resume(tmp_path / "game.jsonl")
     assert resumed.state.to_json() == session.state.to_json()
     records = [json.loads(line) for line in (tmp_path / "game.jsonl").read_text().splitlines()]
@@ -95,13 +98,15 @@ def test_undo_is_journaled_and_survives_resume(tmp_path):
 def test_truncated_last_line_is_reported_and_skipped(tmp_path):
     session = new_session(tmp_path)
     play(session, ROLL4, ADVANCE)
+    kill(session)
     path = tmp_path / "game.jsonl"
     with open(path, "a") as handle:
         handle.write('{"seq": 3, "player": -1, "action": {"type": "ro')  # killed mid-write
     resumed = Session.resume(path)
     assert resumed.state.positions == [4, 0]
-    assert any("truncated or corrupt" in w for w in resumed.warnings)
+    assert any("line 4) was cut off mid-write" in w for w in resumed.warnings)
     play(resumed, {"type": "roll", "dice": [1]})  # appends on a fresh line
+    resumed.close()
     assert Session.resume(path).state.roll == 1
     # the fragment is kept aside, not lost
     assert '"type": "ro' in (tmp_path / "game.jsonl.damaged").read_text()
@@ -110,23 +115,26 @@ def test_truncated_last_line_is_reported_and_skipped(tmp_path):
 def test_last_record_without_newline_is_kept(tmp_path):
     session = new_session(tmp_path)
     play(session, ROLL4)
+    kill(session)
     path = tmp_path / "game.jsonl"
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
     resumed = Session.resume(path)
     assert resumed.state.roll == 4 and not resumed.warnings
     play(resumed, ADVANCE)
+    resumed.close()
     assert Session.resume(path).state.positions == [4, 0]
 
 
 def test_corrupt_middle_line_is_refused_and_file_untouched(tmp_path):
     session = new_session(tmp_path)
     play(session, ROLL4, ADVANCE)
+    session.close()
     path = tmp_path / "game.jsonl"
     lines = path.read_text().splitlines()
     lines[1] = "garbage"
     path.write_text("\n".join(lines) + "\n")
     before = path.read_bytes()
-    with pytest.raises(JournalError, match="Line 2"):
+    with pytest.raises(JournalDamaged, match="Line 2 of game.jsonl is damaged: it is not JSON"):
         Session.resume(path)
     assert path.read_bytes() == before
 
@@ -151,7 +159,7 @@ def test_incompatible_journals_are_refused(tmp_path, header, message):
 
 
 def test_journal_of_another_game_is_refused(tmp_path):
-    new_session(tmp_path)
+    new_session(tmp_path).close()
     with pytest.raises(JournalError, match="not of 'eagle-kingdoms'"):
         Session.resume(tmp_path / "game.jsonl", expected_game="eagle-kingdoms")
 
@@ -168,13 +176,19 @@ def test_missing_empty_or_binary_journal(tmp_path):
 
 
 def test_replayed_action_that_is_illegal_is_reported(tmp_path):
+    from companion.journal import line_hash
+
     session = new_session(tmp_path)
     play(session, ROLL4)
+    session.close()
     path = tmp_path / "game.jsonl"
-    with open(path, "a") as handle:
-        handle.write(json.dumps({"seq": 2, "player": 0, "action": {"type": "roll", "dice": [2]}}) + "\n")
-        handle.write(json.dumps({"seq": 3, "player": 0, "action": ADVANCE}) + "\n")
-    with pytest.raises(JournalError, match="action 2 cannot be replayed"):
+    previous = json.loads(path.read_text().splitlines()[-1])["h"]
+    with open(path, "a") as handle:  # lines with sound checks whose action the rules refuse
+        for record in ({"seq": 2, "player": 0, "action": {"type": "roll", "dice": [2]}, "text": ""},
+                       {"seq": 3, "player": 0, "action": ADVANCE, "text": ""}):
+            record["h"] = previous = line_hash(previous, record)
+            handle.write(json.dumps(record) + "\n")
+    with pytest.raises(JournalDamaged, match="Line 3 of game.jsonl is damaged: its action cannot be replayed"):
         Session.resume(path)
 
 
@@ -209,6 +223,7 @@ def test_header_metadata_is_written_once_fsynced_and_read_back(tmp_path, monkeyp
     assert synced  # the header (with its metadata) is on disk before start returns
     meta["colours"].append(9)  # the caller's object is copied, not kept
     play(session, ROLL4, ADVANCE)
+    session.close()
     lines = (tmp_path / "game.jsonl").read_text().splitlines()
     header = json.loads(lines[0])
     assert header["metadata"] == {"colours": [3, 1], "note": "grandma's table"}
@@ -217,19 +232,24 @@ def test_header_metadata_is_written_once_fsynced_and_read_back(tmp_path, monkeyp
     assert resumed.metadata == {"colours": [3, 1], "note": "grandma's table"}
     assert resumed.state.positions == [4, 0]
     play(resumed, {"type": "roll", "dice": [2]})
+    resumed.close()
     assert json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0]) == header  # never rewritten
 
 
 def test_journals_without_metadata_still_load_and_bad_metadata_is_refused(tmp_path):
     session = new_session(tmp_path)
     play(session, ROLL4)
+    session.close()
     header = json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0])
     assert "metadata" not in header  # no metadata given: the header is as before
-    assert Session.resume(tmp_path / "game.jsonl").metadata == {}
+    resumed = Session.resume(tmp_path / "game.jsonl")
+    assert resumed.metadata == {}
+    resumed.close()
     from companion.journal import Journal
 
     assert Journal.read(tmp_path / "game.jsonl").metadata == {}
-    weird = dict(header, metadata=[1, 2])  # a hand-edited header: ignored, the game still loads
+    weird = dict(header, metadata=[1, 2], version=1)  # an older, hand-edited header: ignored, the game still loads
+    del weird["h"]
     (tmp_path / "weird.jsonl").write_text(json.dumps(weird) + "\n")
     assert Session.resume(tmp_path / "weird.jsonl").metadata == {}
     with pytest.raises(JournalError, match="JSON object"):

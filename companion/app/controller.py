@@ -32,7 +32,7 @@ from companion.app.i18n import language, tr
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
-from companion.journal import Journal, JournalError, Session
+from companion.journal import Journal, JournalError, Session, describe_damage, game_of
 from companion.referee.dice import DieSpec, DieValue, is_new_roll, played_dice, read_roll, wanted_dice
 
 MAX_CHOICES_SHOWN = 60
@@ -92,6 +92,8 @@ class JournalInfo:
     finished: bool
     modified: str
     error: str | None = None
+    damaged_line: int | None = None
+    """The first damaged line: the game can go on from the line before it if the family chooses so."""
 
 
 @cache
@@ -113,25 +115,53 @@ def rules_path(game_name: str) -> Path | None:
 
 
 def peek_journal(path: Path) -> JournalInfo:
-    """Read a journal without opening it for writing: its game, players and whether it ended."""
-    modified = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    """Read a journal without opening it for writing: its game, players and whether it ended. Never
+    raises: a journal that cannot be used says why (``error``), a damaged one where (``damaged_line``)."""
+    modified = _modified(path)
     try:
         contents = Journal.read(path)
         name = str(contents.header.get("game"))
-        module = load_game(name)
-        game_class = module.game_class
+        game_class = load_game(name).game_class
         if contents.header.get("rules_version") != game_class.version:
             raise JournalError(
                 tr("journal:old_rules", found=contents.header.get("rules_version"), current=game_class.version)
             )
-        game = game_class.from_config(contents.header.get("config") or {})
-        state = game.new_initial_state()
-        actions = contents.actions()
-        for action in actions:
-            state.apply(action)
-        return JournalInfo(path, name, game_class.title or name, list(game.players), len(actions), state.is_terminal(), modified)
-    except (JournalError, GameError, KeyError, TypeError, ValueError) as exc:
+        game = game_of(contents, path)
+        replay = Session(game)
+        damage = describe_damage(path, contents.damage) if contents.damage else None
+        damaged_line = contents.damage.line if contents.damage else None
+        for line, record in zip(contents.line_numbers, contents.records, strict=True):
+            try:
+                replay.replay_record(record)
+            except GameError as exc:
+                damage, damaged_line = f"line {line} of {path.name} cannot be replayed ({exc})", line
+                break
+        state = replay.state
+        return JournalInfo(path, name, game_class.title or name, list(game.players), len(replay.history),
+                           state.is_terminal(), modified, damage, damaged_line)
+    except (JournalError, GameError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         return JournalInfo(path, "?", path.stem, [], 0, False, modified, str(exc))
+
+
+def _modified(path: Path) -> str:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    except (OSError, ValueError, OverflowError):  # a broken link, or a file gone meanwhile
+        return "?"
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return path
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 class Controller:
@@ -235,8 +265,11 @@ class Controller:
         self.say("info", tr("table:started", game=self.title()))
         return self.session
 
-    def resume(self, path: str | Path) -> Session:
-        session = Session.resume(path)  # JournalError with a plain message
+    def resume(self, path: str | Path, continue_from_last_good: bool = False) -> Session:
+        """Resume a journal (JournalError with a plain message). A damaged one raises
+        :class:`~companion.journal.JournalDamaged` (the screen asks the family) unless
+        ``continue_from_last_good``: then it goes on from the last good line, the rest set aside."""
+        session = Session.resume(path, continue_from_last_good=continue_from_last_good)
         self._install(load_game(session.game.name), session)
         self.colours = load_colours(len(session.game.players), session.metadata)
         for warning in session.warnings:
@@ -255,9 +288,9 @@ class Controller:
 
     def unfinished(self) -> list[JournalInfo]:
         """Journals that can be resumed (newest first) and those that cannot (with the reason)."""
-        infos = [peek_journal(p) for p in sorted(self.journal_folder().glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]]
+        infos = [peek_journal(p) for p in sorted(self.journal_folder().glob("*.jsonl"), key=_mtime, reverse=True)[:20]]
         current = self.session.journal.path.resolve() if self.session and self.session.journal else None
-        return [i for i in infos if not i.finished and i.path.resolve() != current]
+        return [i for i in infos if not i.finished and _resolved(i.path) != current]
 
     def close(self) -> None:
         if self.session:
@@ -603,6 +636,9 @@ class Controller:
         played = played_dice(self.dice_specs(), proposal.action)  # none for a set-up or a move
         try:
             text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
+        except JournalError as exc:  # not saved (the disk is full or gone): nothing applied, the proposal stays
+            self.say("error", tr("table:not_saved", reason=str(exc)))
+            return None
         except IllegalAction as exc:
             self.call_illegal(proposal.action, exc, proposal.source)
             self._set_proposal(None)
@@ -621,7 +657,11 @@ class Controller:
     def undo(self, count: int = 1) -> int:
         if self.session is None:
             return 0
-        undone = self.session.undo(count)
+        try:
+            undone = self.session.undo(count)
+        except JournalError as exc:
+            self.say("error", tr("table:not_saved", reason=str(exc)))
+            return 0
         if undone:
             self.say("info", tr("history:undone", count=undone))
             self._changed()

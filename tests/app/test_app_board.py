@@ -10,6 +10,7 @@ import time
 import cv2
 import numpy as np
 import pytest
+from journal_tools import as_format_1
 
 from companion.app import overlay
 from companion.app.board import CameraRecognizer, board_map_for, reference_map_path
@@ -254,10 +255,7 @@ def test_a_journal_without_colours_in_its_header_gets_the_default_colours(tmp_pa
     ctl.new_game(GAME, ["Ann", "Ben", "Cy"], colours=[3, 2, 1])
     path = ctl.session.journal.path
     ctl.close()
-    lines = path.read_text().splitlines()
-    header = json.loads(lines[0])
-    del header["metadata"]
-    path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    as_format_1(path, drop_metadata=True)
     old = Controller(tmp_path)
     old.resume(path)
     assert old.colours[:3] == [0, 1, 2]

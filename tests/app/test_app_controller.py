@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from companion.app import i18n
 from companion.app.controller import Controller, peek_journal, rules_text
 from companion.app.demo import DemoScript
-from companion.journal import Journal
+from companion.journal import Journal, JournalLocked
 from companion.referee.dice import dice_values
 
 
@@ -137,9 +138,13 @@ def test_undo_and_resume_lose_nothing(ctl, tmp_path):
     other = Controller(tmp_path)
     infos = other.unfinished()
     assert [i.path for i in infos] == [path] and infos[0].actions == len(history) - 1
+    with pytest.raises(JournalLocked, match=f"open elsewhere in this program \\(process {os.getpid()}"):
+        other.resume(path)  # one writer per journal: not while the first controller has it open
+    state = ctl.session.state
+    ctl.close()
     other.resume(path)
     assert other.session.history == history[:-1]
-    assert other.session.state == ctl.session.state
+    assert other.session.state == state
 
 
 def test_journal_of_an_older_version_is_reported_not_lost(ctl):

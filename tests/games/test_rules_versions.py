@@ -17,6 +17,8 @@ def journal_of_version(tmp_path, game, version, actions):
     session.close()
     header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     header["rules_version"] = version
+    header["version"] = 1  # journal format 1: what the program of those rules wrote (no line checks)
+    del header["h"]
     records = [{"seq": i, "action": a, "player": -1, "text": ""} for i, a in enumerate(actions, start=1)]
     path.write_text("\n".join(json.dumps(line) for line in [header, *records]) + "\n", encoding="utf-8")
     return path

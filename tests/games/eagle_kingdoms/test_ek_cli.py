@@ -65,7 +65,7 @@ def test_resume_after_a_kill_mid_write(tmp_path):
         handle.write('{"seq": 5, "action": {"type": "capt')  # killed in the middle of a write
     code, out = play(["--resume", str(journal)], ["1", "quit"])
     assert code == 0, out
-    assert "Warning: Line 6" in out and "truncated or corrupt" in out
+    assert "Warning: The last line of game.jsonl (line 6) was cut off mid-write" in out
     assert "Ben to play" in out
     assert "> Ben captures the Queen (9) from crown-left" in out
     actions = Journal.read(journal).actions()
