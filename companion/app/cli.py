@@ -11,6 +11,8 @@ import os
 import sys
 import tempfile
 
+from companion.inputs import decimal_argument
+
 
 def prepare_environment(headless: bool = False, kivy_home: str | None = None) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -38,6 +40,15 @@ def quiet_kivy_probes() -> None:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    from companion.app.paths import data_dir
+    from companion.storage import plain_os_error
+
+    try:
+        data_dir(args.data)
+    except OSError as exc:
+        print(f"error: cannot use {args.data or 'the data folder'} for the app's data: {plain_os_error(exc)}",
+              file=sys.stderr)
+        return 2
     headless = args.headless or bool(args.screenshot and args.exit_after_game)
     prepare_environment(headless=headless)
     try:
@@ -49,6 +60,11 @@ def cmd_app(args: argparse.Namespace) -> int:
     Config.set("kivy", "log_level", "debug" if args.verbose else "warning")
     if args.size:
         w, _, h = args.size.partition("x")
+        if not (w.isascii() and w.isdigit() and h.isascii() and h.isdigit() and 100 <= int(w) <= 10000
+                and 100 <= int(h) <= 10000):
+            print(f"error: --size takes WIDTHxHEIGHT in pixels, each 100-10000, e.g. 420x820; got {args.size!r}",
+                  file=sys.stderr)
+            return 2
         Config.set("graphics", "width", w)
         Config.set("graphics", "height", h)
     from companion.app.main import CompanionApp
@@ -84,7 +100,7 @@ def register(subparsers) -> None:
                    help="camera intrinsics profile (JSON from companion.vision.intrinsics calibrate, e.g. "
                         "calibration/cameras/NAME.json): lens correction for the board pose; default: the one chosen in set-up")
     p.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the saved setting)")
-    p.add_argument("--autoplay", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--autoplay", type=decimal_argument(0.0, 60.0), default=None, metavar="SECONDS",
                    help="start the demo game and confirm each reading after SECONDS (watch the referee work)")
     p.add_argument("--screenshot", metavar="DIR", default=None, help="save a screenshot of every screen in DIR")
     p.add_argument("--exit-after-game", action="store_true", help="play the demo to its end and quit (with --screenshot: headless)")

@@ -20,6 +20,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 from companion.app import i18n, overlay, paths, theme
 from companion.app.board import CameraRecognizer, camera_profiles, is_usable, load_camera_profile
 from companion.app.controller import Controller
+from companion.app.datacheck import data_folder_notices
 from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography, renderer_for
 from companion.app.i18n import tr
 from companion.app.screens import (
@@ -36,6 +37,7 @@ from companion.app.screens import (
 from companion.app.speech import Speaker, announcement
 from companion.app.widgets import Preview  # noqa: F401  (registers the class for the kv files)
 from companion.app.worker import DiceRecognizer, RecognitionWorker
+from companion.storage import plain_os_error
 from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, open_source
 
 KV = Path(__file__).resolve().parent / "kv"
@@ -107,17 +109,22 @@ class CompanionApp(App):
         for name in KV_FILES:
             Builder.load_file(str(KV / name))
         self.controller = Controller(self.data_dir, listener=self._on_event)
-        theme.load_overrides(self.controller.root / "theme.json")
-        self.settings = paths.load_settings(self.controller.root)
+        notices: list[str] = []  # a damaged file in the data folder is named on the home screen, never fatal
+        theme.load_overrides(self.controller.root / "theme.json", notices)
+        self.settings = paths.load_settings(self.controller.root, notices)
+        notices += data_folder_notices(self.controller.root)
         i18n.set_language(self.language_override or self.settings.get("language") or i18n.DEFAULT)
         self.lang = i18n.language()
         self.speaker = Speaker(bool(self.settings.get("speech")))
-        self.set_camera_profile(self.camera_profile_override or self.settings.get("camera_profile") or "", save=False)
+        if self.set_camera_profile(self.camera_profile_override or self.settings.get("camera_profile") or "", save=False):
+            notices.append(self.camera_notice)
         self._update_speech_label()
         self.sm = ScreenManager(transition=NoTransition())
         for cls in (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
                     TilesScreen):
             self.sm.add_widget(cls())
+        if notices:
+            self.sm.get_screen("home").message = "\n".join(notices)
         self.open_source(self.source_spec)
         Window.bind(on_resize=self._on_resize)
         self._on_resize(Window, *Window.size)
@@ -185,19 +192,25 @@ class CompanionApp(App):
         i18n.set_language(lang)
         self.lang = lang
         self.settings["language"] = lang
-        paths.save_settings(self.controller.root, self.settings)
+        self._save_settings()
         self._update_speech_label()
         current = self.sm.current_screen
         if hasattr(current, "refresh"):
             current.refresh()
         self.sm.get_screen("table").refresh(full=True)
 
+    def _save_settings(self) -> None:
+        try:
+            paths.save_settings(self.controller.root, self.settings)
+        except OSError as exc:  # the setting holds for this session; the family is told it was not kept
+            self.sm.get_screen("home").message = tr("home:settings_not_saved", reason=plain_os_error(exc))
+
     def toggle_speech(self) -> None:
         if not self.speaker.available:
             return
         self.speaker.enabled = not self.speaker.enabled
         self.settings["speech"] = self.speaker.enabled
-        paths.save_settings(self.controller.root, self.settings)
+        self._save_settings()
         self._update_speech_label()
 
     def _update_speech_label(self) -> None:
@@ -222,7 +235,7 @@ class CompanionApp(App):
             self.sm.get_screen("home").message = notice
         if save and hasattr(self, "settings"):
             self.settings["camera_profile"] = self.camera_profile_path
-            paths.save_settings(self.controller.root, self.settings)
+            self._save_settings()
         if self.camera_recognizer is not None:
             self.camera_recognizer.set_camera(profile)
         self._overlay_dirty = True
@@ -493,11 +506,11 @@ class CompanionApp(App):
         self.controller.new_game(script.module.name, list(game.players), game.mode, game.variant)
         self.go("table")
 
-    def resume(self, path) -> None:
+    def resume(self, path, continue_from_last_good: bool = False) -> None:
         from companion.journal import JournalError
 
         try:
-            self.controller.resume(path)
+            self.controller.resume(path, continue_from_last_good=continue_from_last_good)
         except (JournalError, Exception) as exc:
             self.sm.get_screen("home").message = tr("home:broken", name=Path(path).name, reason=str(exc))
             return

@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path
 
+from companion.storage import fsync_dir, make_dirs, read_small_text, write_atomic
+
 SETTINGS_VERSION = 1
 DEFAULT_SETTINGS = {"version": SETTINGS_VERSION, "language": "en", "speech": False, "source": "auto", "camera_profile": ""}
 
@@ -22,35 +24,82 @@ def data_dir(override: str | os.PathLike | None = None) -> Path:
     else:
         base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
         path = Path(base) / "companion"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return make_dirs(path)
 
 
 def journals_dir(root: Path) -> Path:
-    path = root / "journals"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return make_dirs(root / "journals")
 
 
-def load_settings(root: Path) -> dict:
-    """Packaged defaults plus the user's copy; an unreadable or outdated copy is set aside."""
+def _language(value) -> str | None:
+    from companion.app.i18n import LANGUAGES
+
+    return None if value in LANGUAGES else f"not one of {', '.join(LANGUAGES)}"
+
+
+def _text(limit: int):
+    def check(value) -> str | None:
+        if not isinstance(value, str):
+            return "not a text"
+        if len(value) > limit or any(ord(ch) < 32 for ch in value):
+            return "too long, or with control characters"
+        return None
+    return check
+
+
+def _flag(value) -> str | None:
+    return None if isinstance(value, bool) else "not true or false"
+
+
+CHECKS = {"language": _language, "speech": _flag, "source": _text(500), "camera_profile": _text(4096)}
+"""Each setting's check: None when the value is usable, else why not (the default is used instead)."""
+
+
+def load_settings(root: Path, notices: list[str] | None = None) -> dict:
+    """Packaged defaults plus the user's copy, each value checked. An unreadable or outdated copy is set
+    aside (``settings.json.old``); a bad value is replaced by its default, the file kept as
+    ``settings.json.damaged``, and ``notices`` names the file and the value."""
     path = root / "settings.json"
     settings = dict(DEFAULT_SETTINGS)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return settings
     try:
-        user = json.loads(path.read_text(encoding="utf-8"))
+        user = json.loads(read_small_text(path))
         if not isinstance(user, dict) or user.get("version") != SETTINGS_VERSION:
             raise ValueError("outdated")
-    except (OSError, ValueError):
-        path.replace(path.with_name("settings.json.old"))
+    except (OSError, ValueError, RecursionError) as exc:
+        _set_aside(path, path.with_name("settings.json.old"))
+        if notices is not None and str(exc) != "outdated":
+            notices.append(f"settings.json could not be read ({exc.__class__.__name__}); it was set aside as "
+                           "settings.json.old and the standard settings are used.")
         return settings
-    settings.update({k: v for k, v in user.items() if k in DEFAULT_SETTINGS})
+    bad = []
+    for key, check in CHECKS.items():
+        if key not in user:
+            continue
+        why = check(user[key])
+        if why is None:
+            settings[key] = user[key]
+        else:
+            bad.append(f"{key} {str(user[key])[:40]!r} ({why}; {DEFAULT_SETTINGS[key]!r} is used)")
+    if bad:
+        try:
+            write_atomic(path.with_name("settings.json.damaged"), read_small_text(path))
+        except (OSError, ValueError):
+            pass
+        if notices is not None:
+            notices.append(f"settings.json: {'; '.join(bad)}. The file was kept as settings.json.damaged.")
     return settings
 
 
+def _set_aside(path: Path, aside: Path) -> None:
+    try:
+        path.replace(aside)
+        fsync_dir(path.parent)
+    except OSError:
+        pass
+
+
 def save_settings(root: Path, settings: dict) -> None:
-    path = root / "settings.json"
-    tmp = path.with_name("settings.json.tmp")
-    tmp.write_text(json.dumps({**settings, "version": SETTINGS_VERSION}, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    """Written atomically (temporary file, fsync, rename, folder fsync). OSError if it cannot be."""
+    write_atomic(root / "settings.json", json.dumps({**settings, "version": SETTINGS_VERSION}, indent=1) + "\n")

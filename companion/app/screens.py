@@ -67,6 +67,9 @@ class HomeScreen(Screen):
         for info in infos[:6]:
             if info.error:
                 box.add_widget(wrap_label(esc(tr("home:broken", name=info.path.name, reason=info.error)), color=theme.WARN))
+                if info.damaged_line:  # the family's choice: go on from the last good line (the rest set aside)
+                    box.add_widget(big_button(tr("home:continue_damaged", name=info.path.name, line=info.damaged_line - 1),
+                                              lambda p=info.path: app.resume(p, continue_from_last_good=True)))
                 continue
             text = tr("home:resume", game=tr(f"game:{info.game}"), players=", ".join(info.players), count=info.actions, when=info.modified)
             box.add_widget(big_button(text, lambda p=info.path: app.resume(p)))

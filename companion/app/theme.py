@@ -7,7 +7,10 @@ No Kivy import: the .kv files and the overlay code read these values; a user JSO
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+
+from companion.storage import read_small_text
 
 BACKGROUND = (0.10, 0.11, 0.13, 1)
 PANEL = (0.16, 0.17, 0.20, 1)
@@ -42,18 +45,55 @@ PADDING = 12  # dp
 PREVIEW_FPS = 30  # how often the preview texture is refreshed
 
 
-def load_overrides(path: str | Path) -> dict:
-    """Apply a user ``theme.json`` ({NAME: value}) to this module; returns what was applied."""
+def load_overrides(path: str | Path, notices: list[str] | None = None) -> dict:
+    """Apply a user ``theme.json`` ({NAME: value}) to this module; returns what was applied. A value
+    unlike the default it replaces (another type, length or key) is skipped, and ``notices`` says so."""
     path = Path(path)
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_small_text(path))
+    except (OSError, ValueError, RecursionError) as exc:
+        if notices is not None:
+            notices.append(f"{path.name} cannot be read ({exc.__class__.__name__}); the standard colours are used.")
         return {}
-    applied = {}
+    applied, skipped = {}, []
     for key, value in data.items() if isinstance(data, dict) else ():
         if key.isupper() and key in globals() and type(globals()[key]) in (tuple, int, float, dict, list):
-            globals()[key] = tuple(value) if isinstance(globals()[key], tuple) else value
+            if not _like(globals()[key], value):
+                skipped.append(key)
+                continue
+            globals()[key] = _as(globals()[key], value)
             applied[key] = value
+    if skipped and notices is not None:
+        notices.append(f"{path.name}: {', '.join(skipped)} kept the standard value (the file's value is not of its kind).")
     return applied
+
+
+def _like(default, value) -> bool:
+    """Whether ``value`` (from JSON) has the shape of ``default``: the same kinds, lengths and keys."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int | float):
+        ok_type = isinstance(value, int) if isinstance(default, int) else isinstance(value, int | float)
+        return ok_type and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 10_000
+    if isinstance(default, str):
+        return isinstance(value, str) and len(value) <= 40
+    if isinstance(default, tuple):
+        return isinstance(value, list) and len(value) == len(default) and all(map(_like, default, value))
+    if isinstance(default, dict):
+        return isinstance(value, dict) and set(value) == set(default) and all(_like(default[k], value[k]) for k in default)
+    if isinstance(default, list):
+        return isinstance(value, list) and 0 < len(value) <= 64 and all(_like(default[0], v) for v in value)
+    return False
+
+
+def _as(default, value):
+    """JSON lists become tuples where the default is a tuple (at any depth)."""
+    if isinstance(default, tuple):
+        return tuple(_as(d, v) for d, v in zip(default, value, strict=True))
+    if isinstance(default, dict):
+        return {k: _as(default[k], v) for k, v in value.items()}
+    if isinstance(default, list):
+        return [_as(default[0], v) for v in value]
+    return value

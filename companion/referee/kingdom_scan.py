@@ -95,21 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VisionError as exc:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2
-    import cv2
+    from companion.vision.errors import ImageError
+    from companion.vision.imageio import load
 
     status = 0
-    for name in args.images:
-        image = cv2.imread(name, cv2.IMREAD_COLOR)
-        if image is None:
-            result = KingdomScore((), (), 0, 0, "not an image file (or unreadable)")
-        else:
+    for name in args.images:  # every file gets one answer; one file's failure never ends the batch
+        try:
+            image, _ = load(name, fit=False)
             result = scan_kingdom(image, reader)
+        except ImageError as exc:
+            result = KingdomScore((), (), 0, 0, f"cannot read the image: {exc.reason}")
+        except Exception as exc:  # a reader failure on one picture: said, and the next picture is read
+            result = KingdomScore((), (), 0, 0, f"the picture could not be scanned ({exc.__class__.__name__})")
         if not result.final:
             status = 1
         if args.json:
-            print(json.dumps({"image": name, **result.as_json()}))
+            print(json.dumps({"image": name, **result.as_json()}), flush=True)
         else:
-            print(format_score(name, result))
+            print(format_score(name, result), flush=True)
     return status
 
 

@@ -54,7 +54,8 @@ def format_score(name: str, result: TileScore) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import cv2
+    from companion.vision.errors import ImageError
+    from companion.vision.imageio import load
 
     parser = argparse.ArgumentParser(prog="python -m companion.referee.tile_scan", description=__doc__.split("\n\n")[0])
     parser.add_argument("images", nargs="+")
@@ -62,14 +63,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per image")
     args = parser.parse_args(argv)
     status = 0
-    for path in args.images:
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
-        if image is None:
-            print(json.dumps({"image": path, "usable": False, "status": "cannot read the image"}) if args.json else f"{path}: cannot read the image")
+    for path in args.images:  # every file gets one answer; one file's failure never ends the batch
+        try:
+            image, _ = load(path, fit=False)
+            result = score_image(image, args.young)
+        except ImageError as exc:
+            why = f"cannot read the image: {exc.reason}"
+            print(json.dumps({"image": path, "usable": False, "status": why}) if args.json else f"{path}: {why}",
+                  flush=True)
             status = max(status, 2)
             continue
-        result = score_image(image, args.young)
-        print(json.dumps({"image": path, **result.as_json()}) if args.json else format_score(path, result))
+        except Exception as exc:  # a scan failure on one picture: said, and the next picture is read
+            why = f"the picture could not be scanned ({exc.__class__.__name__})"
+            print(json.dumps({"image": path, "usable": False, "status": why}) if args.json else f"{path}: {why}",
+                  flush=True)
+            status = max(status, 2)
+            continue
+        print(json.dumps({"image": path, **result.as_json()}) if args.json else format_score(path, result), flush=True)
         if result.points is None:
             status = max(status, 1)
     return status

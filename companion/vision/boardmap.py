@@ -34,7 +34,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -43,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.storage import read_small_text, write_atomic
 from companion.vision.errors import VisionError
 
 FORMAT_VERSION = 1
@@ -213,15 +213,17 @@ def load_board_map(path: str | os.PathLike[str]) -> BoardMap:
     """Read and validate one board map file; :class:`BoardMapError` for any problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small_text(path, limit=8 << 20)  # a FIFO or a device is refused, not waited on
     except FileNotFoundError:
         raise BoardMapError("file not found", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise BoardMapError(f"cannot read the file ({exc.__class__.__name__}: {exc})", str(path)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BoardMapError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", str(path)) from None
+    except RecursionError:
+        raise BoardMapError("not a board map (nested too deeply)", str(path)) from None
     return _parse_map(data, str(path))
 
 
@@ -257,7 +259,6 @@ def save_fitted_map(fitted: BoardMap, reference: BoardMap, user_dir: str | os.Pa
     if fitted.game != reference.game:
         raise BoardMapError(f"fitted map is for {fitted.game!r}, reference for {reference.game!r}")
     path = fitted_map_path(user_dir, fitted.game)
-    path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": FITTED_FORMAT,
         "version": FITTED_VERSION,
@@ -265,26 +266,17 @@ def save_fitted_map(fitted: BoardMap, reference: BoardMap, user_dir: str | os.Pa
         "reference_sha256": reference.digest(),
         "map": fitted.to_dict(),
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, json.dumps(doc, indent=1) + "\n")  # temporary file, fsync, rename, folder fsync
 
 
 def load_fitted_map(path: str | os.PathLike[str], reference: BoardMap) -> BoardMap:
     """Read a fitted map strictly: :class:`BoardMapError` if damaged or made for another reference."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_small_text(path, limit=8 << 20))
     except FileNotFoundError:
         raise BoardMapError("file not found", str(path)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise BoardMapError(f"cannot read the fitted map ({exc.__class__.__name__})", str(path)) from None
     if not isinstance(doc, dict) or doc.get("format") != FITTED_FORMAT:
         raise BoardMapError(f"not a fitted board map (expected format {FITTED_FORMAT!r})", str(path))

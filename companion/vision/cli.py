@@ -17,6 +17,8 @@ from pathlib import Path
 
 import cv2
 
+from companion.inputs import int_argument
+from companion.storage import plain_os_error, write_atomic
 from companion.vision import imageio
 from companion.vision.classes import parse_kinds
 from companion.vision.errors import ImageError, ModelError
@@ -30,7 +32,7 @@ def register(subparsers) -> None:
     p.add_argument("--annotate", metavar="DIR", help="write each image with boxes and values drawn into DIR")
     p.add_argument("--kinds", default=None, help="dice kinds on the table, comma-separated: d6,d8,magpie (default all)")
     p.add_argument("--registry", metavar="FILE", help="registered dice (JSON) so readings carry the die's identity")
-    p.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    p.add_argument("--threads", type=int_argument(1, 64), default=1, help="onnxruntime threads (1-64, default 1)")
     p.add_argument("--backend", choices=("auto", "onnxruntime", "opencv"), default=None,
                    help="inference runtime (default auto: onnxruntime if installed, else OpenCV DNN; "
                         "or $COMPANION_DICE_BACKEND)")
@@ -50,6 +52,24 @@ def annotate(img, readings):
         cv2.putText(out, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick + 0.1, colour, thick,
                     cv2.LINE_AA)
     return out
+
+
+def _say_error(path: Path, reason: str, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"image": str(path), "error": reason}), flush=True)
+    else:
+        print(f"{path}: error: {reason}", flush=True)
+
+
+def _write_picture(path: Path, img) -> bool:
+    ok, data = cv2.imencode(".png", img)
+    if not ok:
+        return False
+    try:
+        write_atomic(path, data.tobytes())
+    except OSError:
+        return False
+    return True
 
 
 def cmd_dice(args: argparse.Namespace) -> int:
@@ -76,14 +96,21 @@ def cmd_dice(args: argparse.Namespace) -> int:
         return 2
     outdir = Path(args.annotate) if args.annotate else None
     if outdir:
-        outdir.mkdir(parents=True, exist_ok=True)
+        try:
+            outdir.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            print(f"error: --annotate {outdir}: that is a file; give a folder for the annotated pictures", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"error: --annotate {outdir}: cannot make that folder ({plain_os_error(exc)})", file=sys.stderr)
+            return 2
     paths = imageio.expand_paths(args.paths)
     if not paths:
         print("error: no image files found", file=sys.stderr)
         return 2
     failures = 0
     written: set[str] = set()
-    for path in paths:
+    for path in paths:  # every file gets exactly one answer; one file's failure never ends the batch
         try:
             img, scale = imageio.load(path)
             t0 = time.perf_counter()
@@ -91,10 +118,11 @@ def cmd_dice(args: argparse.Namespace) -> int:
             ms = (time.perf_counter() - t0) * 1000
         except ImageError as exc:
             failures += 1
-            if args.json:
-                print(json.dumps({"image": str(path), "error": exc.reason}), flush=True)
-            else:
-                print(f"{path}: error: {exc.reason}", flush=True)
+            _say_error(path, exc.reason, args.json)
+            continue
+        except Exception as exc:  # a reader failure on one picture: said, and the next picture is read
+            failures += 1
+            _say_error(path, f"the picture could not be read ({exc.__class__.__name__})", args.json)
             continue
         if scale != 1.0:  # report boxes in the file's pixels
             for r in readings:
@@ -106,7 +134,8 @@ def cmd_dice(args: argparse.Namespace) -> int:
                 name, i = f"{path.stem}-{i}.png", i + 1
             written.add(name)
             shown = cv2.resize(img, None, fx=1 / scale, fy=1 / scale) if scale != 1.0 else img
-            cv2.imwrite(str(outdir / name), annotate(shown, readings))
+            if not _write_picture(outdir / name, annotate(shown, readings)):
+                print(f"warning: could not write {outdir / name}", file=sys.stderr)
         if args.json:
             print(json.dumps({"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}),
                   flush=True)

@@ -30,7 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.errors import VisionError
+from companion.storage import plain_os_error, read_small_text, write_atomic
+from companion.vision.errors import ImageError, VisionError
 
 PROFILE_VERSION = 1
 
@@ -110,28 +111,30 @@ class CameraProfile:
             if len(size) != 2 or min(size) <= 0:
                 raise ValueError("image_size must be [width, height]")
             rms = data.get("rms_px")
-            return cls(
-                str(data.get("name", "")),
-                size,
-                K,
-                dist,
-                float("nan") if rms is None else float(rms),
-                int(data.get("views", 0)),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
+            if rms is not None and not (isinstance(rms, int | float) and not isinstance(rms, bool)
+                                        and math.isfinite(rms) and rms >= 0):
+                raise ValueError("rms_px must be a number of pixels (or null)")
+            views = data.get("views", 0)
+            if not isinstance(views, int) or isinstance(views, bool) or views < 0:
+                raise ValueError("views must be a whole number")
+            name = data.get("name", "")
+            if not isinstance(name, str) or len(name) > 100:
+                raise ValueError("name must be a short text")
+            return cls(name, size, K, dist, float("nan") if rms is None else float(rms), views)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise CalibrationError(f"{source}: damaged camera profile ({exc})") from None
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
-        path = Path(directory) / f"{self.name}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        return path
+        """Written atomically (temporary file, fsync, rename, folder fsync)."""
+        if not self.name or Path(self.name).name != self.name or self.name.startswith("."):
+            raise CalibrationError(f"a camera profile's name must be a plain file name, got {self.name!r}")
+        return write_atomic(Path(directory) / f"{self.name}.json", json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> CameraProfile:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = json.loads(read_small_text(path))
+        except (OSError, ValueError, RecursionError) as exc:
             raise CalibrationError(f"{path}: cannot read the camera profile ({exc.__class__.__name__})") from None
         return cls.from_dict(data, str(path))
 
@@ -192,19 +195,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.write_bytes(png_bytes(spec.image(PRINT_DPI / MM_PER_INCH, margin_mm=10), PRINT_DPI))
         print(f"{args.out}: {json.dumps(asdict(spec))}")
         return 0
+    from companion.vision.imageio import load
+
     images = []
     for p in args.photos:
-        img = cv2.imread(str(p))
-        if img is None:
-            print(f"error: cannot read {p}", file=sys.stderr)
+        try:
+            images.append(load(p, fit=False)[0])  # calibration needs the camera's own pixels
+        except ImageError as exc:
+            print(f"error: cannot read {p}: {exc.reason}", file=sys.stderr)
             return 2
-        images.append(img)
     try:
         profile = calibrate_charuco(images, spec, args.name)
+        print(f"{profile.save(args.out)}: rms {profile.rms_px:.3f} px over {profile.views} views")
     except CalibrationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{profile.save(args.out)}: rms {profile.rms_px:.3f} px over {profile.views} views")
+    except OSError as exc:
+        print(f"error: cannot write the profile into {args.out}: {plain_os_error(exc)}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -13,11 +13,14 @@ the registered die of its kind that it resembles most, each identity used at mos
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from companion.storage import read_small_text, write_atomic
 
 
 def body_lab(frame: np.ndarray, box) -> tuple[np.ndarray, np.ndarray]:
@@ -102,10 +105,42 @@ class DieRegistry:
                 used_n.add(name)
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps({"max_distance": self.max_distance,
-                                          "dice": [d.__dict__ for d in self.dice]}, indent=2))
+        """Written atomically (temporary file, fsync, rename, folder fsync): a crash keeps the old file or the new."""
+        write_atomic(Path(path), json.dumps({"max_distance": self.max_distance,
+                                             "dice": [d.__dict__ for d in self.dice]}, indent=2) + "\n")
 
     @classmethod
     def load(cls, path) -> DieRegistry:
-        data = json.loads(Path(path).read_text())
-        return cls([RegisteredDie(**d) for d in data["dice"]], data.get("max_distance", 6.0))
+        """Read and check every field; ValueError (saying which field) for a damaged file, OSError if unreadable."""
+        try:
+            data = json.loads(read_small_text(Path(path)))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ValueError(f"{Path(path).name} is not a dice registry (not JSON)") from None
+        return cls.from_dict(data, Path(path).name)
+
+    @classmethod
+    def from_dict(cls, data, source: str = "dice registry") -> DieRegistry:
+        if not isinstance(data, dict) or not isinstance(data.get("dice"), list):
+            raise ValueError(f"{source}: expected an object with a 'dice' list")
+        limit = data.get("max_distance", 6.0)
+        if not _finite(limit) or limit <= 0:
+            raise ValueError(f"{source}: max_distance must be a positive number, got {limit!r}")
+        dice = []
+        for i, d in enumerate(data["dice"]):
+            where = f"{source}: dice[{i}]"
+            if not isinstance(d, dict) or not isinstance(d.get("name"), str) or not isinstance(d.get("kind"), str):
+                raise ValueError(f"{where} needs a name and a kind")
+            for key in ("lab", "spread"):
+                v = d.get(key)
+                if not (isinstance(v, list) and len(v) == 3 and all(_finite(x) for x in v)):
+                    raise ValueError(f"{where}.{key} must be 3 numbers, got {v!r}")
+            samples = d.get("samples", 1)
+            if not (isinstance(samples, int) and not isinstance(samples, bool) and samples >= 1):
+                raise ValueError(f"{where}.samples must be a whole number >= 1, got {samples!r}")
+            dice.append(RegisteredDie(d["name"], d["kind"], [float(x) for x in d["lab"]],
+                                      [float(x) for x in d["spread"]], samples))
+        return cls(dice, float(limit))
+
+
+def _finite(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

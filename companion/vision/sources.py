@@ -23,7 +23,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.errors import VisionError
+from companion.vision import imageio
+from companion.vision.errors import ImageError, VisionError
+from companion.vision.imageio import MAX_PIXELS
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
@@ -130,6 +132,11 @@ class VideoFileSource(FrameSource):
         if not self.path.is_file():
             raise SourceError(f"No video file at {self.path}.")
         cap = cv2.VideoCapture(str(self.path))
+        width, height = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
+        if width * height > MAX_PIXELS:  # checked before a frame is decoded: memory follows the limit
+            cap.release()
+            raise SourceError(f"{self.path.name}: its frames are {width}x{height}, over the limit of "
+                              f"{MAX_PIXELS / 1e6:g} megapixels.")
         ok, first = cap.read() if cap.isOpened() else (False, None)
         if not ok or first is None:
             cap.release()
@@ -173,6 +180,8 @@ class ImageFolderSource(FrameSource):
         self.name = self.folder.name or str(self.folder)
         self.seconds_each = seconds_each
         self.loop = loop
+        self.skipped: dict[str, str] = {}
+        """File name -> why it was not shown (not an image, truncated, too big...)."""
         self._files: list[Path] = []
         self._i = 0
         self._next = 0.0
@@ -199,10 +208,15 @@ class ImageFolderSource(FrameSource):
                 if delay > 0:
                     time.sleep(delay)
                 self._next = time.monotonic() + self.seconds_each
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is not None:
-                return Frame(image, self._i - 1, time.monotonic(), {"path": str(path)})
-            # an unreadable image is skipped, not fatal
+            try:  # bounded: regular files only, the size checked from the header before decoding
+                image, _ = imageio.load(path, fit=False)
+            except ImageError as exc:  # an unreadable image is skipped (and why is kept), not fatal
+                self.skipped[path.name] = exc.reason
+                if len(self.skipped) >= len(self._files):
+                    raise SourceError(f"None of the images in {self.folder} can be read "
+                                      f"({path.name}: {exc.reason}).") from None
+                continue
+            return Frame(image, self._i - 1, time.monotonic(), {"path": str(path)})
 
 
 class RenderedSource(FrameSource):
@@ -237,7 +251,7 @@ def open_source(spec: str, factories: dict[str, Callable[[str], FrameSource]] | 
     if kind in factories:
         return factories[kind](arg).open()
     if kind == "camera":
-        index = int(arg) if arg.strip().isdigit() else 0
+        index = int(arg) if arg.strip().isascii() and arg.strip().isdigit() and len(arg.strip()) < 4 else 0
         return CameraSource(index).open()
     if kind == "video":
         return VideoFileSource(arg).open()

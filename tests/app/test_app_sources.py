@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -71,13 +72,15 @@ def test_unreadable_video_and_empty_folder(tmp_path):
 
 def test_image_folder_reads_in_order_and_skips_unreadable(tmp_path):
     for i in range(3):
-        cv2.imwrite(str(tmp_path / f"f{i}.png"), np.full((8, 8, 3), i * 50, np.uint8))
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), np.full((16, 16, 3), i * 50, np.uint8))
     (tmp_path / "f1b.png").write_bytes(b"junk")
+    os.mkfifo(tmp_path / "f1c.png")  # a pipe is refused, never waited on
     source = ImageFolderSource(tmp_path, seconds_each=0).open()
     values = []
     while (frame := source.read()) is not None:
         values.append(int(frame.image[0, 0, 0]))
     assert values == [0, 50, 100]
+    assert "not an image" in source.skipped["f1b.png"] and "not a regular file" in source.skipped["f1c.png"]
 
 
 def test_worker_runs_off_the_calling_thread_and_keeps_only_the_newest_frame():

@@ -57,4 +57,4 @@ def test_cli_prints_values_and_score(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "3 characters" in out and "score 27" in out
     assert kingdom_scan.main(["--json", str(tmp_path / "missing.png")]) == 1
-    assert '"status": "not an image file' in capsys.readouterr().out
+    assert '"status": "cannot read the image: cannot read file: no such file or folder' in capsys.readouterr().out
