@@ -46,7 +46,10 @@ COMMANDS = ["undo", "undo 1", "undo 2", "undo 0", "undo -1", "undo ²", "undo 99
 
 
 def adversarial_line(rng: random.Random, choices: int = 6) -> str:
-    """One line a careless or hostile person might type at any prompt (never 'quit')."""
+    """One line a careless or hostile person might type at any prompt (never 'quit'); one in four moves the
+    game on (Enter, 'roll', a first choice), so the lines reach positions all through a game."""
+    if rng.random() < 0.25:
+        return rng.choice(["", "roll", "1", "2"])
     kind = rng.randrange(16)
     if kind <= 3:  # a plausible menu number or roll, in or out of range
         return " ".join(str(rng.randint(0, 9)) for _ in range(rng.choice((1, 1, 2, 3))))

@@ -14,7 +14,8 @@ from companion.journal import JournalError, Session
 
 HELP = (
     "Type the number of a choice; at a roll prompt type the dice (or 'roll' to let the computer roll).\n"
-    "Other commands: 'undo' (or 'undo 3'), 'board', 'help', 'quit' (the journal keeps the game)."
+    "Other commands: 'undo' (or 'undo 3'), 'board' (the board and the choices again), 'help',\n"
+    "'quit' (the journal keeps the game)."
 )
 
 
@@ -40,6 +41,7 @@ class TerminalReferee:
         self.delay = delay
         self.coach = coach
         self.unreadable = 0
+        self._menu_for: State | None = None  # the position whose choices were listed last
         """Lines a game's parser failed on with something other than a plain refusal (a bug to fix; the
         family only sees 'Refused'). The fuzz tests require it to stay 0."""
 
@@ -93,7 +95,7 @@ class TerminalReferee:
                     self.say("Stopped before the end of the game (no journal was kept).")
                 return 3
             if action == "redraw":
-                last_drawn = None
+                last_drawn = self._menu_for = None
                 continue
             if action == "again":
                 continue
@@ -154,9 +156,11 @@ class TerminalReferee:
                 return state.sample_chance(self.rng)
             return self.parse(self.view.parse_chance, state, reply)
         actions = state.legal_actions()
-        self.say(f"{state.player_name(state.current_player)}, choose:")
-        for number, action in enumerate(actions, start=1):
-            self.say(f"  {number:>2}. {self.view.describe_choice(state, action)}")
+        if self._menu_for is not state:  # once per position (a menu can be hundreds of lines); 'board' shows it again
+            self._menu_for = state
+            self.say(f"{state.player_name(state.current_player)}, choose:")
+            for number, action in enumerate(actions, start=1):
+                self.say(f"  {number:>2}. {self.view.describe_choice(state, action)}")
         only = len(actions) == 1
         reply = self.ask("Press Enter to confirm: " if only else "Your choice: ")
         if reply is None:
@@ -183,6 +187,7 @@ class TerminalReferee:
             raise _Quit
         if words[0] == "help":
             self.say(HELP)
+            self._menu_for = None
             return "again"
         if words[0] == "board":
             return "redraw"
