@@ -288,9 +288,9 @@ class Journal:
         }
         if metadata is not None:
             header["metadata"] = metadata
-        header["h"] = line_hash("", header)
+        check = header["h"] = line_hash("", header)
         fd = _create_fd(path)
-        journal = cls(path, fd, 1, header["h"])
+        journal = cls(path, fd, 1, check)
         try:
             storage.lock_file(fd, path)
             if os.fstat(fd).st_size:  # an empty file reused, and someone wrote to it meanwhile
@@ -363,13 +363,14 @@ class Journal:
             self._seq = records + 1
             if self.chained:
                 self._last_hash = contents.records[records - 1]["h"] if records else contents.header["h"]
+        fd = self._open_fd()
         try:
-            size = os.fstat(self._fd).st_size
+            size = os.fstat(fd).st_size
             if size > keep:
-                set_aside = os.pread(self._fd, size - keep, keep)
+                set_aside = os.pread(fd, size - keep, keep)
                 self._set_aside(set_aside)
-                os.ftruncate(self._fd, keep)
-                os.fsync(self._fd)
+                os.ftruncate(fd, keep)
+                os.fsync(fd)
             elif size < keep:  # the last good record lacks its newline
                 self._write("\n", "finish its last line")
         except OSError as exc:
@@ -394,32 +395,37 @@ class Journal:
         self._append({"seq": self._seq, "undo": count})
 
     def _append(self, record: dict[str, Any]) -> None:
-        if self.chained:
-            record["h"] = line_hash(self._last_hash, record)
+        check = None if self._last_hash is None else line_hash(self._last_hash, record)
+        if check is not None:
+            record["h"] = check
         self._write(canonical(record) + "\n", "save it")
         self._seq += 1
-        if self.chained:
-            self._last_hash = record["h"]
+        if check is not None:
+            self._last_hash = check
 
     def _write(self, text: str, what: str) -> None:
         """Write one whole line and fsync it; on failure the file is cut back to where it was (so no half
         line is left for the next write to follow) and JournalError says why."""
-        if self._fd is None:
-            raise JournalError(f"{self.path} is closed.")
+        fd = self._open_fd()
         size = None
         try:
-            size = os.fstat(self._fd).st_size
-            storage.write_all(self._fd, text.encode("ascii"))
-            os.fsync(self._fd)
+            size = os.fstat(fd).st_size
+            storage.write_all(fd, text.encode("ascii"))
+            os.fsync(fd)
         except OSError as exc:
             if size is not None:
                 try:
-                    os.ftruncate(self._fd, size)
-                    os.fsync(self._fd)
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
                 except OSError:
                     pass
             raise JournalError(f"Could not {what} in {self.path}: {storage.plain_os_error(exc)}. "
                                "Nothing was changed.") from None
+
+    def _open_fd(self) -> int:
+        if self._fd is None:
+            raise JournalError(f"{self.path} is closed.")
+        return self._fd
 
     def close(self, unlock: bool = True) -> None:
         if self._fd is None:

@@ -143,11 +143,12 @@ PACE = {"eagle-kingdoms": 0.01, "falconry": 0.2, "mighty-magpies": 0.04, "verzau
 
 
 def kill_chain(game: str, seed: int, kills: int, workdir: Path, rng: random.Random,
-               delay: float | None = None) -> dict[str, Any]:
+               delay: float | None = None, kill_after: tuple[float, float] = (0.05, 1.0)) -> dict[str, Any]:
     """Start ``companion play GAME --auto``, kill it at a random moment, resume it in a new process,
     kill that one, ... ``kills`` times (or until the game ends), checking after each kill that every
     action the killed process acknowledged is in the journal. ``delay``: seconds between actions
-    (default: for each process at random, none -- writing as fast as it can -- or the game's PACE).
+    (default: for each process at random, none -- writing as fast as it can -- or the game's PACE);
+    ``kill_after``: the range of seconds after its start each process is killed.
     Ends by resuming once more in-process and playing to the end."""
     journal = workdir / f"{game}-{seed}.jsonl"
     out = workdir / f"{game}-{seed}.out"
@@ -160,11 +161,13 @@ def kill_chain(game: str, seed: int, kills: int, workdir: Path, rng: random.Rand
                 str(pace), "--no-coach"] + (["--resume", str(journal)] if resume else ["--journal", str(journal)])
         with open(out, "wb") as sink:
             proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-            time.sleep(rng.uniform(0.05, 1.0))
-            ended = proc.poll() is not None
-            if not ended:
+            try:
+                proc.wait(timeout=rng.uniform(*kill_after))
+                ended = True
+            except subprocess.TimeoutExpired:
                 proc.send_signal(signal.SIGKILL)
-            proc.wait()
+                proc.wait()
+                ended = False
         text = out.read_bytes().decode("utf-8", "replace")
         if not ended:
             stats["kills"] += 1

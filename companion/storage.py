@@ -9,7 +9,7 @@
   ``O_EXCL`` (no race between "does it exist?" and "create it") and its folder fsync'ed.
 - :func:`lock_file` -- one writer per file: an OS lock (``flock``) held for as long as the file is
   open. The kernel drops it when the process ends, however it ends, so a killed process never blocks
-  the next one. Who holds it is written beside the file (``<name>.lock``) so a refusal can name the
+  the next one. Who holds it is written beside the file (``.<name>.lock``, hidden) so a refusal can name the
   process; on Linux ``/proc/locks`` names it too when that side file is missing.
 
 Every failure is an :class:`OSError` or a :class:`LockedError`; :func:`plain_os_error` turns an
@@ -30,9 +30,8 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # Windows: no flock; files are written, but not locked
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
-LOCK_SUFFIX = ".lock"
 program_name = ""
 """What this process is, in the lock's side file (``companion.cli`` sets e.g. "companion play")."""
 
@@ -62,7 +61,7 @@ def plain_os_error(exc: OSError) -> str:
         errno.ELOOP: "too many symbolic links",
         errno.EIO: "the disk reported an input/output error",
     }
-    return reasons.get(exc.errno, (exc.strerror or str(exc) or exc.__class__.__name__).lower())
+    return reasons.get(exc.errno or 0, (exc.strerror or str(exc) or exc.__class__.__name__).lower())
 
 
 def fsync_dir(path: str | os.PathLike) -> None:
@@ -173,7 +172,8 @@ def open_regular(path: str | os.PathLike, flags: int) -> int:
 def read_fd(fd: int) -> bytes:
     """The whole file behind ``fd`` from its start (the fd's own position is not used)."""
     size = os.fstat(fd).st_size
-    chunks, offset = [], 0
+    chunks: list[bytes] = []
+    offset = 0
     while True:
         chunk = os.pread(fd, max(size - offset, 1 << 16), offset)
         if not chunk:
@@ -198,7 +198,8 @@ def read_small_text(path: str | os.PathLike, limit: int = 1 << 20) -> str:
 
 
 def lock_path(path: Path) -> Path:
-    return path.with_name(path.name + LOCK_SUFFIX)
+    """The lock's side file: who holds it (hidden, so a folder of journals lists only journals)."""
+    return path.with_name(f".{path.name}.lock")
 
 
 def lock_file(fd: int, path: str | os.PathLike, program: str = "") -> None:

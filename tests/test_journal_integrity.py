@@ -244,16 +244,16 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_killed_one_blocks_no
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
-    assert (tmp_path / "j.jsonl.lock").exists()  # left behind by the killed process: it blocks nothing
+    assert (tmp_path / ".j.jsonl.lock").exists()  # left behind by the killed process: it blocks nothing
     session = Session.resume(path)
-    assert json.loads((tmp_path / "j.jsonl.lock").read_text())["pid"] == os.getpid()
+    assert json.loads((tmp_path / ".j.jsonl.lock").read_text())["pid"] == os.getpid()
     session.close()
-    assert not (tmp_path / "j.jsonl.lock").exists()
+    assert not (tmp_path / ".j.jsonl.lock").exists()
 
 
 def test_the_holder_is_named_from_the_kernel_when_the_side_file_is_gone(tmp_path):
     session = toy_journal(tmp_path / "j.jsonl")
-    (tmp_path / "j.jsonl.lock").unlink()
+    (tmp_path / ".j.jsonl.lock").unlink()
     with pytest.raises(JournalLocked, match=f"process {os.getpid()}" if Path("/proc/locks").exists() else "process"):
         Session.resume(tmp_path / "j.jsonl")
     session.close()
@@ -355,10 +355,11 @@ def test_a_kill_at_any_byte_loses_no_acknowledged_action(tmp_path):
 
 @pytest.mark.slow
 def test_killed_processes_lose_nothing_and_the_game_resumes_to_its_end(tmp_path):
-    result = kill_chain("verzauberte-eulen", 11, 4, tmp_path, random.Random(4))
-    assert result["kills"] >= 2 and result["acknowledged"] > 0
-    assert result["lost"] == 0 and result["refused"] == 0, result["errors"]
-    assert result["finished"]
+    # paced at 0.05 s an action (about 4 s a game) and killed 1-2.5 s in: each process has played some moves
+    result = kill_chain("verzauberte-eulen", 11, 3, tmp_path, random.Random(4), delay=0.05, kill_after=(1.0, 2.5))
+    assert result["kills"] >= 1 and result["acknowledged"] > 0, result
+    assert result["lost"] == 0 and result["refused"] == 0, result
+    assert result["finished"], result
 
 
 def test_the_tamper_cases_cover_every_middle_line():
@@ -384,6 +385,6 @@ def test_the_chain_of_kills_counts_a_lost_action(tmp_path, monkeypatch):
         return records[:-3] if records and calls["n"] % 2 == 0 else records
 
     monkeypatch.setattr(robustness, "_records", forgetful)
-    result = kill_chain("falconry", 2, 1, tmp_path, random.Random(0), delay=0.05)
-    assert result["lost"] > 0
+    result = kill_chain("falconry", 2, 1, tmp_path, random.Random(0), delay=0.05, kill_after=(30, 30))
+    assert result["acknowledged"] > 3 and result["lost"] > 0
 
