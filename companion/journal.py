@@ -248,7 +248,7 @@ def describe_damage(path: Path, damage: Damage) -> str:
 
 def _journal_path(path: str | os.PathLike | None) -> Path:
     if path is None or not str(path).strip():
-        raise JournalError("The journal needs a file name, e.g. --journal game.jsonl.")
+        raise JournalError("A journal needs a file name, such as game.jsonl.")
     return Path(path)
 
 

@@ -32,6 +32,7 @@ from companion.app.i18n import language, tr
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
+from companion.inputs import typed_problem
 from companion.journal import Journal, JournalError, Session, describe_damage, game_of
 from companion.referee.dice import DieSpec, DieValue, is_new_roll, played_dice, read_roll, wanted_dice
 
@@ -523,6 +524,10 @@ class Controller:
         """Anything typed in the game's notation (the terminal's syntax): a roll, a set-up, a move."""
         state = self.state
         if state is None or not text.strip():
+            return None
+        problem = typed_problem(text.strip())  # digits other than 0-9, huge numbers, control characters...
+        if problem:
+            self.say("warn", tr("table:typed_refused", reason=problem))
             return None
         # the game's parser reads English words; the family's own ("rot elster") are swapped first
         readable = engine_i18n.typed_to_english(self.module.name, text, language()) if self.module else text

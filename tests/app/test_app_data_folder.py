@@ -190,3 +190,14 @@ def test_the_app_starts_with_every_file_in_its_data_folder_damaged(tmp_path):
     for name in ("settings.json", "theme.json", "cameras/bent.json", "dice/eagle-kingdoms.json"):
         assert name in home, name
     assert "gone.jsonl" in next(line for line in done.stdout.splitlines() if line.startswith("RESUME:"))
+
+
+@pytest.mark.parametrize("typed", ["²", "9" * 5000, "3\x1b[2J", "x" * 3000])
+def test_typed_input_in_the_app_is_checked_before_the_game_reads_it(tmp_path, typed):
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("verzauberte-eulen", ["Ann", "Ben"])
+    before = ctl.state.to_json()
+    assert ctl.typed(typed) is None and ctl.proposal is None
+    assert ctl.messages[-1].level == "warn" and ctl.messages[-1].text.startswith("Not read: ")
+    assert ctl.state.to_json() == before
+    ctl.close()
