@@ -23,7 +23,7 @@ PASSTHROUGH = {
 BENCHES = {
     "dice": "companion.workshop.dice.bench:main",
     "board": "companion.workshop.boards.bench:main",
-    "robustness": "companion.robustness:main",
+    "robustness": "companion.workshop.robustness:main",
 }
 MAX_DELAY = 60.0
 MAX_GAMES = 1_000_000

@@ -24,7 +24,7 @@ from companion.journal import (
     Session,
     line_hash,
 )
-from companion.robustness import kill_chain, recorded_game, tamper_cases, tamper_detection
+from companion.workshop.robustness import kill_chain, recorded_game, tamper_cases, tamper_detection
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLL4 = {"type": "roll", "dice": [4]}
@@ -374,7 +374,7 @@ def test_the_tamper_cases_cover_every_middle_line():
 
 def test_the_chain_of_kills_counts_a_lost_action(tmp_path, monkeypatch):
     """The kill check can fail: a journal that forgets a printed action is counted as a loss."""
-    import companion.robustness as robustness
+    import companion.workshop.robustness as robustness
 
     real = robustness._records
     calls = {"n": 0}

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.games.registry import GAMES
-from companion.robustness import ODD_DIGITS, adversarial_line, fuzz_game
+from companion.workshop.robustness import ODD_DIGITS, adversarial_line, fuzz_game
 
 LINE = st.one_of(
     st.sampled_from(["", "", "1", "2", "3", "roll", "undo", "board", "help"]),  # lines that move the game on

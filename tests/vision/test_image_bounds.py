@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.robustness import image_cases, image_peaks, png_bytes
 from companion.vision import imageio
 from companion.vision.errors import ImageError
+from companion.workshop.robustness import image_cases, image_peaks, png_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
