@@ -22,6 +22,7 @@ PASSTHROUGH = {
 # ``companion bench NAME``: name -> "module:function(argv) -> exit code".
 BENCHES = {
     "dice": "companion.workshop.dice.bench:main",
+    "dice-on-board": "companion.workshop.boards.bench.dice_on_board:main",
     "board": "companion.workshop.boards.bench:main",
     "robustness": "companion.workshop.robustness:main",
 }

@@ -1,10 +1,18 @@
-"""``companion dice PATH... [--json] [--annotate DIR] [--kinds d6,d8,magpie]``: read dice in image files.
+"""``companion dice PATH... [--json] [--annotate DIR] [--kinds d6,d8,magpie] [--board MAP|none] [--before IMAGE]``:
+read dice in image files.
 
 With --json, exactly one JSON object per image, one per line:
 {"image": path, "dice": [{"kind", "value", "confidence", "box": [x, y, w, h], "uncertain"}], "ms": ...}
 ("ms" excludes file decoding), or {"image": path, "error": "..."} for a file that cannot be read;
-the other files go on. Exit status: 0 when every file was read, 1 when some could not be, 2 on a
-usage or model error.
+the other files go on. With --explain the object also has "rejected": the finds that are no dice, each
+with its "reason". Exit status: 0 when every file was read, 1 when some could not be, 2 on a usage or
+model error.
+
+When a picture shows a board's markers (the four games' bundled maps, or the ``--board`` maps) the
+board is posed, and finds on its markers and on its spaces, which may hold pieces, are not dice
+(:mod:`companion.vision.dice_context`): a die there cannot be told from a piece in one picture. Given
+the frame taken before the roll from the same place (``--before``), a find where nothing changed is no
+die, and a die thrown onto a space is kept.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import cv2
 from companion.inputs import int_argument
 from companion.storage import plain_os_error, write_atomic
 from companion.vision import imageio
+from companion.vision.boardmap import BoardMapError
 from companion.vision.classes import parse_kinds
 from companion.vision.errors import ImageError, ModelError
 
@@ -33,15 +42,26 @@ def register(subparsers) -> None:
     p.add_argument("--kinds", default=None, help="dice kinds on the table, comma-separated: d6,d8,magpie (default all)")
     p.add_argument("--registry", metavar="FILE", help="registered dice (JSON) so readings carry the die's identity")
     p.add_argument("--threads", type=int_argument(1, 64), default=1, help="onnxruntime threads (1-64, default 1)")
+    p.add_argument("--board", action="append", metavar="MAP",
+                   help="the board in the pictures: a game (eagle-kingdoms, falconry, mighty-magpies, "
+                        "verzauberte-eulen) or a board map JSON (repeatable; default: the four games' maps, found "
+                        "by their markers); 'none' reads the dice without looking for a board")
+    p.add_argument("--before", metavar="IMAGE",
+                   help="the picture taken before the roll from the same place: finds where nothing changed are no dice")
+    p.add_argument("--explain", action="store_true",
+                   help="also list the finds that are no dice, with the reason (JSON: \"rejected\"; --annotate: grey boxes)")
     p.add_argument("--backend", choices=("auto", "onnxruntime", "opencv"), default=None,
                    help="inference runtime (default auto: onnxruntime if installed, else OpenCV DNN; "
                         "or $COMPANION_DICE_BACKEND)")
     p.set_defaults(func=cmd_dice)
 
 
-def annotate(img, readings):
+def annotate(img, readings, rejected=()):
     out = img.copy()
     thick = max(1, round(max(img.shape[:2]) / 500))
+    for r in rejected:  # finds that are no dice: a thin grey box, no label
+        x, y, w, h = r.box
+        cv2.rectangle(out, (x, y), (x + w, y + h), (150, 150, 150), 1)
     for r in readings:
         x, y, w, h = r.box
         colour = (0, 165, 255) if r.uncertain else (0, 200, 0)
@@ -94,6 +114,12 @@ def cmd_dice(args: argparse.Namespace) -> int:
     except ModelError as exc:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2
+    try:
+        boards = _boards(args.board)
+        before = _before(args.before)
+    except (BoardMapError, ImageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     outdir = Path(args.annotate) if args.annotate else None
     if outdir:
         try:
@@ -115,6 +141,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
             img, scale = imageio.load(path)
             t0 = time.perf_counter()
             readings = reader.read(img)
+            context = _in_context(readings, img, boards, before, path)
             ms = (time.perf_counter() - t0) * 1000
         except ImageError as exc:
             failures += 1
@@ -124,8 +151,9 @@ def cmd_dice(args: argparse.Namespace) -> int:
             failures += 1
             _say_error(path, f"the picture could not be read ({exc.__class__.__name__})", args.json)
             continue
+        readings, rejected = context.dice, context.rejected
         if scale != 1.0:  # report boxes in the file's pixels
-            for r in readings:
+            for r in [*readings, *(r for r, _ in rejected)]:
                 r.box = tuple(int(round(v / scale)) for v in r.box)
         if outdir:
             name = f"{path.stem}.png"
@@ -134,13 +162,51 @@ def cmd_dice(args: argparse.Namespace) -> int:
                 name, i = f"{path.stem}-{i}.png", i + 1
             written.add(name)
             shown = cv2.resize(img, None, fx=1 / scale, fy=1 / scale) if scale != 1.0 else img
-            if not _write_picture(outdir / name, annotate(shown, readings)):
+            if not _write_picture(outdir / name, annotate(shown, readings, [r for r, _ in rejected] if args.explain else ())):
                 print(f"warning: could not write {outdir / name}", file=sys.stderr)
         if args.json:
-            print(json.dumps({"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}),
-                  flush=True)
+            obj = {"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}
+            if args.explain:
+                obj["rejected"] = [{**r.as_json(), "reason": why} for r, why in rejected]
+            print(json.dumps(obj), flush=True)
         else:
             text = ", ".join(f"{r.kind} {r.value}{' (uncertain)' if r.uncertain else ''} {r.confidence:.2f}"
                              for r in readings) or "no dice"
             print(f"{path}: {text}  [{ms:.1f} ms]", flush=True)
+            if args.explain:
+                for r, why in rejected:
+                    print(f"  not a die: {r.kind} {r.value} at {list(r.box)}: {why}", flush=True)
     return 1 if failures else 0
+
+
+def _boards(names: list[str] | None) -> list:
+    """The board maps to look for: the bundled ones by default, none for ``--board none``; a name is a
+    bundled game's map (``--board verzauberte-eulen``) or a map file."""
+    from companion.vision.boardmap import load_board_map
+    from companion.vision.dice_context import bundled_boards
+
+    bundled = bundled_boards()
+    if not names:
+        return bundled
+    if any(n.lower() == "none" for n in names):
+        return []
+    by_game = {b.game: b for b in bundled}
+    return [by_game[n] if n in by_game else load_board_map(n) for n in names]
+
+
+def _before(path: str | None):
+    return imageio.load(path)[0] if path else None
+
+
+def _in_context(readings, img, boards, before, path):
+    from companion.vision.dice_context import filter_dice, filter_on_boards, find_boards
+
+    if before is not None and before.shape != img.shape:
+        print(f"{path}: note: the --before picture has another size; nothing is compared with it", file=sys.stderr)
+        before = None
+    if before is not None:  # finds where nothing changed go first, then the boards judge what is left
+        step = filter_dice(readings, img, before=before)
+        out = filter_on_boards(step.dice, img, find_boards(img, boards), before=before)
+        out.rejected = step.rejected + out.rejected
+        return out
+    return filter_on_boards(readings, img, find_boards(img, boards) if boards else [])
