@@ -167,7 +167,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
         if args.json:
             obj = {"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}
             if args.explain:
-                obj["rejected"] = [{**r.as_json(), "reason": why} for r, why in rejected]
+                obj["rejected"] = context.as_json()["rejected"]
             print(json.dumps(obj), flush=True)
         else:
             text = ", ".join(f"{r.kind} {r.value}{' (uncertain)' if r.uncertain else ''} {r.confidence:.2f}"
@@ -199,14 +199,9 @@ def _before(path: str | None):
 
 
 def _in_context(readings, img, boards, before, path):
-    from companion.vision.dice_context import filter_dice, filter_on_boards, find_boards
+    from companion.vision.dice_context import filter_on_boards, find_boards
 
     if before is not None and before.shape != img.shape:
         print(f"{path}: note: the --before picture has another size; nothing is compared with it", file=sys.stderr)
         before = None
-    if before is not None:  # finds where nothing changed go first, then the boards judge what is left
-        step = filter_dice(readings, img, before=before)
-        out = filter_on_boards(step.dice, img, find_boards(img, boards), before=before)
-        out.rejected = step.rejected + out.rejected
-        return out
-    return filter_on_boards(readings, img, find_boards(img, boards) if boards else [])
+    return filter_on_boards(readings, img, find_boards(img, boards) if boards else [], before)

@@ -436,7 +436,7 @@ def filter_on_boards(readings: Sequence[Reading], frame: np.ndarray, posed: Sequ
     before the roll from the same place, shows that something new lies there); what is left are the dice."""
     t0 = time.perf_counter()
     out = DiceInContext(dice=list(readings))
-    for board, pose in posed:
+    for board, pose in posed or [(None, None)]:  # no board in view: the frame before still counts
         step = filter_dice(out.dice, frame, pose=pose, board=board, before=before)
         out.dice = step.dice
         out.rejected += step.rejected

@@ -255,6 +255,11 @@ def test_companion_dice_gives_no_dice_on_a_board_with_pieces_and_keeps_its_json(
     on_space = next(d for d in case.dice if d.place == "free-region")
     assert any(matches(d["box"], on_space.box) for d in obj["dice"])
     assert obj["rejected"] and all(r["reason"] for r in obj["rejected"])
+    # without looking for a board the frame before alone still sets the pieces aside
+    assert main(["dice", str(after), "--json", "--board", "none", "--before", str(before), "--kinds", "d6"]) == 0
+    unboarded = json.loads(capsys.readouterr().out)["dice"]
+    assert any(matches(d["box"], on_space.box) for d in unboarded)
+    assert len(unboarded) <= len(case.dice) + 1
 
 
 def test_companion_dice_names_a_board_and_refuses_a_broken_map(tmp_path, capsys):
