@@ -143,7 +143,8 @@ class Option:
     ``minimum``..``maximum``), ``"text"``, ``"choice"`` (one of ``choices``), ``"choices"`` (a list of
     them, typed as ``a,b``) or ``"player"`` (a player's name or seat number, kept as the seat number).
     ``aliases`` maps other spellings to a choice (``"south-west"`` -> ``"sw"``). ``default`` is what the
-    game uses when the option is not given; ``help`` one line for the family.
+    game uses when the option is not given; ``help`` one line for the family; ``rule`` the rule ID (in
+    the game's RULES.md) that bounds the values, cited when a value is refused.
     """
 
     name: str
@@ -154,6 +155,7 @@ class Option:
     aliases: Mapping[str, str] = field(default_factory=dict)
     minimum: int | None = None
     maximum: int | None = None
+    rule: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in OPTION_KINDS:
@@ -215,7 +217,8 @@ class Option:
             raise ConfigError(
                 f"{where} takes a player's name ({', '.join(game.players)}) or seat number 0-{len(names) - 1}; got {value!r}."
             )
-        raise ConfigError(f"{where} takes {self.accepted()}; got {value!r}.")
+        cited = f" [{self.rule}]" if self.rule else ""
+        raise ConfigError(f"{where} takes {self.accepted()}; got {value!r}.{cited}")
 
     def _choice(self, value: Any) -> str | None:
         if not isinstance(value, str):

@@ -56,8 +56,8 @@ class FalconryGame(Game):
     - ``first`` (player index or name; default 0): who starts (duel, fast-duel, truel:
       the middle falconer, quarrel, joint);
     - ``lone`` (player index or name; default the last player): the lone noble of ``allied``;
-    - ``path_adjust`` (int, default 0): added to every path length (a house rule for short
-      practice games; the engine's tests use it for brute-force checks on small tables).
+    - ``path_adjust`` (int, -3 to 0, default 0): added to every path length (a house rule for short
+      practice games, FA-R-SHORT; the engine's tests use it for brute-force checks on small tables).
     """
 
     name = "falconry"
@@ -79,7 +79,8 @@ class FalconryGame(Game):
         ),
         Option("first", "player", 0, "who starts (duel, fast-duel, truel: the middle falconer, quarrel, joint)"),
         Option("lone", "player", None, "the lone noble of the allied mode (default: the last player)"),
-        Option("path_adjust", "int", 0, "house rule: added to every path length, for short practice games"),
+        Option("path_adjust", "int", 0, "house rule: shortens every path by 1 to 3 cards for practice games "
+               "(FA-R-SHORT)", minimum=-3, maximum=0, rule="FA-R-SHORT"),
     )
 
     @classmethod

@@ -234,3 +234,15 @@ def test_joint_path_is_six_of_one_colour_and_allies_share():
     state = position(game, mixed, to_act=2)
     state.apply(place("marker", 5, 0))
     assert not state.is_terminal()
+
+
+@pytest.mark.rules("FA-R-SHORT")
+def test_the_house_rule_only_shortens_paths_and_a_longer_path_is_refused_naming_the_ruling():
+    assert make_game("duel").path == [5, 5]
+    assert make_game("fast-duel", path_adjust=-3).path == [3, 3]
+    assert make_game("allied", path_adjust="-1").path == [4, 4, 5]
+    for too_long in (1, 5, 10, "3"):
+        with pytest.raises(ConfigError, match=r"from -3 to 0; got .*\[FA-R-SHORT\]"):
+            make_game("duel", path_adjust=too_long)
+    with pytest.raises(ConfigError, match=r"\[FA-R-SHORT\]"):
+        make_game("quarrel", path_adjust=-4)
