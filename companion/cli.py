@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--delay", type=delay_seconds, default=0.0,
                       help=f"seconds to wait between automatic actions (0-{MAX_DELAY:g})")
     play.add_argument("--journal", help="write every action to this JSON Lines file")
-    play.add_argument("--resume", help="continue the game in this journal")
+    play.add_argument("--resume", help="continue the game in this journal (a finished one too: to undo its end)")
     play.add_argument("--continue-from-last-good", action="store_true",
                       help="with --resume: if a line of the journal is damaged, go on from the last good line "
                            "(the rest is set aside in JOURNAL.damaged); without it the terminal asks, a script stops")

@@ -40,6 +40,19 @@ class TextView:
         """Menu text for one legal action; defaults to the state's description."""
         return state.action_to_string(action)
 
+    def choice_group(self, state: State, action: Action) -> tuple[str, ...]:
+        """Where a choice goes in a long menu (asked only when a position has many): group labels from
+        the outermost, e.g. ``("Trade with Ben", "for Ben's King (10)")``; ``()`` lists it at the top."""
+        return ()
+
+    def menu_hint(self, state: State) -> str:
+        """One line under a long menu: the game's quicker way than leafing through it, or ``""``."""
+        return ""
+
+    def typing_help(self, state: State) -> list[str]:
+        """What can be typed at each kind of prompt of this game, a line or two each ('help')."""
+        return ["At a choice: the number of a choice."]
+
     def final_table(self, state: State) -> str:
         """Final scores with the game's breakdown; default: scores and winners."""
         winners = ", ".join(state.game.players[i] for i in state.winners()) or "nobody"

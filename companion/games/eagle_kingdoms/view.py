@@ -28,6 +28,7 @@ from companion.games.eagle_kingdoms.rules import (
     SETUP,
     SETUP_ORDER,
     SHIELD,
+    SHIELD_ID,
     START,
     TRADE_NEEDS,
     VALUES,
@@ -52,6 +53,10 @@ def holding_text(counts: list[int], party: bool = False) -> str:
         elif n > 1:
             parts.append(f"{n} {KIND_PLURALS[k]}")
     return ", ".join(parts) or "nothing"
+
+
+PIECE_VERBS = {"capture": "Capture", "take": "Take from the eagle", "jester": "Trade your Jester"}
+"""Choices on a piece of the eagle, by kind: the first label of their group in a long menu."""
 
 
 def chance_text(p: Fraction, dice: int = 2) -> str:
@@ -131,7 +136,7 @@ class EagleTextView(TextView):
         text = text.strip()
         phase = state.phase
         if phase == SETUP:
-            if text.lower() in {"", "random", "r"}:
+            if text.lower() == "random":
                 return state.sample_chance(random.Random())
             if text.startswith("{"):
                 if state.setup_step:
@@ -146,7 +151,7 @@ class EagleTextView(TextView):
                 return {"type": "setup", "placement": placement}
             if state.setup_step and text.lower() in KIND_INDEX:
                 return {"type": "place", "piece": PIECE_IDS[SETUP_ORDER[state.setup_step]], "kind": text.lower()}
-            raise InvalidAction("Type 'random' (or press Enter) for a random set-up, or paste a JSON placement {piece: kind}.")
+            raise InvalidAction("Type 'random' for a random set-up, or paste a JSON placement {piece: kind}.")
         if phase == ROLL:
             return state.chance_action(parse_int_list(text, count=state.dice_count(), low=1, high=6, what="die"))
         if phase == ENCHANTED:
@@ -217,6 +222,44 @@ class EagleTextView(TextView):
         text = state.action_to_string(action)
         effect = self.effect(state, action)
         return f"{text} - {effect}" if effect else text
+
+    def choice_group(self, state: State, action: Action) -> tuple[str, ...]:
+        """Pieces on the eagle by the character on them (the Party Favor game: by part of the eagle);
+        trades by partner, then what you get; challenges and gifts by player."""
+        assert isinstance(state, EagleState)
+        kind = action.get("type")
+        if kind in PIECE_VERBS and action.get("piece") != SHIELD_ID:
+            piece = PIECE_INDEX[action["piece"]]
+            where = PIECE_IDS[piece].rstrip("0123456789").rstrip("-")
+            what = f"on the {where}" if state.party else kind_label(state.kind_on[piece])
+            return (PIECE_VERBS[kind], what)
+        if kind == "trade":
+            partner = state.player_name(action["with"])
+            return (f"Trade with {partner}", f"for {partner}'s {kind_label(KIND_INDEX[action['take']])}")
+        if kind == "challenge":
+            return (f"Challenge {state.player_name(action['with'])}",)
+        if kind == "give":
+            return (f"Give to {state.player_name(action['to'])}",)
+        return ()
+
+    def typing_help(self, state: State) -> list[str]:
+        assert isinstance(state, EagleState)
+        what = "favours" if state.party else "characters"
+        lines = [
+            f"At the set-up prompt: 'random' lays the {what} out at random, as they go face down onto the",
+            "  eagle; or paste the placement as JSON {piece: character}.",
+            "At a roll prompt: the two dice as they lie, e.g. '3 5' or '35'"
+            + (" (once the third die is in: three, e.g. '3 5 6')." if state.third_die else "."),
+        ]
+        if not state.party:
+            lines += [
+                "At the Enchanted Die prompt: its face, 1-8, e.g. '7'.",
+                "At the challenge dice prompt: the challenger's die, then the defender's, e.g. '4 2'.",
+                "At a choice: the number of a choice (a capture, a second roll, a trade, a challenge, passing ...).",
+            ]
+        else:
+            lines.append("At a choice: the number of a choice (a capture, or passing).")
+        return lines
 
     def effect(self, state: EagleState, action: Action) -> str:
         """What a choice changes, in words ('+10 points, completes a kingdom; unlocks head-left')."""

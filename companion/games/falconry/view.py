@@ -114,8 +114,35 @@ class FalconryView(TextView):
             notes.append("WINS")
         return text + (", " + ", ".join(notes) if notes else "")
 
+    def choice_group(self, state: State, action: Action) -> tuple[str, ...]:
+        """Placements by card and target row; moves by card (a marker: by the cell it leaves) and target row."""
+        assert isinstance(state, FalconryState)
+        move = state._parse(action)
+        if move[0] == "pass":
+            return ()
+        row = f"to row y={move[2][1]}"
+        if move[0] == "place":
+            return ("Place a marker" if move[1] == 0 else f"Place your {KINDS[move[1]]}", row)
+        kind = state.stacks[move[1]][-1] & 3
+        if kind == 0:
+            return ("Move a marker", f"the marker at {fmt(move[1])}", row)
+        return (f"Move your {KINDS[kind]} at {fmt(move[1])}", row)
+
+    def menu_hint(self, state: State) -> str:
+        return "Or type the move: 'place marker 2 0', 'move 0 0 1 1' (x, y as on the grid's edges)."
+
+    def typing_help(self, state: State) -> list[str]:
+        return [
+            "Falconry has no dice: every prompt is a choice of a card to place or to move.",
+            "At a choice: the number of a choice, or the move typed out:",
+            "  'place marker 2 0' places a marker (or 'place bird ...', 'place falconer ...') on the cell x=2, y=0;",
+            "  'move 0 0 1 1' moves your card on top at (0, 0) to (1, 1);",
+            "  'pass' only when no card can be placed or moved.",
+            "  x grows to the right and y downwards, as numbered on the grid's edges.",
+        ]
+
     def parse_action(self, state: State, text: str) -> Action:
-        """Typed moves: ``place marker 2 0``, ``move 0 0 1 1``, ``pass`` (for a future core prompt)."""
+        """Typed moves: ``place marker 2 0``, ``move 0 0 1 1``, ``pass``."""
         words = text.replace(",", " ").replace("(", " ").replace(")", " ").replace("->", " ").lower().split()
         try:
             if words and words[0] == "pass" and len(words) == 1:

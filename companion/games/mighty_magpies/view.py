@@ -127,6 +127,28 @@ class MagpiesTextView(TextView):
             return state.chance_action(parse_faces(text))
         raise InvalidAction("No roll is expected now: choose a move by its number.", "MM-PLAY-2")
 
+    def choice_group(self, state: State, action: Action) -> tuple[str, ...]:
+        """Turns by their first flight."""
+        assert isinstance(state, MagpiesState)
+        steps = action.get("steps") or []
+        if action.get("type") != "turn" or not steps:
+            return ()
+        route = ROUTE_INDEX[steps[0]["route"]]
+        a, b = ROUTE_ENDS[route]
+        here = state.position(state.player)
+        there = b if here == a else a
+        return (f"First fly {B.colours[B.route_colour[route]]} {steps[0]['route']} "
+                f"{B.nest_ids[here]}->{B.nest_ids[there]}",)
+
+    def typing_help(self, state: State) -> list[str]:
+        return [
+            "At the set-up prompt: each nest and its tiles, e.g. 'A bbbs B bbbg ...' (b berry, s silver ring,",
+            "  g gold ring).",
+            f"At a roll prompt: the two faces of the colour dice, e.g. 'red magpie' or 'r m' ({', '.join(FACES)}).",
+            "At a choice: the number of a turn: where the magpie flies, what it takes, and after a magpie",
+            "  face whose berries it steals (stealing is optional).",
+        ]
+
     def coach(self, state: State) -> list[str]:
         assert isinstance(state, MagpiesState)
         if state.phase == "roll":

@@ -213,6 +213,21 @@ class EulenTextView(TextView):
                     text += "  [" + "; ".join(marks) + "]"
         return text
 
+    def choice_group(self, state: State, action: Action) -> tuple[str, ...]:
+        """Moves by die, then by owl."""
+        assert isinstance(state, EulenState)
+        if action.get("type") != "move" or not state.dice:
+            return ()
+        die = str(action["die"])
+        return (f"With the {die} die ({state.dice.get(die, '?')})", f"move {action['owl']} from {action['from']}")
+
+    def typing_help(self, state: State) -> list[str]:
+        return [
+            "At the roll prompt: the head, body and black eye dice in that order, e.g. '3 5 1' or '351'.",
+            "At a choice: the number of a move (which die moves which owl where), or of giving up a die that",
+            "  no order of the turn's remaining dice lets move.",
+        ]
+
     @staticmethod
     def _as_move(state: EulenState, action: Action) -> Move | None:
         for move in state.moves(action["die"]):
