@@ -203,6 +203,19 @@ class TerminalReferee:
             self.say(f"Refused: {reply!r} cannot be read here; type 'help' for what to type.")
         return "again"
 
+    def typed(self, prompt: str, state: State) -> tuple[str | None, Any]:
+        """The next typed line to read as a move, or (None, what to return instead): None at the end of
+        input, 'again' after a line refused as it stands, a command's result ('redraw', ...)."""
+        reply = self.ask(prompt)
+        if reply is None:
+            return None, None
+        if self.refused(reply):
+            return None, "again"
+        command = self.command(reply, state)
+        if command is not None:
+            return None, command
+        return reply, None
+
     def next_action(self, state: State):
         """The next action, or 'again'/'redraw' after a command, or None to stop."""
         if self.auto:
@@ -218,14 +231,9 @@ class TerminalReferee:
         hint = f" (e.g. {example})" if example else ""
         setup = request is not None and request.kind == "setup"
         prompt = (request.prompt if request else "Chance") + hint
-        reply = self.ask(prompt + (" ['roll' for a random set-up]: " if setup else " ['roll' to roll for you]: "))
+        reply, instead = self.typed(prompt + (" ['roll' for a random set-up]: " if setup else " ['roll' to roll for you]: "), state)
         if reply is None:
-            return None
-        if self.refused(reply):
-            return "again"
-        command = self.command(reply, state)
-        if command is not None:
-            return command
+            return instead
         if reply == "":
             what = "the set-up" if setup else "the dice as they lie on the table"
             shown = f", e.g. '{example}'" if example else ""
@@ -248,14 +256,9 @@ class TerminalReferee:
         self._reshow = False
         menu = self._menu
         only = len(menu.actions) == 1
-        reply = self.ask("Press Enter to confirm: " if only else "Your choice: ")
+        reply, instead = self.typed("Press Enter to confirm: " if only else "Your choice: ", state)
         if reply is None:
-            return None
-        if self.refused(reply):
-            return "again"
-        command = self.command(reply, state)
-        if command is not None:
-            return command
+            return instead
         if only and reply == "":
             return menu.actions[0]
         word = reply.lower()
