@@ -86,7 +86,8 @@ cv2.imwrite("board.png", frame.image)
 print(json.dumps({r: v for r, v in truth.scene.items() if v}))
 """
 DEMO_SCENE = """
-from companion.app.demo import DemoScript, renderer_for
+from companion.app.demo import DemoScript
+from companion.app.demo_render import renderer_for
 script = DemoScript.load()
 lazy = renderer_for(script)
 frame = lazy(script, 1)

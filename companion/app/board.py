@@ -1,8 +1,5 @@
-"""The board on camera, for the app (no Kivy import): which board map, and its pose frame by frame.
+"""The board on camera, for the app (no Kivy import): its pose frame by frame, then the dice.
 
-- :func:`board_map_for` -- the game's reference map ``calibration/boards/<game>.json`` through
-  :func:`companion.vision.boardmap.load_user_map`, so the family's fitted map (``teach the board``)
-  wins when it is sound; ``None`` (with the reason) for a game without a map.
 - :class:`CameraRecognizer` -- what the recognition worker runs on a real camera's frames: the
   board pose (:class:`companion.vision.pose.BoardTracker`) of the current game's board, then the
   dice. It reports ``board`` (the pose status in plain words: "board found", "board not in view",
@@ -17,75 +14,14 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from companion.data import bundled
+from companion.app.calibration import BoardInfo, board_map_for, load_registry
 
-BOARDS_DIR = bundled("calibration", "boards")
-CAMERAS_DIR = bundled("calibration", "cameras")
 USABLE = ("board found", "markers partly hidden")
-
-
-@dataclass
-class BoardInfo:
-    game: str
-    map: Any  # BoardMap
-    source: str  # "fitted map" | "reference map ..." (boardmap.MapSource's words)
-    message: str
-
-    def geometry(self) -> dict[str, tuple[float, float]]:
-        """Region id -> centre in board mm (what the overlays mark)."""
-        return {r.id: (float(r.center_mm[0]), float(r.center_mm[1])) for r in self.map.regions}
-
-
-def reference_map_path(game: str, boards_dir: str | Path | None = None) -> Path:
-    return Path(boards_dir or BOARDS_DIR) / f"{game}.json"
-
-
-def board_map_for(game: str, user_dir: str | Path | None = None, boards_dir: str | Path | None = None
-                  ) -> tuple[BoardInfo | None, str]:
-    """(the map readers should use, "") or (None, why not) -- never raises."""
-    from companion.vision.boardmap import BoardMapError, load_board_map, load_user_map
-
-    path = reference_map_path(game, boards_dir)
-    if not path.is_file():
-        return None, f"no board map for {game} ({path.name} is missing)"
-    try:
-        reference = load_board_map(path)
-    except BoardMapError as exc:
-        return None, f"the board map {path.name} is damaged: {exc.reason}"
-    user = load_user_map(reference, user_dir)
-    return BoardInfo(game, user.map, user.source.value, user.message), ""
-
-
-def camera_profiles(user_dir: str | Path | None = None, cameras_dir: str | Path | None = None) -> list[Path]:
-    """The camera profiles to choose from: ``calibration/cameras/*.json`` and ``<data>/cameras/*.json``."""
-    found: list[Path] = []
-    for folder in (Path(cameras_dir or CAMERAS_DIR), Path(user_dir) / "cameras" if user_dir else None):
-        if folder is not None and folder.is_dir():
-            found += sorted(folder.glob("*.json"))
-    return found
-
-
-def load_camera_profile(path: str | Path | None) -> tuple[Any, str]:
-    """(the camera profile, "") or (None, why not in plain words: the app goes on without undistortion).
-    ``None`` / ``""``: no profile, no message. Never raises."""
-    if not path:
-        return None, ""
-    from companion.app.i18n import tr
-    from companion.vision.intrinsics import CalibrationError, CameraProfile
-
-    path = Path(path)
-    if not path.is_file():
-        return None, tr("camera:profile_missing", path=str(path))
-    try:
-        return CameraProfile.load(path), ""
-    except CalibrationError as exc:
-        return None, tr("camera:profile_bad", name=path.name, reason=str(exc).split(": ", 1)[-1])
 
 
 def is_usable(status: str) -> bool:
@@ -169,8 +105,6 @@ class CameraRecognizer:
             except GameError:  # not a game of the box (a board map only): every kind
                 self.dice.set_kinds(())
         if hasattr(self.dice, "set_registry"):
-            from companion.app.setup_flow import load_registry
-
             self.dice.set_registry(load_registry(self.user_dir, wanted[0]))
         info, why = board_map_for(wanted[0], self.user_dir, self.boards_dir)
         self._info, self._why = info, why

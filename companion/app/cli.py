@@ -73,7 +73,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     if args.exit_after_game and autoplay is None:
         autoplay = 0.0
     if args.camera_profile:
-        from companion.app.board import load_camera_profile
+        from companion.app.calibration import load_camera_profile
 
         _profile, why = load_camera_profile(args.camera_profile)
         if why:  # said here too (the app shows it on its home screen and goes on without lens correction)

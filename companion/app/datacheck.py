@@ -48,7 +48,7 @@ def _dice_registries(root: Path) -> list[str]:
 
 
 def _fitted_maps(root: Path) -> list[str]:
-    from companion.app.board import reference_map_path
+    from companion.app.calibration import reference_map_path
     from companion.vision.boardmap import BoardMapError, MapSource, load_board_map, load_user_map
 
     notices = []

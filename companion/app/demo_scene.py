@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import cv2
 import numpy as np
 
-from companion.app.board import reference_map_path
+from companion.app.calibration import reference_map_path
 from companion.app.demo import FRAME_SIZE, DemoScript, demo_homography
 from companion.referee.dice import dice_values
 from companion.referee.eagle_kingdoms import scene_from_state

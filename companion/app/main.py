@@ -18,10 +18,12 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n, overlay, paths, theme
-from companion.app.board import CameraRecognizer, camera_profiles, is_usable, load_camera_profile
+from companion.app.board import CameraRecognizer, is_usable
+from companion.app.calibration import camera_profiles, load_camera_profile
 from companion.app.controller import Controller
 from companion.app.datacheck import data_folder_notices
-from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography, renderer_for
+from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography
+from companion.app.demo_render import renderer_for
 from companion.app.i18n import tr
 from companion.app.screens import (
     EndScreen,

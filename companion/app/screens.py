@@ -162,7 +162,7 @@ class SetupScreen(Screen):
     # --- tap the four corners (no marker found) ----------------------------------------------------------------
     def start_corners(self) -> bool:
         """Tap the board's four corners on the picture: the fallback when the markers cannot be found."""
-        from companion.app.board import board_map_for
+        from companion.app.calibration import board_map_for
         from companion.app.setup_flow import CornerTapping
 
         app = App.get_running_app()

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.app.board import reference_map_path
+from companion.app.calibration import reference_map_path, registry_path
 from companion.app.i18n import language, tr
 from companion.referee.dice import READER_KIND, dice_told_apart, usual_roll
 
@@ -32,25 +32,6 @@ def dice_roles(game_name: str) -> list[tuple[str, str]]:
     from companion.games.registry import load_game
 
     return usual_roll(load_game(game_name).game_class)
-
-
-def registry_path(user_dir: str | Path, game: str) -> Path:
-    return Path(user_dir) / "dice" / f"{game}.json"
-
-
-def load_registry(user_dir: str | Path | None, game: str | None):
-    """The family's registered dice of ``game`` (a DieRegistry) or None (none saved, or unreadable)."""
-    if user_dir is None or game is None:
-        return None
-    path = registry_path(user_dir, game)
-    if not path.is_file():
-        return None
-    from companion.vision.registry import DieRegistry
-
-    try:
-        return DieRegistry.load(path)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 class DiceRegistration:

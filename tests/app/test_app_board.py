@@ -13,9 +13,10 @@ import pytest
 from journal_tools import as_format_1
 
 from companion.app import overlay
-from companion.app.board import CameraRecognizer, board_map_for, reference_map_path
+from companion.app.board import CameraRecognizer
+from companion.app.calibration import board_map_for, load_registry, reference_map_path
 from companion.app.controller import Controller
-from companion.app.setup_flow import BoardTeaching, DiceRegistration, dice_roles, load_registry
+from companion.app.setup_flow import BoardTeaching, DiceRegistration, dice_roles
 from companion.app.worker import RecognitionWorker
 from companion.vision.boardmap import MapSource, load_board_map, load_user_map
 
@@ -211,7 +212,8 @@ def test_worker_caps_its_rate_and_runs_below_the_ui_priority():
 
 
 def test_demo_draws_the_real_scene_one_step_ahead():
-    from companion.app.demo import DemoScript, demo_homography, renderer_for
+    from companion.app.demo import DemoScript, demo_homography
+    from companion.app.demo_render import renderer_for
     from companion.app.demo_scene import SceneRenderer
     from companion.vision.pose import estimate_pose
 
@@ -370,7 +372,7 @@ def test_tapped_corners_find_the_board_without_markers_until_the_picture_changes
 
 
 def test_camera_profile_is_loaded_or_explained_and_reaches_the_pose_stage(scene, tmp_path):
-    from companion.app.board import camera_profiles, load_camera_profile
+    from companion.app.calibration import camera_profiles, load_camera_profile
     from companion.app.i18n import tr
     from companion.vision.intrinsics import CameraProfile
 

@@ -80,7 +80,7 @@ def test_theme_values_unlike_their_defaults_are_skipped_and_named(tmp_path, monk
 
 
 def test_damaged_profiles_registries_and_maps_are_named(tmp_path):
-    from companion.app.board import reference_map_path
+    from companion.app.calibration import reference_map_path
     from companion.vision.boardmap import load_board_map, save_fitted_map
     from companion.vision.intrinsics import CameraProfile
     from companion.vision.registry import DieRegistry

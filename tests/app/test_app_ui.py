@@ -297,7 +297,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         import cv2
         import numpy as np
 
-        from companion.app.board import reference_map_path
+        from companion.app.calibration import reference_map_path
         from companion.app.demo import demo_homography
         from companion.vision.boardmap import load_board_map
         from companion.workshop.boards.synth_table import random_homography, render_scene
