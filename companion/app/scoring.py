@@ -1,8 +1,11 @@
-"""End-of-game scoring helpers of the app, without any UI: "score my tiles" (Mighty Magpies) and
-"score a kingdom" (Eagle Kingdoms), by hand or read from a camera picture.
+"""End-of-game scoring of the app, without any UI: "score my tiles" (Mighty Magpies) and "score a
+kingdom" (Eagle Kingdoms), by hand or read from a camera picture.
 
-The points are always the rules' own (``companion.games.*.rules`` through the referee's scanners);
-a reading that cannot be trusted gives no points and says why, never a guess.
+A :class:`Tally` holds the counts by kind that a scoring screen shows (each kept between none and what
+the box holds), reads them from a picture, and says the total. The points are always the rules' own
+(``companion.games.*.rules`` through the referee's scanners, :mod:`companion.referee.kingdom_scan` and
+:mod:`companion.referee.tile_scan`); a reading that cannot be trusted gives no points and says why,
+never a guess. The screens only show.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from companion.app.i18n import tr
 
 TILE_KINDS = ("berry", "silver", "gold")
 
@@ -49,16 +54,93 @@ def read_kingdom(image: np.ndarray | None, reader=None) -> Reading:
     if image is None:
         return Reading(False, "no picture")
     try:
-        from companion.games.eagle_kingdoms.rules import NK
-        from companion.referee.eagle_kingdoms import KIND_OF_LABEL
-        from companion.referee.kingdom_scan import scan_kingdom
+        from companion.referee.kingdom_scan import counts_of, scan_kingdom
 
         result = scan_kingdom(image, reader)
     except Exception as exc:  # a missing model, a reader in progress: counting by hand goes on
         return Reading(False, f"{type(exc).__name__}: {exc}")
     if result.status != "ok":
         return Reading(False, result.status)
-    counts = [0] * NK
-    for value in result.values:
-        counts[KIND_OF_LABEL[value]] += 1
-    return Reading(True, "ok" if result.final else "unsure", counts, len(result.unsure))
+    return Reading(True, "ok" if result.final else "unsure", counts_of(result.values), len(result.unsure))
+
+
+class Tally:
+    """Counts by kind, by hand (``bump``) or read from a picture (``read``), and the rules' total in words.
+    Subclasses name the kinds and their limits, the total, the reader and what a reading tells the family."""
+
+    def __init__(self) -> None:
+        self.limits = [limit for _label, limit in self.kinds()]
+        self.counts = [0] * len(self.limits)
+        self.message = ""  # what the last reading could not do ("" when it was read)
+
+    def kinds(self) -> list[tuple[str, int]]:
+        """(label, most there can be) of each kind, in order, in the current language."""
+        raise NotImplementedError
+
+    def total_text(self) -> str:
+        raise NotImplementedError
+
+    def reading(self, image: np.ndarray | None) -> Reading:
+        raise NotImplementedError
+
+    def take(self, reading: Reading) -> None:
+        """Use a reading: its counts, and what to tell the family (``message``)."""
+        raise NotImplementedError
+
+    def bump(self, kind: int, delta: int) -> None:
+        self.counts[kind] = max(0, min(self.limits[kind], self.counts[kind] + delta))
+
+    def clear(self) -> None:
+        self.counts = [0] * len(self.limits)
+        self.message = ""
+
+    def read(self, image: np.ndarray | None) -> bool:
+        """Read the counts from a camera picture; what cannot be trusted is said, not guessed."""
+        reading = self.reading(image)
+        self.take(reading)
+        self.counts = [max(0, min(limit, int(c))) for c, limit in zip(self.counts, self.limits, strict=True)]
+        return reading.ok
+
+
+class KingdomTally(Tally):
+    """Score a kingdom without a game: the characters counted by kind (Eagle Kingdoms scoring)."""
+
+    def kinds(self) -> list[tuple[str, int]]:
+        from companion.referee.kingdom_scan import kinds
+
+        return kinds()
+
+    def total_text(self) -> str:
+        from companion.referee.kingdom_scan import total_of
+
+        total = total_of(self.counts)
+        return tr("tally:total", points=total.points, kingdoms=total.kingdoms, bonus=total.bonus)
+
+    def reading(self, image: np.ndarray | None) -> Reading:
+        return read_kingdom(image)
+
+    def take(self, reading: Reading) -> None:
+        if reading.ok:
+            self.counts = list(reading.counts)
+        self.message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+
+
+class TileTally(Tally):
+    """Score my tiles (Mighty Magpies): berries, silver and gold rings; ``young``: the variant for younger
+    children (every tile 1 point)."""
+
+    young = False
+
+    def kinds(self) -> list[tuple[str, int]]:
+        return [(tr(f"tiles:{kind}"), 99) for kind in TILE_KINDS]
+
+    def total_text(self) -> str:
+        return tr("tiles:total", points=tile_points(dict(zip(TILE_KINDS, self.counts, strict=True)), self.young))
+
+    def reading(self, image: np.ndarray | None) -> Reading:
+        return read_tiles(image)
+
+    def take(self, reading: Reading) -> None:
+        if reading.counts:
+            self.counts = list(reading.counts)
+        self.message = "" if reading.ok else tr("tiles:read_failed", reason=reading.message)

@@ -17,6 +17,7 @@ from kivy.uix.togglebutton import ToggleButton
 
 from companion.app import theme
 from companion.app.i18n import tr
+from companion.app.scoring import KingdomTally, Tally, TileTally
 from companion.games.core import GameError
 
 
@@ -500,39 +501,25 @@ class EndScreen(Screen):
 
 class CounterScreen(Screen):
     """A scoring screen of counts by kind: a - / count / + row per kind, the rules' total, and a reading
-    from the camera picture. Subclasses name the kinds, their limits, the total and the reader."""
+    from the camera picture. It shows its :class:`companion.app.scoring.Tally` (``tally``), which keeps
+    the counts, reads them and says the total."""
 
     total_text = StringProperty("")
     read_message = StringProperty("")
-
-    def kinds(self) -> list[tuple[str, int]]:
-        """(label, most there can be) of each kind, in order."""
-        raise NotImplementedError
-
-    def total(self, counts: list[int]) -> str:
-        raise NotImplementedError
-
-    def reading(self, image):
-        """A :class:`companion.app.scoring.Reading` of the picture."""
-        raise NotImplementedError
-
-    def take(self, reading) -> None:
-        """Use a reading: its counts and what to tell the family."""
-        raise NotImplementedError
+    tally_class: type = Tally
+    tally = None
 
     def on_pre_enter(self, *args):
-        kinds = self.kinds()
-        self.limits = [limit for _label, limit in kinds]
-        if len(getattr(self, "counts", ())) != len(kinds):
-            self.counts = [0] * len(kinds)
+        if self.tally is None:
+            self.tally = self.tally_class()
         grid = self.ids.rows
         grid.clear_widgets()
         self.count_labels = []
-        for k, (label, _limit) in enumerate(kinds):
+        for k, (label, _limit) in enumerate(self.tally.kinds()):
             grid.add_widget(Label(text=label, font_size=f"{theme.FONT_SIZE}sp"))
             minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
             minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
-            count = Label(text=str(self.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
+            count = Label(text=str(self.tally.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
             plus = Button(text="+", font_size=f"{theme.TITLE_SIZE}sp")
             plus.bind(on_release=lambda _b, k=k: self.bump(k, 1))
             self.count_labels.append(count)
@@ -541,76 +528,41 @@ class CounterScreen(Screen):
         self.update()
 
     def bump(self, k: int, delta: int) -> None:
-        self.counts[k] = max(0, min(self.limits[k], self.counts[k] + delta))
+        self.tally.bump(k, delta)
         self.update()
 
     def clear(self) -> None:
-        self.counts = [0] * len(self.limits)
-        self.read_message = ""
+        self.tally.clear()
         self.update()
 
     def read(self) -> bool:
-        """Read the counts from the camera picture; what cannot be trusted is said, not guessed."""
+        """Read the counts from the camera picture."""
         frame = App.get_running_app()._last_frame
-        reading = self.reading(frame.image if frame is not None else None)
-        self.take(reading)
-        self.counts = [max(0, min(limit, int(c))) for c, limit in zip(self.counts, self.limits, strict=True)]
+        ok = self.tally.read(frame.image if frame is not None else None)
         self.update()
-        return reading.ok
+        return ok
 
     def update(self) -> None:
-        if not hasattr(self, "count_labels"):
+        if self.tally is None or not hasattr(self, "count_labels"):
             return
-        for label, n in zip(self.count_labels, self.counts, strict=True):
+        for label, n in zip(self.count_labels, self.tally.counts, strict=True):
             label.text = str(n)
-        self.total_text = self.total(self.counts)
+        self.total_text = self.tally.total_text()
+        self.read_message = self.tally.message
 
 
 class TallyScreen(CounterScreen):
-    """Score a kingdom without a game: count the characters by hand, or read them (Eagle Kingdoms scoring)."""
+    """Score a kingdom without a game: count the characters by hand, or read them."""
 
-    def kinds(self) -> list[tuple[str, int]]:
-        from companion.games.eagle_kingdoms import rules as ek
-
-        self.ek = ek
-        return [(ek.kind_label(k), ek.COUNTS[k]) for k in range(len(ek.KINDS))]
-
-    def total(self, counts: list[int]) -> str:
-        kingdoms = self.ek.kingdoms_of(counts)
-        return tr("tally:total", points=self.ek.score_of(counts), kingdoms=kingdoms, bonus=kingdoms * self.ek.KINGDOM_BONUS)
-
-    def reading(self, image):
-        from companion.app.scoring import read_kingdom
-
-        return read_kingdom(image)
-
-    def take(self, reading) -> None:
-        if reading.ok:
-            self.counts = list(reading.counts)
-        self.read_message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+    tally_class = KingdomTally
 
 
 class TilesScreen(CounterScreen):
     """Score my tiles (Mighty Magpies): read from the camera picture, or counted by hand."""
 
-    def kinds(self) -> list[tuple[str, int]]:
-        from companion.app.scoring import TILE_KINDS
+    tally_class = TileTally
 
-        self.tile_kinds = TILE_KINDS
-        return [(tr(f"tiles:{kind}"), 99) for kind in TILE_KINDS]
-
-    def total(self, counts: list[int]) -> str:
-        from companion.app.scoring import tile_points
-
-        young = self.ids.young.state == "down"
-        return tr("tiles:total", points=tile_points(dict(zip(self.tile_kinds, counts, strict=True)), young))
-
-    def reading(self, image):
-        from companion.app.scoring import read_tiles
-
-        return read_tiles(image)
-
-    def take(self, reading) -> None:
-        if reading.counts:
-            self.counts = list(reading.counts)
-        self.read_message = "" if reading.ok else tr("tiles:read_failed", reason=reading.message)
+    def update(self) -> None:
+        if self.tally is not None:
+            self.tally.young = self.ids.young.state == "down"
+        super().update()

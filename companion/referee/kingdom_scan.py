@@ -22,7 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from companion.games.eagle_kingdoms.rules import KINGDOM_KINDS, NK, EagleKingdoms, kingdoms_of, score_of
+from companion.games.eagle_kingdoms.rules import (
+    COUNTS,
+    KINGDOM_BONUS,
+    KINGDOM_KINDS,
+    NK,
+    EagleKingdoms,
+    kind_label,
+    kingdoms_of,
+    score_of,
+)
 from companion.referee.eagle_kingdoms import KIND_OF_LABEL
 
 
@@ -49,12 +58,39 @@ class KingdomScore:
         }
 
 
-def score_values(values: Sequence[int | str]) -> tuple[int, int]:
-    """(score, complete kingdoms) of a list of stand labels, by the engine's scoring."""
+@dataclass(frozen=True)
+class KingdomTotal:
+    """A kingdom's points by the rules, and the share of them its complete kingdoms bring."""
+
+    points: int
+    kingdoms: int  # complete kingdoms (EK-SCORE-2)
+    bonus: int  # kingdoms x the kingdom bonus (included in points)
+
+
+def kinds() -> list[tuple[str, int]]:
+    """(label, how many the box holds) of each kind of character, in the rules' order (the counts' order)."""
+    return [(kind_label(k), COUNTS[k]) for k in range(NK)]
+
+
+def counts_of(values: Sequence[int | str]) -> list[int]:
+    """Stand labels (1-10, "jester") -> how many of each kind, in the rules' order."""
     counts = [0] * NK
     for v in values:
         counts[KIND_OF_LABEL[v]] += 1
-    return score_of(counts), kingdoms_of(counts)
+    return counts
+
+
+def total_of(counts: Sequence[int]) -> KingdomTotal:
+    """The points of one player's characters, counted by kind (EK-SCORE-1, EK-SCORE-2)."""
+    counts = list(counts)
+    kingdoms = kingdoms_of(counts)
+    return KingdomTotal(score_of(counts), kingdoms, kingdoms * KINGDOM_BONUS)
+
+
+def score_values(values: Sequence[int | str]) -> tuple[int, int]:
+    """(score, complete kingdoms) of a list of stand labels, by the engine's scoring."""
+    total = total_of(counts_of(values))
+    return total.points, total.kingdoms
 
 
 def scan_kingdom(image: np.ndarray, reader: Any = None) -> KingdomScore:
@@ -116,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-__all__ = ["KINGDOM_KINDS", "EagleKingdoms", "KingdomScore", "main", "scan_kingdom", "score_values"]
+__all__ = ["KINGDOM_KINDS", "EagleKingdoms", "KingdomScore", "KingdomTotal", "counts_of", "kinds", "main", "scan_kingdom",
+           "score_values", "total_of"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -110,12 +110,13 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         tally.bump(0, 1)
         tally.bump(0, ek.COUNTS[0] + 5)  # never more than the box holds
         tally.bump(1, -1)  # never fewer than none
-        assert tally.counts[:2] == [ek.COUNTS[0], 0] and tally.count_labels[0].text == str(ek.COUNTS[0])
-        kingdoms = ek.kingdoms_of(tally.counts)
-        assert tally.total_text == tr("tally:total", points=ek.score_of(tally.counts), kingdoms=kingdoms,
+        counts = tally.tally.counts
+        assert counts[:2] == [ek.COUNTS[0], 0] and tally.count_labels[0].text == str(ek.COUNTS[0])
+        kingdoms = ek.kingdoms_of(counts)
+        assert tally.total_text == tr("tally:total", points=ek.score_of(counts), kingdoms=kingdoms,
                                       bonus=kingdoms * ek.KINGDOM_BONUS)
         tally.clear()
-        assert sum(tally.counts) == 0
+        assert sum(tally.tally.counts) == 0
         app.go("tiles")
         tiles.bump(1, 2)
         assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))

@@ -1,0 +1,54 @@
+"""The scoring screens' tallies (no Kivy): counts kept within what the box holds, the rules' totals,
+and a reading that cannot be trusted said, never guessed."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.app.i18n import tr
+from companion.app.scoring import KingdomTally, Reading, TileTally, tile_points
+from companion.games.eagle_kingdoms import rules as ek
+from companion.referee.kingdom_scan import counts_of, kinds, total_of
+
+
+@pytest.mark.rules("EK-SCORE-1", "EK-SCORE-2")
+def test_kingdom_total_is_the_rules_score_with_its_bonus():
+    one_of_each = counts_of(list(range(1, 11)) + ["jester"])
+    total = total_of(one_of_each)
+    assert (total.points, total.kingdoms, total.bonus) == (ek.score_of(one_of_each), 1, ek.KINGDOM_BONUS)
+    assert total_of(counts_of([10, 10, 9, "jester"])) == type(total)(29, 0, 0)
+    assert [limit for _label, limit in kinds()] == list(ek.COUNTS)
+
+
+def test_kingdom_tally_keeps_counts_within_the_box_and_says_the_total():
+    tally = KingdomTally()
+    tally.bump(0, 1)
+    tally.bump(0, ek.COUNTS[0] + 5)  # never more than the box holds
+    tally.bump(1, -1)  # never fewer than none
+    assert tally.counts[:2] == [ek.COUNTS[0], 0]
+    kingdoms = ek.kingdoms_of(tally.counts)
+    assert tally.total_text() == tr("tally:total", points=ek.score_of(tally.counts), kingdoms=kingdoms,
+                                    bonus=kingdoms * ek.KINGDOM_BONUS)
+    tally.clear()
+    assert sum(tally.counts) == 0
+
+
+def test_kingdom_tally_takes_a_reading_and_says_when_it_is_unsure_or_failed(monkeypatch):
+    tally = KingdomTally()
+    counts = [1] * len(tally.limits)
+    monkeypatch.setattr(tally, "reading", lambda image: Reading(True, "unsure", counts, 1))
+    assert tally.read(None) and tally.counts == counts
+    assert tally.message == tr("tally:read_failed", reason="unsure")
+    monkeypatch.setattr(tally, "reading", lambda image: Reading(False, "too dark"))
+    assert not tally.read(None) and tally.counts == counts  # a failed reading keeps the counts
+    assert tally.message == tr("tally:read_failed", reason="too dark")
+    assert not KingdomTally().read(None)  # no picture: said
+
+
+def test_tile_tally_scores_by_the_rules_and_the_young_variant():
+    tally = TileTally()
+    tally.bump(1, 2)
+    assert tally.total_text() == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))
+    tally.young = True
+    assert tally.total_text() == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
+    assert not tally.read(None) and tally.message == tr("tiles:read_failed", reason="no picture")
