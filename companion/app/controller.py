@@ -34,7 +34,17 @@ from companion.games.core import Action, GameError, IllegalAction, InvalidAction
 from companion.games.registry import GameModule, available_games, load_game
 from companion.inputs import typed_problem
 from companion.journal import Journal, JournalError, Session, describe_damage, game_of
-from companion.referee.dice import DieSpec, DieValue, is_new_roll, played_dice, read_roll, wanted_dice
+from companion.referee.dice import (
+    DieSpec,
+    DieValue,
+    entered_dice,
+    is_new_roll,
+    played_dice,
+    read_roll,
+    roll_action,
+    wanted_dice,
+    with_correction,
+)
 
 MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
@@ -448,11 +458,6 @@ class Controller:
         except Exception:
             return json.dumps(action)
 
-    def dice_action(self, values: list[DieValue]) -> Action:
-        """The chance action for these dice, in the order of the chance request (InvalidAction for a face
-        a die does not have)."""
-        return self.state.chance_action([d.value for d in values])
-
     # manual dice entry: tap a face for each die in turn
     def entry(self) -> list[DieValue]:
         return list(self._entry)
@@ -461,9 +466,8 @@ class Controller:
         specs = self.dice_specs()
         if not specs or not 0 <= die_index < len(specs):
             return None
-        while len(self._entry) < len(specs):
-            spec = specs[len(self._entry)]
-            self._entry.append(DieValue(spec.kind, spec.role, None, source="manual"))
+        if len(self._entry) < len(specs):
+            self._entry += entered_dice(specs[len(self._entry):], [None] * (len(specs) - len(self._entry)))
         self._entry[die_index].value = value
         self._entry[die_index].source = "manual"
         self.emit("entry", self.entry())
@@ -476,12 +480,11 @@ class Controller:
         if len(values) != len(specs):
             self.say("warn", tr("table:dice_count", expected=len(specs), got=len(values)))
             return None
-        dice = [DieValue(s.kind, s.role, v, source="manual") for s, v in zip(specs, values, strict=True)]
-        return self._propose_dice(dice, "manual")
+        return self._propose_dice(entered_dice(specs, values), "manual")
 
     def _propose_dice(self, dice: list[DieValue], source: str) -> Proposal | None:
         try:
-            action = self.dice_action(dice)
+            action = roll_action(self.state, dice)
         except GameError as exc:
             shown = " ".join(self.face_label(d.value) for d in dice)
             self.say("warn", self._unreadable(shown, exc, dice=True), getattr(exc, "rule_id", None))
@@ -498,12 +501,7 @@ class Controller:
         """Tap a die of the proposal and give its true face."""
         if not self.proposal or not 0 <= index < len(self.proposal.dice):
             return None
-        dice = [DieValue(**vars(d)) for d in self.proposal.dice]
-        dice[index].value = value
-        dice[index].uncertain = False
-        dice[index].confidence = 1.0
-        dice[index].source = "corrected"
-        return self._propose_dice(dice, "corrected")  # the family's word: later camera readings do not override it
+        return self._propose_dice(with_correction(self.proposal.dice, index, value), "corrected")
 
     def choose(self, index: int) -> Proposal | None:
         choices = self.choices()

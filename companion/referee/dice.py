@@ -11,6 +11,9 @@ the benchmarks alike:
   unclear extra finds set aside), or why the roll is not complete;
 - :func:`is_new_roll` -- whether readings seen while no roll was wanted are a new throw (to read again
   when one is) or the dice just played, still lying there;
+- :func:`entered_dice` / :func:`with_correction` -- dice the family entered by hand, or one die of a
+  reading corrected by them (their word: sure, and no longer the camera's);
+- :func:`roll_action` -- the dice of a roll -> the engine's chance action (``State.chance_action``);
 - :func:`dice_values` -- the faces in a chance action, in its own order.
 
 Roles are never given silently: dice that must be told apart (Verzauberte Eulen's head, body and eye)
@@ -188,6 +191,28 @@ def set_aside_unclear_extras(found: Sequence[Mapping[str, Any]], kinds: Sequence
     return kept, set_aside
 
 
+def entered_dice(specs: Sequence[DieSpec], values: Sequence[Face | None], source: str = "manual") -> list[DieValue]:
+    """The wanted dice with the faces the family entered (``None``: not entered yet)."""
+    return [DieValue(s.kind, s.role, v, source=source) for s, v in zip(specs, values, strict=True)]
+
+
+def with_correction(dice: Sequence[DieValue], index: int, value: Face) -> list[DieValue]:
+    """A copy of a roll with die ``index`` given its true face by the family: sure, and marked corrected
+    (later camera readings do not override it)."""
+    out = [DieValue(**vars(d)) for d in dice]
+    out[index].value = value
+    out[index].uncertain = False
+    out[index].confidence = 1.0
+    out[index].source = "corrected"
+    return out
+
+
+def roll_action(state: State, dice: Sequence[DieValue]) -> Action:
+    """The chance action of these dice, in the order of the chance request (``InvalidAction`` for a wrong
+    count, or a face a die does not have)."""
+    return state.chance_action([d.value for d in dice])
+
+
 def played_dice(specs: Sequence[DieSpec], action: Action) -> list[tuple[str, str]]:
     """(kind, face) of each die of a chance action (none for a set-up: no dice wanted)."""
     return [(spec.kind, str(value)) for spec, value in zip(specs, dice_values(action), strict=False)]
@@ -224,6 +249,6 @@ def dice_values(action: Action) -> list[Any]:
 
 __all__ = [
     "GAME_KIND", "READER_KIND", "DieSpec", "DieValue", "RollReading", "assign_roles", "dice_told_apart",
-    "dice_values", "in_game_terms", "is_new_roll", "played_dice", "read_roll", "reader_kinds",
-    "set_aside_unclear_extras", "usual_roll", "wanted_dice",
+    "dice_values", "entered_dice", "in_game_terms", "is_new_roll", "played_dice", "read_roll", "reader_kinds",
+    "roll_action", "set_aside_unclear_extras", "usual_roll", "wanted_dice", "with_correction",
 ]

@@ -6,16 +6,20 @@ import random
 
 import pytest
 
+from companion.games.core import InvalidAction
 from companion.games.registry import load_game
 from companion.referee.dice import (
     dice_told_apart,
     dice_values,
+    entered_dice,
     in_game_terms,
     is_new_roll,
     read_roll,
     reader_kinds,
+    roll_action,
     usual_roll,
     wanted_dice,
+    with_correction,
 )
 
 
@@ -124,3 +128,18 @@ def test_kinds_between_the_games_and_the_reader():
     assert in_game_terms({"kind": "magpie", "value": "red"})["kind"] == "colour"
     assert usual_roll(load_game("verzauberte-eulen").game_class)[0][0] == "head"
     assert usual_roll(load_game("eagle-kingdoms").game_class) == [("die 1", "d6"), ("die 2", "d6")]
+
+
+def test_entered_and_corrected_dice_become_the_engines_roll():
+    state = _owls_at_roll()
+    specs = wanted_dice(state)
+    entered = entered_dice(specs, [3, 5, 1])
+    assert [(d.role, d.value, d.source) for d in entered] == [("head", 3, "manual"), ("body", 5, "manual"), ("eye", 1, "manual")]
+    assert roll_action(state, entered) == state.chance_action([3, 5, 1])
+    read = read_roll(specs, [_reading("d6", v, x, uncertain=x == 60) for v, x in ((3, 20), (4, 60), (1, 100))]).dice
+    fixed = with_correction(read, 1, 5)
+    assert (fixed[1].value, fixed[1].uncertain, fixed[1].confidence, fixed[1].source) == (5, False, 1.0, "corrected")
+    assert read[1].value == 4 and read[1].source == "camera"  # the reading itself is kept as it was
+    assert roll_action(state, fixed) == roll_action(state, entered)
+    with pytest.raises(InvalidAction):
+        roll_action(state, entered_dice(specs, [3, 5, 9]))  # no die has a 9
