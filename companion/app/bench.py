@@ -32,23 +32,24 @@ def main(argv=None) -> int:
 
     from companion.app.board import CameraRecognizer
     from companion.app.main import CompanionApp
-    from companion.app.worker import DiceRecognizer, RecognitionWorker
+    from companion.app.worker import DiceRecognizer
 
     app = CompanionApp(source="demo", data_dir=None)
     app._run_prepare()
     EventLoop.idle()
     cold = time.perf_counter() - T0
     app.start_demo()
+    session = app.session
     if not args.demo_recognizer:  # a real camera's cost on the worker thread: board pose, then the dice reader
-        app.worker.stop()
         real = CameraRecognizer(app.controller.root, DiceRecognizer())
-        real.set_game(app.demo_script.module.name)
+        real.set_game(session.demo.script.module.name)
 
         def recognize(image, meta):
             result = real(image, meta)
             return {"status": result.get("status") or result.get("error", "")}
 
-        app.worker = RecognitionWorker(recognize, app._deliver).start()
+        session.worker.recognize = recognize  # from the next frame on
+    recognized0 = session.worker.processed
     frames0, t, cpu0 = app.preview_frames, time.perf_counter(), time.thread_time()
     while time.perf_counter() - t < args.seconds:
         EventLoop.idle()
@@ -57,8 +58,8 @@ def main(argv=None) -> int:
     fps = (app.preview_frames - frames0) / elapsed
     frames = max(1, app.preview_frames - frames0)
     result = {"cold_start_s": round(cold, 2), "preview_fps": round(fps, 1),
-              "ui_cpu_ms_per_frame": round(cpu * 1000 / frames, 2), "recognitions": app.worker.processed,
-              "recognition_ms": round(app.worker.last_ms, 1),
+              "ui_cpu_ms_per_frame": round(cpu * 1000 / frames, 2), "recognitions": session.worker.processed - recognized0,
+              "recognition_ms": round(session.worker.last_ms, 1),
               "overlay_redraws": app.sm.get_screen("table").ids.preview.overlay_uploads, "seconds": round(elapsed, 1)}
     app.stop()
     print(json.dumps(result))

@@ -140,22 +140,23 @@ class SetupScreen(Screen):
     def show_profiles(self) -> None:
         app = App.get_running_app()
         self._profiles = {tr("setup:profile_none"): ""}
-        for path in app.camera_profiles():
+        session = app.session
+        for path in session.profiles():
             self._profiles[path.stem] = str(path)
         spinner = self.ids.profile
         spinner.values = list(self._profiles)
-        current = next((k for k, v in self._profiles.items() if v and v == app.camera_profile_path), None)
-        if current is None and app.camera_profile_path:  # given on the command line, from elsewhere
-            current = Path(app.camera_profile_path).stem
-            self._profiles[current] = app.camera_profile_path
+        current = next((k for k, v in self._profiles.items() if v and v == session.profile_path), None)
+        if current is None and session.profile_path:  # given on the command line, from elsewhere
+            current = Path(session.profile_path).stem
+            self._profiles[current] = session.profile_path
         spinner.text = current or tr("setup:profile_none")
-        self.profile_text = app.camera_notice or (tr("setup:profile_used", name=app.camera_profile_name)
-                                                  if app.camera_profile is not None else tr("setup:profile_off"))
+        self.profile_text = session.profile_notice or (tr("setup:profile_used", name=session.profile_name)
+                                                       if session.profile is not None else tr("setup:profile_off"))
 
     def choose_profile(self, label: str) -> None:
         app = App.get_running_app()
         path = getattr(self, "_profiles", {}).get(label)
-        if path is None or path == app.camera_profile_path:
+        if path is None or path == app.session.profile_path:
             return
         app.set_camera_profile(path)
         self.show_profiles()
@@ -170,14 +171,14 @@ class SetupScreen(Screen):
         game = self._game()
         if game is None:
             return False
-        if app._last_frame is None:
+        if app.session.frame is None:
             self.flow, self.flow_text = "", tr("setup:corners_no_picture")
             return False
         info, why = board_map_for(game, app.controller.root)
         if info is None:
             self.flow, self.flow_text = "", why
             return False
-        self.corners = CornerTapping(info.map, app.camera_profile if not app.source_is_demo else None)
+        self.corners = CornerTapping(info.map, app.session.lens)
         self.flow, self.flow_text = "corners", self.corners.prompt()
         app.redraw_overlay()
         return True
@@ -204,10 +205,9 @@ class SetupScreen(Screen):
         game = self._game()
         if game is None:
             return False
-        frame = app._last_frame
+        frame = app.session.frame
         try:
-            self.teaching = BoardTeaching(game, app.controller.root,
-                                          camera=app.camera_profile if not app.source_is_demo else None)
+            self.teaching = BoardTeaching(game, app.controller.root, camera=app.session.lens)
         except Exception as exc:  # no board map for this game, or a damaged one: said in plain words
             self.flow, self.flow_text = "", str(exc)
             return False
@@ -265,8 +265,8 @@ class SetupScreen(Screen):
         app = App.get_running_app()
         if self.flow != "dice" or self.registration is None:
             return False
-        frame = app._last_frame
-        obs = app._last_observation
+        frame = app.session.frame
+        obs = app.session.observation
         ok, self.flow_text = self.registration.capture(frame.image if frame else None, obs.get("dice") or obs.get("live") or [])
         if self.registration.done:
             self.flow = ""
@@ -537,7 +537,7 @@ class CounterScreen(Screen):
 
     def read(self) -> bool:
         """Read the counts from the camera picture."""
-        frame = App.get_running_app()._last_frame
+        frame = App.get_running_app().session.frame
         ok = self.tally.read(frame.image if frame is not None else None)
         self.update()
         return ok

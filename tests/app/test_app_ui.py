@@ -129,7 +129,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         # --- set-up: the live indicator, teach the board on the demo's picture (real markers), the dice ----------
         app.go("setup")
         setup = app.sm.get_screen("setup")
-        pump(lambda: app.board_found and app._last_frame is not None, what="the board found")
+        pump(lambda: app.board_found and app.session.frame is not None, what="the board found")
         assert setup.ids.indicator.text == tr("setup:board_found")
         setup.ids.teach.dispatch("on_release")
         assert setup.flow == "teach", setup.flow_text
@@ -169,8 +169,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
 
         # --- the demo game: the first proposal arrives from the worker thread via the Clock -------------------
         home.ids.demo.dispatch("on_release")
-        assert app.sm.current == "table" and app.demo_game
-        script = app.demo_script
+        assert app.sm.current == "table" and app.session.demo.following
+        script = app.session.demo.script
         pump(lambda: ctl.proposal is not None, what="the camera's first proposal")
         assert ctl.proposal.source == "camera" and ctl.proposal.action == script.truth(0)
         assert table.has_proposal and table.ids.confirm.text == "Confirm"
@@ -178,10 +178,10 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         preview = table.ids.preview
         pump(lambda: preview.overlay_key is not None, what="the overlay")
         uploads, overlays = preview.uploads, preview.overlay_uploads
-        import companion.app.main as app_main
+        import companion.app.camera_session as camera_session
 
         looked_up = []
-        monkeypatch.setattr(app_main, "board_geometry", lambda name: looked_up.append(name) or {})
+        monkeypatch.setattr(camera_session, "board_geometry", lambda name: looked_up.append(name) or {})
         pump(lambda: preview.uploads >= uploads + 5, what="preview frames")
         assert preview.overlay_uploads == overlays
         assert looked_up == []  # the demo board's geometry is read once per game, not per frame
@@ -311,9 +311,9 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert table.ids.tap_corners.opacity == 0  # the demo finds its board: no corners to tap
         app.open_source(f"images:{tmp_path / 'frames'}")
         app.go("setup")
-        pump(lambda: app._pose_H is not None, timeout=30, what="the tracked board pose")
+        pump(lambda: app.session.board.homography is not None, timeout=30, what="the tracked board pose")
         assert app.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
-        H, geometry = app.board_view()
+        H, geometry = app.session.board_view()
         corners = board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64)
         seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
         assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
@@ -335,7 +335,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         lean_short = tr("camera:lean_short", angle=round(app.view_angle))
 
         def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
-            app._draw(app._last_frame)
+            app._draw(app.session.frame)
             return (table.ids.preview.overlay_key or (None,) * 4)[3] == lean_short
 
         pump(advised, what="the short advice over the table's picture")
@@ -360,8 +360,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         for corner in cv2.perspectiveTransform(board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2):
             assert _tap(setup.ids.preview, *corner)
         assert setup.flow == "" and setup.flow_text == tr("setup:corners_done")
-        frame = app._last_frame  # a still picture: hand it to the worker again, as a camera's next frame would be
-        app.worker.submit(ctl.generation, frame.image, frame.meta, time.monotonic())
+        frame = app.session.frame  # a still picture: hand it to the worker again, as a camera's next frame would be
+        app.session.worker.submit(ctl.generation, frame.image, frame.meta, time.monotonic())
         pump(lambda: app.board_found, timeout=30, what="the board found from the tapped corners")
         assert app.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
 
@@ -371,17 +371,17 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
 
         (tmp_path / "bad.json").write_text("{damaged")
         notice = app.set_camera_profile(str(tmp_path / "bad.json"))
-        assert "bad.json" in notice and app.camera_profile is None and app.sm.get_screen("home").message == notice
+        assert "bad.json" in notice and app.session.profile is None and app.sm.get_screen("home").message == notice
         CameraProfile("desk-cam", (960, 720), np.array([[800.0, 0, 480], [0, 800.0, 360], [0, 0, 1]]), np.zeros(5)).save(data / "cameras")
         app.go("home")
         app.go("setup")
         assert "desk-cam" in setup.ids.profile.values and setup.ids.profile.text == tr("setup:profile_none")
         setup.ids.profile.text = "desk-cam"
-        assert app.camera_profile.name == "desk-cam" and app.camera_recognizer.camera is app.camera_profile
+        assert app.session.profile.name == "desk-cam" and app.session.recognizer.camera is app.session.profile
         assert setup.profile_text == tr("setup:profile_used", name="desk-cam")
         assert paths.load_settings(data)["camera_profile"].endswith("desk-cam.json")
         setup.ids.profile.text = tr("setup:profile_none")
-        assert app.camera_profile is None and paths.load_settings(data)["camera_profile"] == ""
+        assert app.session.profile is None and paths.load_settings(data)["camera_profile"] == ""
 
         # --- a real camera: a roll can be read again (the camera reports each roll once) --------------------------
         from companion.app.demo import DemoScript
@@ -393,15 +393,15 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         app.go("table")
         EventLoop.idle()
         buttons = [w for w in table.ids.entry.walk() if getattr(w, "text", None) == tr("table:read_again")]
-        assert len(buttons) == 1 and app.camera_recognizer.dice._read_again_after is None
+        assert len(buttons) == 1 and app.session.recognizer.dice._read_again_after is None
         buttons[0].dispatch("on_release")
-        assert app.camera_recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
+        assert app.session.recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
         assert ctl.vision_status == tr("table:reading_again")
 
         # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
-        app.grabber = FrameGrabber(_Lost()).start()
-        app._lost_reported = False
-        pump(lambda: app._lost_reported, what="the lost camera")
+        app.session.grabber = FrameGrabber(_Lost()).start()
+        app.session.lost_reported = False
+        pump(lambda: app.session.lost_reported, what="the lost camera")
         assert ctl.messages[-1].text == tr("table:camera_lost")
 
         taken = {p.stem for p in app.shots_taken}
