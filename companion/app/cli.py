@@ -83,7 +83,7 @@ def cmd_app(args: argparse.Namespace) -> int:
                        camera_profile=args.camera_profile)
     app.run()
     if args.screenshot:
-        for path in app.shots_taken:
+        for path in app.tour.taken:
             print(path)
     if args.exit_after_game and not app.game_over:
         print("error: the game did not reach its end", file=sys.stderr)

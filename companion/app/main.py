@@ -34,6 +34,7 @@ from companion.app.screens import (
     TilesScreen,
 )
 from companion.app.speech import Speaker, announcement
+from companion.app.tour import Autopilot, ScreenshotTour
 from companion.app.widgets import Preview  # noqa: F401  (registers the class for the kv files)
 from companion.storage import plain_os_error
 
@@ -64,22 +65,15 @@ class CompanionApp(App):
         self.title = "companion"
         self.source_spec = source
         self.data_dir = data_dir
-        self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
         self.exit_after_game = exit_after_game
-        self.autoplay = autoplay  # seconds before the demo's autopilot confirms; None: the family taps
         self.language_override = language
         self.camera_profile_override = camera_profile  # --camera-profile PATH (else the one chosen in set-up)
-        self.tour = bool(self.screenshot_dir) if tour is None else tour
+        self.tour = ScreenshotTour(self, screenshot_dir, bool(screenshot_dir) if tour is None else tour)
+        self.autopilot = Autopilot(self, autoplay, self.tour)
         self.controller: Controller | None = None
         self.session: CameraSession | None = None
         self._marks: dict[str, str] = {}
         self._overlay_for: tuple | None = None  # (preview, screen, frame size) the overlay was last built for
-        self._shots: list[tuple[str, str, tuple | None]] = []
-        self._shot_phase = 0
-        self._shot_return = "home"
-        self._shot_size = None
-        self._toured: set[str] = set()
-        self.shots_taken: list[Path] = []
         self.preview_frames = 0
         self.events: list[str] = []
         self.colours = [0, 1, 2, 3, 0, 1]
@@ -118,20 +112,9 @@ class CompanionApp(App):
     def on_start(self):
         self.home_shown_at = time.perf_counter()
         self.sm.get_screen("home").refresh()
-        if self.tour:
-            self.shoot("home", "home")
-            self.shoot("tally", "score-a-kingdom")
-            self.shoot("tiles", "score-tiles")
-            self.shoot("setup", "setup")
-            self.shoot("home", "home-de", lang="de")
-        if self.exit_after_game or self.autoplay is not None:
-            Clock.schedule_once(self._start_demo_when_idle, 0)
-
-    def _start_demo_when_idle(self, dt) -> None:
-        if self._shots:  # the screenshots of the home screens come first
-            Clock.schedule_once(self._start_demo_when_idle, 0.05)
-            return
-        self.start_demo()
+        self.tour.start()
+        if self.exit_after_game or self.autopilot.delay is not None:
+            self.tour.when_done(self.start_demo)  # the screenshots of the home screens come first
 
     def on_stop(self):
         if self.session:
@@ -250,16 +233,16 @@ class CompanionApp(App):
 
     def _on_frame(self, dt) -> None:
         """A new camera frame arrived (the grabber thread pulls this trigger): show it at once."""
-        if not self._shots:
-            self._show_latest()
+        if not self.tour.busy:
+            self.show_latest()
 
     def _tick(self, dt) -> None:
-        if self._shots:
-            self._process_shot()
+        if self.tour.busy:
+            self.tour.step()
             return
-        self._show_latest()
+        self.show_latest()
 
-    def _show_latest(self) -> None:
+    def show_latest(self) -> None:
         session = self.session
         if session.newly_lost():
             self.controller.say("error", tr("table:camera_lost"))
@@ -399,9 +382,8 @@ class CompanionApp(App):
                 self.speaker.say(tr("speech:turn", player=name))
         elif event == "proposal":
             table.refresh_proposal()
-            self._tour_on_proposal(payload)
-            if payload is not None and payload.source in ("camera", "corrected") and self.autoplay is not None and demo.following:
-                Clock.schedule_once(lambda dt: self._autopilot(payload), self.autoplay)
+            self.tour.on_proposal(payload)
+            self.autopilot.on_proposal(payload)
         elif event == "message":
             table.refresh_messages()
             if payload.level == "illegal":
@@ -410,7 +392,7 @@ class CompanionApp(App):
             self.events.append("confirmation shown")
             table.refresh_messages()
             self.speaker.say(payload)
-            self._tour_on_confirm()
+            self.tour.on_confirm()
         elif event == "read_again":
             self.session.read_dice_again()
             table.refresh_messages()
@@ -419,120 +401,7 @@ class CompanionApp(App):
         elif event == "over":
             self.game_over = True
             self.sm.get_screen("end")  # built lazily by on_pre_enter
-            if self.tour:
-                self.shoot("scores", "scores-final")
-                self.shoot("end", "end", keep=True)
-            else:
+            if not self.tour.on_over():
                 self.go("end")
             if self.exit_after_game:
-                Clock.schedule_once(self._exit_when_done, 0)
-
-    def _exit_when_done(self, dt) -> None:
-        if self._shots:
-            Clock.schedule_once(self._exit_when_done, 0.05)
-            return
-        self.stop()
-
-    # --- the demo's autopilot (plays the family's taps) -----------------------------------------------------
-    def _autopilot(self, proposal) -> None:
-        ctl = self.controller
-        if ctl.proposal is not proposal or not self.session.demo.following or self._shots:
-            if ctl.proposal is proposal and self._shots:
-                Clock.schedule_once(lambda dt: self._autopilot(proposal), 0.05)
-            return
-        self.autopilot_step()
-
-    def autopilot_step(self) -> bool:
-        """Correct what the camera misread (through the correction popup) and press Confirm."""
-        from companion.referee.dice import dice_values
-
-        ctl = self.controller
-        table = self.sm.get_screen("table")
-        proposal = ctl.proposal
-        if proposal is None or self.session.demo.script is None:
-            return False
-        truth = self.session.demo.truth(len(ctl.session.history))
-        if truth is not None and proposal.action != truth and proposal.dice:
-            values = dice_values(truth)
-            for i, die in enumerate(proposal.dice):
-                if i < len(values) and die.value != values[i]:
-                    table.open_correction(i)
-                    popup = table.correction_popup
-                    button = next(b for b in popup.content.children if getattr(b, "face", None) == values[i])
-                    button.dispatch("on_release")
-                    break
-            return True  # the corrected proposal arrives as a new proposal event
-        table.ids.confirm.dispatch("on_release")
-        return True
-
-    # --- screenshots ------------------------------------------------------------------------------------------
-    def shoot(self, screen: str, name: str, lang: str | None = None, size: tuple | None = None, keep: bool = False) -> None:
-        """Queue a screenshot of ``screen`` as ``<dir>/<name>.png`` (taken on the next frames)."""
-        if not self.screenshot_dir or name in self._toured:
-            return
-        self._toured.add(name)
-        self._shots.append((screen, name, (lang, size, keep)))
-
-    def _process_shot(self) -> None:
-        screen, name, (lang, size, keep) = self._shots[0]
-        if self._shot_phase == 0:
-            self._shot_return = self.sm.current
-            self._shot_lang = self.lang
-            self._shot_size = tuple(Window.size)
-            if lang:
-                self.set_language(lang)
-            if size:
-                Window.size = size
-            self.go(screen)
-            self._shot_waits = 0
-            self.session.overlay_dirty = True
-            self._show_latest()
-            self._shot_phase = 1
-        elif self._shot_phase < 3 or (self._shot_waits < 5 * theme.PREVIEW_FPS and not self._demo_frame_current()):
-            self._shot_phase += 1
-            self._shot_waits += 1
-            self.session.overlay_dirty = True  # a resized window needs the preview drawn again
-            self._show_latest()
-        else:
-            self.screenshot_dir.mkdir(parents=True, exist_ok=True)
-            target = self.screenshot_dir / f"{name}.png"
-            written = Window.screenshot(name=str(self.screenshot_dir / f"{name}_.png"))
-            if written:
-                Path(written).replace(target)
-                self.shots_taken.append(target)
-            if lang:
-                self.set_language(self._shot_lang)
-            if size:
-                Window.size = self._shot_size
-            if not keep:
-                self.go(self._shot_return)
-            self._shots.pop(0)
-            self._shot_phase = 0
-
-    def _demo_frame_current(self) -> bool:
-        """The demo's picture shows the present step (a screenshot waits up to ~5 s for its scene to be drawn)."""
-        session = self.session
-        if self.sm.current in ("table", "setup", "tiles") and session.grabber is not None and session.frame is None:
-            return False  # no picture yet (the first scene is still being drawn)
-        if not (session.is_demo and session.demo.following) or self.sm.current not in ("table", "setup"):
-            return True
-        return session.frame is not None and session.frame.meta.get("step") == session.demo.step
-
-    def _tour_on_proposal(self, proposal) -> None:
-        if not self.tour or proposal is None or not self.session.demo.following:
-            return
-        if proposal.dice and not proposal.uncertain:
-            self.shoot("table", "table-dice")
-        elif proposal.uncertain:
-            self.shoot("table", "table-uncertain")
-        elif self.controller.phase == "decision":
-            self.shoot("table", "table-choice")
-
-    def _tour_on_confirm(self) -> None:
-        script = self.session.demo.script
-        if not self.tour or not self.session.demo.following or script is None:
-            return
-        if len(self.controller.session.history) >= len(script) // 2:
-            self.shoot("scores", "scores")
-            self.shoot("history", "history")
-            self.shoot("rules", "rules")
+                self.tour.when_done(self.stop)

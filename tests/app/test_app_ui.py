@@ -95,7 +95,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         # --- home: games, the old journal explained, the home tour, language switch -----------------------
         assert "Eagle Kingdoms" in home.ids.game.values
         assert any("version" in getattr(w, "text", "") for w in home.ids.resume.children)
-        pump(lambda: not app._shots, what="the home screenshots")
+        pump(lambda: not app.tour.busy, what="the home screenshots")
         home.ids.language.dispatch("on_release")
         assert app.lang == "de" and home.ids.start.text == "Spiel starten"
         home.ids.language.dispatch("on_release")
@@ -133,8 +133,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert setup.ids.indicator.text == tr("setup:board_found")
         setup.ids.teach.dispatch("on_release")
         assert setup.flow == "teach", setup.flow_text
-        app.shoot("setup", "setup-teach", keep=True)
-        pump(lambda: not app._shots, what="the teaching screenshot")
+        app.tour.shoot("setup", "setup-teach", keep=True)
+        pump(lambda: not app.tour.busy, what="the teaching screenshot")
         preview = setup.ids.preview
         while setup.teaching.current is not None:
             x, y = setup.teaching.expected_px(setup.teaching.current)
@@ -161,8 +161,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert setup.ids.capture.text == tr("setup:corners_undo")
         setup.ids.capture.dispatch("on_release")  # ... taken back
         assert len(setup.corners.taps) == 2 and tr("setup:corner_bottom_right") in setup.flow_text
-        app.shoot("setup", "setup-corners", keep=True)
-        pump(lambda: not app._shots, what="the corners screenshot")
+        app.tour.shoot("setup", "setup-corners", keep=True)
+        pump(lambda: not app.tour.busy, what="the corners screenshot")
         assert _tap(preview, *demo_corners[2]) and _tap(preview, *demo_corners[3])
         assert setup.flow == "" and setup.flow_text == tr("setup:corners_done") and setup.corners.done
         app.go("home")
@@ -246,8 +246,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
             assert steps < 2000
             step = len(ctl.session.history)
             app.on_observation(ctl.generation, script.observation(step))
-            if app._shots:  # the proposal's screenshot, before it is confirmed
-                pump(lambda: not app._shots, what="screenshots")
+            if app.tour.busy:  # the proposal's screenshot, before it is confirmed
+                pump(lambda: not app.tour.busy, what="screenshots")
             if ctl.phase == "decision" and not chose and len(ctl.choices()) > 1:
                 buttons = [b for b in table.ids.entry.children if hasattr(b, "choice_index")]
                 target = next(b for b in buttons if ctl.choices()[b.choice_index].action == script.truth(step))
@@ -260,7 +260,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
                 corrected = ctl.proposal.action != script.truth(step)
             guard = 0
             while ctl.proposal is not None and len(ctl.session.history) == step:
-                app.autopilot_step()
+                app.autopilot.step()
                 guard += 1
                 assert guard < 5
             assert ctl.session.history[-1] == script.truth(step), f"step {step}"
@@ -271,12 +271,12 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
                 assert len(ctl.session.history) == before - 1
                 app.go("table")
                 undone = True
-            if app._shots:
-                pump(lambda: not app._shots, what="screenshots")
+            if app.tour.busy:
+                pump(lambda: not app.tour.busy, what="screenshots")
             if steps % 25 == 0:
                 EventLoop.idle()
         assert chose and undone
-        pump(lambda: not app._shots and app.sm.current == "end", what="the end screen")
+        pump(lambda: not app.tour.busy and app.sm.current == "end", what="the end screen")
         end = app.sm.get_screen("end")
         assert "Bonus" in end.final_text and "Kingdoms" in end.final_text
         assert end.winner_text.startswith("Winner")
@@ -404,7 +404,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         pump(lambda: app.session.lost_reported, what="the lost camera")
         assert ctl.messages[-1].text == tr("table:camera_lost")
 
-        taken = {p.stem for p in app.shots_taken}
+        taken = {p.stem for p in app.tour.taken}
         assert EXPECTED_SHOTS <= taken, EXPECTED_SHOTS - taken
         assert all((shots / f"{name}.png").stat().st_size > 5000 for name in EXPECTED_SHOTS)
     finally:
