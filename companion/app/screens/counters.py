@@ -1,0 +1,82 @@
+"""The scoring screens without a game: "score a kingdom" (Eagle Kingdoms) and "score my tiles" (Mighty
+Magpies)."""
+
+from __future__ import annotations
+
+from kivy.app import App
+from kivy.properties import StringProperty
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from companion.app import theme
+from companion.app.scoring import KingdomTally, Tally, TileTally
+
+
+class CounterScreen(Screen):
+    """A scoring screen of counts by kind: a - / count / + row per kind, the rules' total, and a reading
+    from the camera picture. It shows its :class:`companion.app.scoring.Tally` (``tally``), which keeps
+    the counts, reads them and says the total."""
+
+    total_text = StringProperty("")
+    read_message = StringProperty("")
+    tally_class: type = Tally
+    tally = None
+
+    def on_pre_enter(self, *args):
+        if self.tally is None:
+            self.tally = self.tally_class()
+        grid = self.ids.rows
+        grid.clear_widgets()
+        self.count_labels = []
+        for k, (label, _limit) in enumerate(self.tally.kinds()):
+            grid.add_widget(Label(text=label, font_size=f"{theme.FONT_SIZE}sp"))
+            minus = Button(text="-", font_size=f"{theme.TITLE_SIZE}sp")
+            minus.bind(on_release=lambda _b, k=k: self.bump(k, -1))
+            count = Label(text=str(self.tally.counts[k]), font_size=f"{theme.FONT_SIZE}sp")
+            plus = Button(text="+", font_size=f"{theme.TITLE_SIZE}sp")
+            plus.bind(on_release=lambda _b, k=k: self.bump(k, 1))
+            self.count_labels.append(count)
+            for w in (minus, count, plus):
+                grid.add_widget(w)
+        self.update()
+
+    def bump(self, k: int, delta: int) -> None:
+        self.tally.bump(k, delta)
+        self.update()
+
+    def clear(self) -> None:
+        self.tally.clear()
+        self.update()
+
+    def read(self) -> bool:
+        """Read the counts from the camera picture."""
+        frame = App.get_running_app().session.frame
+        ok = self.tally.read(frame.image if frame is not None else None)
+        self.update()
+        return ok
+
+    def update(self) -> None:
+        if self.tally is None or not hasattr(self, "count_labels"):
+            return
+        for label, n in zip(self.count_labels, self.tally.counts, strict=True):
+            label.text = str(n)
+        self.total_text = self.tally.total_text()
+        self.read_message = self.tally.message
+
+
+class TallyScreen(CounterScreen):
+    """Score a kingdom without a game: count the characters by hand, or read them."""
+
+    tally_class = KingdomTally
+
+
+class TilesScreen(CounterScreen):
+    """Score my tiles (Mighty Magpies): read from the camera picture, or counted by hand."""
+
+    tally_class = TileTally
+
+    def update(self) -> None:
+        if self.tally is not None:
+            self.tally.young = self.ids.young.state == "down"
+        super().update()
