@@ -1,7 +1,10 @@
 """The table companion app.
 
-Only this package imports Kivy, and inside it only ``main.py``, ``widgets.py`` and ``screens.py``
-(and the ``kv/`` files they load) do: ``controller`` (the game flow), ``demo`` (the bundled
-recording), ``worker`` (recognition off the UI thread), ``i18n``, ``theme``, ``speech`` and
-``paths`` are plain Python and are tested without a display.
+Only this package imports Kivy, and inside it only ``main.py`` (the composer), ``screens/`` (the screens,
+each given what it shows), ``widgets.py`` (the camera preview) and ``tour.py`` (screenshots and the demo's
+autopilot) do, with the ``kv/`` files they load. The rest is plain Python, tested without a display:
+``controller`` (the game flow), ``camera_session`` (source, worker, frames, the board seen, the overlay),
+``board`` and ``worker`` (what a real camera's frames are read with), ``overlay``, ``calibration``,
+``setup_flow``, ``scoring``, ``demo`` / ``demo_render`` / ``demo_scene`` (the bundled recording),
+``i18n``, ``theme``, ``speech`` and ``paths``.
 """

@@ -38,6 +38,13 @@ PLAYER_COLOURS = [
     {"name": "yellow", "rgba": (0.95, 0.80, 0.15, 1), "letter": "Y"},
 ]
 
+
+
+def player_colour(colours: list[int], index: int) -> dict:
+    """The colour of player ``index`` (``colours``: each player's index into PLAYER_COLOURS, as chosen)."""
+    return PLAYER_COLOURS[colours[index % len(colours)] % len(PLAYER_COLOURS)]
+
+
 FONT_SIZE = 20  # sp, body text
 TITLE_SIZE = 30  # sp
 TOUCH_TARGET = 56  # dp, minimum height/width of anything tappable (guidelines: >= 48dp)

@@ -106,7 +106,7 @@ class ScreenshotTour:
         app = self.app
         screen, name, lang, size, keep = self._queue[0]
         if self._phase == 0:
-            self._back_to, self._lang, self._size = app.sm.current, app.lang, tuple(Window.size)
+            self._back_to, self._lang, self._size = app.sm.current, app.ui.lang, tuple(Window.size)
             if lang:
                 app.set_language(lang)
             if size:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from kivy.app import App
 from kivy.graphics import Color, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.uix.image import Image
@@ -47,10 +46,13 @@ def software_gl() -> bool:
 
 
 class Preview(Image):
-    """Shows BGR frames; a tap is reported to the app in frame pixel coordinates."""
+    """Shows BGR frames; a tap on the picture is dispatched as ``on_tap(x, y)`` in frame pixel coordinates."""
+
+    __events__ = ("on_tap",)
 
     def __init__(self, **kw):
         super().__init__(**kw)
+        self.shown_frame = None  # the frame last uploaded
         self.fit_mode = "contain"
         self.frame_size = (0, 0)
         self.overlay_key = None
@@ -126,6 +128,9 @@ class Preview(Image):
             return super().on_touch_down(touch)
         point = self.to_frame(*touch.pos)
         if point is not None:
-            App.get_running_app().preview_tapped(*point)
+            self.dispatch("on_tap", *point)
             return True
         return super().on_touch_down(touch)
+
+    def on_tap(self, x: float, y: float) -> None:
+        """A tap on the picture at frame pixel (x, y); the screen showing it binds to this."""

@@ -97,9 +97,9 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert any("version" in getattr(w, "text", "") for w in home.ids.resume.children)
         pump(lambda: not app.tour.busy, what="the home screenshots")
         home.ids.language.dispatch("on_release")
-        assert app.lang == "de" and home.ids.start.text == "Spiel starten"
+        assert app.ui.lang == "de" and home.ids.start.text == "Spiel starten"
         home.ids.language.dispatch("on_release")
-        assert app.lang == "en" and home.ids.start.text == "Start game"
+        assert app.ui.lang == "en" and home.ids.start.text == "Start game"
 
         # --- the two scoring screens: one counter screen, each with its own kinds, limits and total -------------
         from companion.app.scoring import tile_points
@@ -129,7 +129,7 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         # --- set-up: the live indicator, teach the board on the demo's picture (real markers), the dice ----------
         app.go("setup")
         setup = app.sm.get_screen("setup")
-        pump(lambda: app.board_found and app.session.frame is not None, what="the board found")
+        pump(lambda: app.ui.board_found and app.session.frame is not None, what="the board found")
         assert setup.ids.indicator.text == tr("setup:board_found")
         setup.ids.teach.dispatch("on_release")
         assert setup.flow == "teach", setup.flow_text
@@ -287,12 +287,12 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         # --- a phone-shaped window switches the table to the portrait layout -------------------------------------
         size = tuple(window.size)
         window.size = (420, 820)
-        pump(lambda: app.portrait, what="portrait layout")
+        pump(lambda: app.ui.portrait, what="portrait layout")
         app.go("table")
         EventLoop.idle()
         assert table.ids.panel.parent.parent.orientation == "vertical"
         window.size = size
-        pump(lambda: not app.portrait, what="landscape layout")
+        pump(lambda: not app.ui.portrait, what="landscape layout")
 
         # --- a real picture source: the board pose comes from the tracker, not from the demo's fixed homography ------
         import cv2
@@ -312,13 +312,13 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         app.open_source(f"images:{tmp_path / 'frames'}")
         app.go("setup")
         pump(lambda: app.session.board.homography is not None, timeout=30, what="the tracked board pose")
-        assert app.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
+        assert app.ui.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
         H, geometry = app.session.board_view()
         corners = board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64)
         seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
         assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
         assert not np.allclose(H, demo_homography(board.size_mm)) and "shield" in geometry
-        assert not app.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
+        assert not app.ui.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
 
         # --- a camera low at the table's side: set-up advises raising it (dice read poorly from low down) --------
         from companion.workshop.boards.synth_table import camera_homography
@@ -327,15 +327,15 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         cv2.imwrite(str(tmp_path / "low" / "board.png"),
                     render_scene(board, camera_homography(board, 60, (960, 720)), (960, 720), rng=rng).image)
         app.open_source(f"images:{tmp_path / 'low'}")
-        pump(lambda: app.view_leaning, timeout=30, what="the low camera seen")
+        pump(lambda: app.ui.view_leaning, timeout=30, what="the low camera seen")
         EventLoop.idle()
-        assert app.board_found and abs(app.view_angle - 60) < 3
-        assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.view_angle), limit=45)
+        assert app.ui.board_found and abs(app.ui.view_angle - 60) < 3
+        assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.ui.view_angle), limit=45)
         app.go("table")  # the table's picture says it too, in short
-        lean_short = tr("camera:lean_short", angle=round(app.view_angle))
+        lean_short = tr("camera:lean_short", angle=round(app.ui.view_angle))
 
         def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
-            app._draw(app.session.frame)
+            table.show_frame(app.session.frame)
             return (table.ids.preview.overlay_key or (None,) * 4)[3] == lean_short
 
         pump(advised, what="the short advice over the table's picture")
@@ -349,8 +349,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         (tmp_path / "hidden").mkdir()
         cv2.imwrite(str(tmp_path / "hidden" / "board.png"), hidden)
         app.open_source(f"images:{tmp_path / 'hidden'}")
-        pump(lambda: app.board_status == "board not in view", timeout=30, what="the board not found")
-        assert not app.board_found
+        pump(lambda: app.ui.board_status == "board not in view", timeout=30, what="the board not found")
+        assert not app.ui.board_found
         app.go("table")  # the table offers the corners while the board is not found
         EventLoop.idle()
         assert table.ids.tap_corners.opacity == 1 and not table.ids.tap_corners.disabled
@@ -362,8 +362,8 @@ def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
         assert setup.flow == "" and setup.flow_text == tr("setup:corners_done")
         frame = app.session.frame  # a still picture: hand it to the worker again, as a camera's next frame would be
         app.session.worker.submit(ctl.generation, frame.image, frame.meta, time.monotonic())
-        pump(lambda: app.board_found, timeout=30, what="the board found from the tapped corners")
-        assert app.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
+        pump(lambda: app.ui.board_found, timeout=30, what="the board found from the tapped corners")
+        assert app.ui.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
 
         # --- a camera profile: chosen in set-up, saved; a damaged one is explained and the app goes on without -------
         from companion.app import paths

@@ -1,11 +1,19 @@
-"""The screens: thin Kivy shells over :class:`~companion.app.controller.Controller` (layout in ``companion/app/kv/``),
-one module per screen (or group of screens)."""
+"""The screens: thin Kivy shells that show what they are given (layout in ``companion/app/kv/``).
 
-from companion.app.screens.counters import CounterScreen, TallyScreen, TilesScreen
+Each screen is built with ``controller`` (the game flow), ``session`` (the camera), ``ui`` (the language,
+the window's shape, the camera's state) and ``shell`` (navigation): see :mod:`companion.app.screens.base`.
+No screen looks the app up or computes a game fact (a score, a legal move) itself.
+"""
+
+from companion.app.screens.base import AppScreen, PreviewScreen, ViewState
+from companion.app.screens.counters import TallyScreen, TilesScreen
 from companion.app.screens.home import HomeScreen
-from companion.app.screens.scores import EndScreen, HistoryScreen, RulesScreen, ScoresScreen, rules_markup
+from companion.app.screens.scores import EndScreen, HistoryScreen, RulesScreen, ScoresScreen
 from companion.app.screens.setup import SetupScreen
 from companion.app.screens.table import TableScreen
 
-__all__ = ["CounterScreen", "EndScreen", "HistoryScreen", "HomeScreen", "RulesScreen", "ScoresScreen", "SetupScreen",
-           "TableScreen", "TallyScreen", "TilesScreen", "rules_markup"]
+SCREENS = (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
+           TilesScreen)
+
+__all__ = ["SCREENS", "AppScreen", "EndScreen", "HistoryScreen", "HomeScreen", "PreviewScreen", "RulesScreen",
+           "ScoresScreen", "SetupScreen", "TableScreen", "TallyScreen", "TilesScreen", "ViewState"]

@@ -1,12 +1,113 @@
-"""Small widgets the screens build from Python."""
+"""What every screen is given, and the small widgets they build from Python.
+
+A screen never looks the app up: it is built with what it shows and whom it asks (as in Kivy MVC apps):
+
+- ``controller`` -- the game flow (:class:`companion.app.controller.Controller`); screens that show the
+  game observe its events themselves;
+- ``session`` -- the camera (:class:`companion.app.camera_session.CameraSession`): the latest picture,
+  the board seen, the camera profile;
+- ``ui`` -- what every screen shows of the app (:class:`ViewState`): the language and its translator
+  (``ui.tr``), the window's shape (``ui.portrait``: lay out for a phone), the camera's state, as Kivy
+  properties the kv rules bind to;
+- ``shell`` -- the app's navigation and app-wide actions: ``go(screen)``, ``start_game``, ``start_demo``,
+  ``resume``, ``toggle_language``, ``toggle_speech``, ``tap_corners``, ``set_camera_profile``, ``board_game``.
+
+Colours and sizes come from the plain-data :mod:`companion.app.theme`.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from kivy.event import EventDispatcher
 from kivy.metrics import dp
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.button import Button
 from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app import i18n, theme
+from companion.app.camera_session import Overlay
+
+
+class ViewState(EventDispatcher):
+    """What every screen shows of the app, as Kivy properties (the kv rules bind to them), and the translator."""
+
+    lang = StringProperty(i18n.DEFAULT)
+    portrait = BooleanProperty(False)  # taller than wide: the phone layout
+    speech_label = StringProperty("")
+    source_name = StringProperty("")
+    camera_live = BooleanProperty(False)  # a real picture source (not the demo): its board pose is tracked
+    board_found = BooleanProperty(False)
+    board_status = StringProperty("")
+    board_source = StringProperty("")  # markers | tracked | tapped (the family's four corners) | none
+    view_angle = NumericProperty(0)  # degrees between the table's normal and the camera's view of the board
+    view_leaning = BooleanProperty(False)  # so oblique that dice are read poorly: set-up advises
+    view_lean_limit = NumericProperty(45)
+
+    def tr(self, key: str, _lang: str | None = None, **params) -> str:
+        """The text of ``key``; kv rules pass ``ui.lang`` as ``_lang`` so they are re-read when it changes."""
+        return i18n.tr(key, **params)
+
+    def show_camera(self, session) -> None:
+        """Take over the camera session's state (after a reading, a new source or profile)."""
+        board = session.board
+        self.camera_live, self.source_name = session.live, session.name
+        self.board_status, self.board_found, self.board_source = board.status, board.found, board.source
+        self.view_angle, self.view_leaning, self.view_lean_limit = board.view_angle, board.leaning, board.lean_limit
+
+
+class AppScreen(Screen):
+    """A screen built with what it shows and whom it asks (see the module's doc)."""
+
+    controller = ObjectProperty(None)
+    session = ObjectProperty(None)
+    ui = ObjectProperty(None)
+    shell = ObjectProperty(None)
+
+    @property
+    def shown(self) -> bool:
+        return self.manager is not None and self.manager.current == self.name
+
+
+class PreviewScreen(AppScreen):
+    """A screen with the camera picture (``ids.preview``, when its layout shows one): it says what to draw over it (:meth:`overlay`) and
+    takes taps on it (:meth:`tap`, in frame pixels)."""
+
+    _overlay_size: tuple[int, int] | None = None
+
+    def overlay(self) -> Overlay:
+        """What to draw over the picture: by default the dice of the proposal (else of the latest reading)."""
+        return Overlay(dice=self.proposal_dice())
+
+    def proposal_dice(self) -> list[dict[str, Any]] | None:
+        proposal = self.controller.proposal if self.controller is not None else None
+        if proposal is not None and any(d.box for d in proposal.dice):
+            return [{"box": d.box, "value": d.value, "uncertain": d.uncertain} for d in proposal.dice]
+        return None
+
+    def tap(self, x: float, y: float) -> bool:
+        return False
+
+    def show_frame(self, frame) -> bool:
+        """Per frame: one texture upload (True when this frame was not shown yet). The overlay is rebuilt
+        only when something it shows may have changed (the session's ``overlay_dirty``: a reading, proposal,
+        highlight, pose, flow or screen) and uploaded only when its content did."""
+        preview, session = self.ids.get("preview"), self.session
+        if preview is None:  # a layout without the picture (score a kingdom)
+            return False
+        h, w = frame.image.shape[:2]
+        if session.overlay_dirty or preview.overlay_key is None or (w, h) != self._overlay_size:
+            self._overlay_size = (w, h)
+            session.overlay_dirty = False
+            key, draw = session.overlay((w, h), self.overlay(), self.name)
+            if key != preview.overlay_key:
+                preview.set_overlay(draw(), key)
+        if preview.shown_frame is frame:
+            return False
+        preview.show(frame.image)
+        preview.shown_frame = frame
+        return True
 
 
 def big_button(text: str, on_release, colour=None, **kw) -> Button:

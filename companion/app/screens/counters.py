@@ -1,27 +1,25 @@
 """The scoring screens without a game: "score a kingdom" (Eagle Kingdoms) and "score my tiles" (Mighty
-Magpies)."""
+Magpies). Each shows its :class:`companion.app.scoring.Tally`, which keeps the counts, reads them from
+the camera picture and says the rules' total."""
 
 from __future__ import annotations
 
-from kivy.app import App
 from kivy.properties import StringProperty
 from kivy.uix.button import Button
 from kivy.uix.label import Label
-from kivy.uix.screenmanager import Screen
 
 from companion.app import theme
 from companion.app.scoring import KingdomTally, Tally, TileTally
+from companion.app.screens.base import PreviewScreen
 
 
-class CounterScreen(Screen):
-    """A scoring screen of counts by kind: a - / count / + row per kind, the rules' total, and a reading
-    from the camera picture. It shows its :class:`companion.app.scoring.Tally` (``tally``), which keeps
-    the counts, reads them and says the total."""
+class CounterScreen(PreviewScreen):
+    """A - / count / + row per kind of its tally, the total, and a reading from the camera picture."""
 
     total_text = StringProperty("")
     read_message = StringProperty("")
-    tally_class: type = Tally
-    tally = None
+    tally_class: type[Tally] = Tally
+    tally: Tally | None = None
 
     def on_pre_enter(self, *args):
         if self.tally is None:
@@ -51,7 +49,7 @@ class CounterScreen(Screen):
 
     def read(self) -> bool:
         """Read the counts from the camera picture."""
-        frame = App.get_running_app().session.frame
+        frame = self.session.frame
         ok = self.tally.read(frame.image if frame is not None else None)
         self.update()
         return ok

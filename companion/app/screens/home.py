@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from kivy.app import App
 from kivy.properties import ListProperty, StringProperty
 from kivy.uix.button import Button
-from kivy.uix.screenmanager import Screen
 
 from companion.app import theme
 from companion.app.i18n import tr
-from companion.app.screens.base import big_button, esc, wrap_label
+from companion.app.screens.base import AppScreen, big_button, esc, wrap_label
 from companion.games.core import GameError
 
 
-class HomeScreen(Screen):
+class HomeScreen(AppScreen):
     message = StringProperty("")
     colours = ListProperty([0, 1, 2, 3, 0, 1])
 
@@ -21,8 +19,7 @@ class HomeScreen(Screen):
         self.refresh()
 
     def refresh(self) -> None:
-        app = App.get_running_app()
-        games = app.controller.games()
+        games = self.controller.games()
         self._games = {tr(f"game:{g['name']}"): g for g in games}
         spinner = self.ids.game
         spinner.values = list(self._games)
@@ -32,7 +29,7 @@ class HomeScreen(Screen):
         self.show_colours()
         box = self.ids.resume
         box.clear_widgets()
-        infos = app.controller.unfinished()
+        infos = self.controller.unfinished()
         if not infos:
             box.add_widget(wrap_label(tr("home:resume_none"), color=theme.MUTED))
         for info in infos[:6]:
@@ -40,10 +37,15 @@ class HomeScreen(Screen):
                 box.add_widget(wrap_label(esc(tr("home:broken", name=info.path.name, reason=info.error)), color=theme.WARN))
                 if info.damaged_line:  # the family's choice: go on from the last good line (the rest set aside)
                     box.add_widget(big_button(tr("home:continue_damaged", name=info.path.name, line=info.damaged_line - 1),
-                                              lambda p=info.path: app.resume(p, continue_from_last_good=True)))
+                                              lambda p=info.path: self.shell.resume(p, continue_from_last_good=True)))
                 continue
             text = tr("home:resume", game=tr(f"game:{info.game}"), players=", ".join(info.players), count=info.actions, when=info.modified)
-            box.add_widget(big_button(text, lambda p=info.path: app.resume(p)))
+            box.add_widget(big_button(text, lambda p=info.path: self.shell.resume(p)))
+
+    def chosen_game(self) -> str | None:
+        """The game chosen in the list (its registry name), if any."""
+        game = getattr(self, "_games", {}).get(self.ids.game.text)
+        return game["name"] if game else None
 
     def on_game_chosen(self, title: str) -> None:
         game = getattr(self, "_games", {}).get(title)
@@ -61,7 +63,7 @@ class HomeScreen(Screen):
         box = self.ids.colours
         box.clear_widgets()
         for i, name in enumerate(self.players()[:6]):
-            colour = theme.PLAYER_COLOURS[self.colours[i] % len(theme.PLAYER_COLOURS)]
+            colour = theme.player_colour(self.colours, i)
             button = Button(text=f"{colour['letter']} {name}", background_normal="", background_color=colour["rgba"],
                             color=(0, 0, 0, 1) if colour["name"] == "yellow" else (1, 1, 1, 1), font_size=f"{theme.FONT_SIZE}sp")
             button.bind(on_release=lambda _b, i=i: self.cycle_colour(i))
@@ -72,7 +74,6 @@ class HomeScreen(Screen):
         self.show_colours()
 
     def start_game(self) -> None:
-        app = App.get_running_app()
         game = self._games.get(self.ids.game.text)
         if not game:
             return
@@ -85,6 +86,6 @@ class HomeScreen(Screen):
             else:
                 variant = value
         try:
-            app.start_game(game["name"], self.players(), mode, variant, colours=list(self.colours))
+            self.shell.start_game(game["name"], self.players(), mode, variant, colours=list(self.colours))
         except GameError as exc:
             self.message = tr("home:bad_setup", reason=str(exc))

@@ -4,32 +4,30 @@ from __future__ import annotations
 
 import re
 
-from kivy.app import App
 from kivy.properties import StringProperty
 from kivy.uix.label import Label
-from kivy.uix.screenmanager import Screen
 
 from companion.app import theme
 from companion.app.i18n import tr
-from companion.app.screens.base import esc, wrap_label
+from companion.app.screens.base import AppScreen, esc, wrap_label
 
 
-class ScoresScreen(Screen):
+class ScoresScreen(AppScreen):
     board_text = StringProperty("")
 
     def on_pre_enter(self, *args):
-        app = App.get_running_app()
+        ctl = self.controller
         grid = self.ids.table
         grid.clear_widgets()
         for text in (tr("scores:player"), tr("scores:points"), ""):
             grid.add_widget(Label(text=f"[b]{text}[/b]", markup=True, font_size=f"{theme.FONT_SIZE}sp"))
-        for i, (name, score, won) in enumerate(app.controller.scores()):
-            colour = theme.PLAYER_COLOURS[app.player_colour(i)]
+        for i, (name, score, won) in enumerate(ctl.scores()):
+            colour = theme.player_colour(ctl.colours, i)
             grid.add_widget(Label(text=f"[b]{colour['letter']}[/b] {esc(name)}", markup=True, font_size=f"{theme.FONT_SIZE}sp",
                                   color=colour["rgba"]))
             grid.add_widget(Label(text=f"{score:g}", font_size=f"{theme.FONT_SIZE}sp"))
             grid.add_widget(Label(text=tr("scores:winner") if won else "", font_size=f"{theme.FONT_SIZE}sp"))
-        self.board_text = app.controller.board_text()
+        self.board_text = ctl.board_text()
 
 
 def rules_markup(markdown: str) -> str:
@@ -44,25 +42,31 @@ def rules_markup(markdown: str) -> str:
     return "\n".join(out)
 
 
-class RulesScreen(Screen):
+class RulesScreen(AppScreen):
     title = StringProperty("")
     rules_text = StringProperty("")
 
     def on_pre_enter(self, *args):
-        ctl = App.get_running_app().controller
-        self.title = tr("rules:title", game=ctl.title())
-        self.rules_text = rules_markup(ctl.rules_markdown())
+        self.title = tr("rules:title", game=self.controller.title())
+        self.rules_text = rules_markup(self.controller.rules_markdown())
 
 
-class HistoryScreen(Screen):
+class HistoryScreen(AppScreen):
+    def on_controller(self, _screen, controller) -> None:
+        if controller is not None:
+            controller.listeners.append(self.on_game_event)
+
+    def on_game_event(self, event: str, _payload) -> None:
+        if event == "changed" and self.shown:
+            self.refresh()
+
     def on_pre_enter(self, *args):
         self.refresh()
 
     def refresh(self) -> None:
-        ctl = App.get_running_app().controller
         box = self.ids.entries
         box.clear_widgets()
-        entries = ctl.history_entries()
+        entries = self.controller.history_entries()
         if not entries:
             box.add_widget(wrap_label(tr("history:empty"), color=theme.MUTED))
         first = max(0, len(entries) - 80)  # the latest moves; older ones stay in the journal
@@ -71,16 +75,16 @@ class HistoryScreen(Screen):
         self.ids.scroll.scroll_y = 0
 
     def undo(self, count: int) -> None:
-        App.get_running_app().controller.undo(count)
+        self.controller.undo(count)
         self.refresh()
 
 
-class EndScreen(Screen):
+class EndScreen(AppScreen):
     winner_text = StringProperty("")
     final_text = StringProperty("")
 
     def on_pre_enter(self, *args):
-        ctl = App.get_running_app().controller
+        ctl = self.controller
         winners = [name for name, _score, won in ctl.scores() if won]
         self.winner_text = tr("end:winner", names=", ".join(winners)) if winners else tr("end:nobody")
         self.final_text = ctl.final_table()

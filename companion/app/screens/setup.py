@@ -1,21 +1,22 @@
 """The set-up screen: the live "board found" indicator, "teach the board", "tap the 4 corners", "show each
-die once" and the camera profile."""
+die once" and the camera profile. The flows are :mod:`companion.app.setup_flow` (UI-free); this screen
+only forwards taps to them and shows what they say."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kivy.app import App
+import numpy as np
 from kivy.properties import StringProperty
-from kivy.uix.screenmanager import Screen
 
+from companion.app.calibration import board_map_for
+from companion.app.camera_session import Overlay
 from companion.app.i18n import tr
+from companion.app.screens.base import PreviewScreen
+from companion.app.setup_flow import BoardTeaching, CornerTapping, DiceRegistration
 
 
-class SetupScreen(Screen):
-    """Set up the camera: the live "board found" indicator, "teach the board" and "show each die once".
-    The flows are :mod:`companion.app.setup_flow` (UI-free); this screen only forwards taps."""
-
+class SetupScreen(PreviewScreen):
     flow = StringProperty("")  # "" | "teach" | "dice" | "corners"
     flow_text = StringProperty("")
     profile_text = StringProperty("")
@@ -28,11 +29,25 @@ class SetupScreen(Screen):
             self.flow_text = tr("setup:teach_start")
         self.show_profiles()
 
+    def overlay(self) -> Overlay:
+        """The corners tapped so far (numbered), the space to tap where the map expects it, else the board's
+        outline where the camera found it."""
+        want = Overlay(dice=self.proposal_dice())
+        teaching = self.teaching if self.flow == "teach" else None
+        if self.flow == "corners" and self.corners is not None:
+            want.points = self.corners.marks()
+        elif teaching is not None and teaching.current is not None:
+            want.focus = (np.asarray(teaching.pose.homography, np.float64),
+                          {teaching.current: teaching.reference.region(teaching.current).center_mm})
+            want.marks = {teaching.current: "proposed"}
+        else:
+            want.outline = True
+        return want
+
     # --- the camera profile ------------------------------------------------------------------------------------
     def show_profiles(self) -> None:
-        app = App.get_running_app()
+        session = self.session
         self._profiles = {tr("setup:profile_none"): ""}
-        session = app.session
         for path in session.profiles():
             self._profiles[path.stem] = str(path)
         spinner = self.ids.profile
@@ -46,60 +61,53 @@ class SetupScreen(Screen):
                                                        if session.profile is not None else tr("setup:profile_off"))
 
     def choose_profile(self, label: str) -> None:
-        app = App.get_running_app()
         path = getattr(self, "_profiles", {}).get(label)
-        if path is None or path == app.session.profile_path:
+        if path is None or path == self.session.profile_path:
             return
-        app.set_camera_profile(path)
+        self.shell.set_camera_profile(path)
         self.show_profiles()
 
     # --- tap the four corners (no marker found) ----------------------------------------------------------------
     def start_corners(self) -> bool:
         """Tap the board's four corners on the picture: the fallback when the markers cannot be found."""
-        from companion.app.calibration import board_map_for
-        from companion.app.setup_flow import CornerTapping
-
-        app = App.get_running_app()
         game = self._game()
         if game is None:
             return False
-        if app.session.frame is None:
+        if self.session.frame is None:
             self.flow, self.flow_text = "", tr("setup:corners_no_picture")
             return False
-        info, why = board_map_for(game, app.controller.root)
+        info, why = board_map_for(game, self.controller.root)
         if info is None:
             self.flow, self.flow_text = "", why
             return False
-        self.corners = CornerTapping(info.map, app.session.lens)
+        self.corners = CornerTapping(info.map, self.session.lens)
         self.flow, self.flow_text = "corners", self.corners.prompt()
-        app.redraw_overlay()
+        self.session.overlay_dirty = True
         return True
 
     def undo_corner(self) -> None:
         if self.flow == "corners" and self.corners is not None:
             self.flow_text = self.corners.undo()
-            App.get_running_app().redraw_overlay()
+            self.session.overlay_dirty = True
 
     def flow_button(self) -> None:
         """The flow's second button: this die / skip this space / take back the last corner."""
         {"dice": self.capture_die, "teach": self.skip_space, "corners": self.undo_corner}.get(self.flow, lambda: None)()
 
     def _game(self) -> str | None:
-        game = App.get_running_app().board_game()
+        game = self.shell.board_game()
         if game is None:
             self.flow, self.flow_text = "", tr("setup:no_camera_flow")
         return game
 
+    # --- teach the board ---------------------------------------------------------------------------------------
     def start_teaching(self) -> bool:
-        from companion.app.setup_flow import BoardTeaching
-
-        app = App.get_running_app()
         game = self._game()
         if game is None:
             return False
-        frame = app.session.frame
+        frame = self.session.frame
         try:
-            self.teaching = BoardTeaching(game, app.controller.root, camera=app.session.lens)
+            self.teaching = BoardTeaching(game, self.controller.root, camera=self.session.lens)
         except Exception as exc:  # no board map for this game, or a damaged one: said in plain words
             self.flow, self.flow_text = "", str(exc)
             return False
@@ -108,59 +116,56 @@ class SetupScreen(Screen):
             return False
         ok, self.flow_text = self.teaching.start(frame.image)
         self.flow = "teach" if ok else ""
-        app.redraw_overlay()
+        self.session.overlay_dirty = True
         return ok
 
     def tap(self, x: float, y: float) -> bool:
         """A tap on the preview while teaching (the centre of the space asked for) or tapping the corners."""
-        app = App.get_running_app()
         if self.flow == "corners" and self.corners is not None:
             ok, self.flow_text = self.corners.tap(x, y)
             if ok:
-                app.corners_tapped(self.corners.corners)
+                self.session.tap_corners(self.corners.corners)
                 self.flow = ""
                 self.flow_text = tr("setup:corners_done")
-            app.redraw_overlay()
+            self.session.overlay_dirty = True
             return True
         if self.flow != "teach" or self.teaching is None:
             return False
         self.flow_text = self.teaching.tap(x, y)
-        App.get_running_app().redraw_overlay()
+        self.session.overlay_dirty = True
         return True
 
     def skip_space(self) -> None:
         if self.flow == "teach" and self.teaching is not None:
             self.flow_text = self.teaching.skip()
-            App.get_running_app().redraw_overlay()
+            self.session.overlay_dirty = True
 
     def save_board(self) -> bool:
+        """Fit and save the family's map; the camera's tracker loads it (the demo keeps its own)."""
         if self.flow != "teach" or self.teaching is None:
             return False
         ok, self.flow_text = self.teaching.finish()
         if ok:
             self.flow = ""
-            App.get_running_app().board_taught()
+            self.session.set_game(self.shell.board_game(), reload=True)
+            self.session.overlay_dirty = True
         return ok
 
+    # --- show each die once ------------------------------------------------------------------------------------
     def start_dice(self) -> None:
-        from companion.app.setup_flow import DiceRegistration
-
-        app = App.get_running_app()
         game = self._game()
         if game is None:
             return
-        self.registration = DiceRegistration(game, app.controller.root)
+        self.registration = DiceRegistration(game, self.controller.root)
         self.flow = "dice" if self.registration.needed and not self.registration.done else ""
         self.flow_text = self.registration.prompt()
 
     def capture_die(self) -> bool:
-        app = App.get_running_app()
         if self.flow != "dice" or self.registration is None:
             return False
-        frame = app.session.frame
-        obs = app.session.observation
+        frame, obs = self.session.frame, self.session.observation
         ok, self.flow_text = self.registration.capture(frame.image if frame else None, obs.get("dice") or obs.get("live") or [])
         if self.registration.done:
             self.flow = ""
-            app.dice_registered()
+            self.session.set_game(self.shell.board_game(), reload=True)  # the dice reader loads the registered dice
         return ok
