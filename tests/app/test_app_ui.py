@@ -1,5 +1,6 @@
-"""Headless UI test (Kivy, SDL offscreen): a whole demo game through the screens, with screenshots.
+"""Headless UI tests (Kivy, SDL offscreen): the screens on the demo and on real pictures, with screenshots.
 
+One app per test process (a module fixture: Kivy has one window); each test opens the source it needs.
 Skipped with the reason when Kivy or the system GL libraries are missing. Screenshots go to a temporary
 folder, or to $COMPANION_SCREENSHOTS (``COMPANION_SCREENSHOTS=docs/img pytest tests/app`` refreshes the
 user guide's pictures).
@@ -13,12 +14,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
+from companion.app.calibration import reference_map_path
+from companion.app.demo import DemoScript, board_size_mm, demo_homography
+from companion.app.i18n import tr
 from companion.referee.dice import dice_values
+from companion.vision.boardmap import load_board_map
 
-EXPECTED_SHOTS = {"home", "home-de", "setup", "setup-teach", "setup-corners", "score-a-kingdom", "score-tiles", "table-dice", "table-uncertain", "table-choice",
-                  "scores", "history", "rules", "scores-final", "end"}
+HOME_SHOTS = {"home", "home-de", "setup", "score-a-kingdom", "score-tiles"}  # the tour's first pictures
+SETUP_SHOTS = {"setup-teach", "setup-corners"}
+GAME_SHOTS = {"table-dice", "table-uncertain", "table-choice", "scores", "history", "rules", "scores-final", "end"}
+EXPECTED_SHOTS = HOME_SHOTS | SETUP_SHOTS | GAME_SHOTS
 
 
 def _kivy_window():
@@ -53,6 +62,18 @@ class _Lost:
         pass
 
 
+def pump(until, timeout=20.0, what=""):
+    """Run the app's event loop until ``until()`` holds."""
+    from kivy.base import EventLoop
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        EventLoop.idle()
+        if until():
+            return
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 def _tap(preview, x, y):
     """A real tap on the picture at frame pixel (x, y), in window coordinates."""
     iw, ih = preview.norm_image_size
@@ -61,352 +82,431 @@ def _tap(preview, x, y):
     return preview.on_touch_down(touch)
 
 
-def test_app_plays_the_demo_game_through_every_screen(tmp_path, monkeypatch):
-    window = _kivy_window()
-    from kivy.base import EventLoop
+def _shot(shots: Path, names: set[str]) -> None:
+    assert all((shots / f"{name}.png").stat().st_size > 5000 for name in names), names
 
-    from companion.app.i18n import tr
-    from companion.app.main import CompanionApp
-    from companion.journal import Journal
-    from companion.vision.sources import FrameGrabber
 
-    started = time.monotonic()
-    data = tmp_path / "data"
-    (data / "journals").mkdir(parents=True)
+@pytest.fixture(scope="module")
+def window():
+    return _kivy_window()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """The app's data folder, with a journal of an old rules version (explained on the home screen)."""
+    folder = tmp_path_factory.mktemp("app") / "data"
+    (folder / "journals").mkdir(parents=True)
     old = {"format": "companion-journal", "version": 1, "game": "eagle-kingdoms", "rules_version": 0,
            "config": {"players": ["Old", "Timer"]}}
-    (data / "journals" / "old-version.jsonl").write_text(json.dumps(old) + "\n")
-    shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path / "shots")
+    (folder / "journals" / "old-version.jsonl").write_text(json.dumps(old) + "\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    return Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
+
+
+@pytest.fixture(scope="module")
+def app(window, data, shots):
+    from companion.app.main import CompanionApp
+
     app = CompanionApp(source="demo", data_dir=str(data), screenshot_dir=str(shots), tour=True, language="en")
-
-    def pump(until, timeout=20.0, what=""):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            EventLoop.idle()
-            if until():
-                return
-        raise AssertionError(f"timed out waiting for {what}")
-
     app._run_prepare()
     try:
-        ctl = app.controller
-        home = app.sm.get_screen("home")
-        table = app.sm.get_screen("table")
-        # --- home: games, the old journal explained, the home tour, language switch -----------------------
-        assert "Eagle Kingdoms" in home.ids.game.values
-        assert any("version" in getattr(w, "text", "") for w in home.ids.resume.children)
         pump(lambda: not app.tour.busy, what="the home screenshots")
-        home.ids.language.dispatch("on_release")
-        assert app.ui.lang == "de" and home.ids.start.text == "Spiel starten"
-        home.ids.language.dispatch("on_release")
-        assert app.ui.lang == "en" and home.ids.start.text == "Start game"
-
-        # --- the two scoring screens: one counter screen, each with its own kinds, limits and total -------------
-        from companion.app.scoring import tile_points
-        from companion.games.eagle_kingdoms import rules as ek
-
-        tally, tiles = app.sm.get_screen("tally"), app.sm.get_screen("tiles")
-        app.go("tally")
-        tally.bump(0, 1)
-        tally.bump(0, ek.COUNTS[0] + 5)  # never more than the box holds
-        tally.bump(1, -1)  # never fewer than none
-        counts = tally.tally.counts
-        assert counts[:2] == [ek.COUNTS[0], 0] and tally.count_labels[0].text == str(ek.COUNTS[0])
-        kingdoms = ek.kingdoms_of(counts)
-        assert tally.total_text == tr("tally:total", points=ek.score_of(counts), kingdoms=kingdoms,
-                                      bonus=kingdoms * ek.KINGDOM_BONUS)
-        tally.clear()
-        assert sum(tally.tally.counts) == 0
-        app.go("tiles")
-        tiles.bump(1, 2)
-        assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))
-        tiles.ids.young.state = "down"
-        assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
-        tiles.ids.young.state = "normal"
-        tiles.clear()
-        app.go("home")
-
-        # --- set-up: the live indicator, teach the board on the demo's picture (real markers), the dice ----------
-        app.go("setup")
-        setup = app.sm.get_screen("setup")
-        pump(lambda: app.ui.board_found and app.session.frame is not None, what="the board found")
-        assert setup.ids.indicator.text == tr("setup:board_found")
-        setup.ids.teach.dispatch("on_release")
-        assert setup.flow == "teach", setup.flow_text
-        app.tour.shoot("setup", "setup-teach", keep=True)
-        pump(lambda: not app.tour.busy, what="the teaching screenshot")
-        preview = setup.ids.preview
-        while setup.teaching.current is not None:
-            x, y = setup.teaching.expected_px(setup.teaching.current)
-            assert _tap(preview, x + 1.5, y)
-        setup.ids.save.dispatch("on_release")
-        assert setup.flow == "" and (data / "boards" / "eagle-kingdoms.fitted.json").is_file(), setup.flow_text
-        setup.ids.dice.dispatch("on_release")
-        assert setup.flow == "" and setup.flow_text == tr("setup:dice_none")
-
-        # tap the 4 corners (the fallback when no marker is found): each corner named in turn, a slip taken back
-        import cv2
-        import numpy as np
-
-        from companion.app.demo import board_size_mm, demo_homography
-
-        size = board_size_mm("eagle-kingdoms")
-        demo_corners = cv2.perspectiveTransform(np.float64([[(0, 0)], [(size[0], 0)], [(size[0], size[1])], [(0, size[1])]]),
-                                                demo_homography(size)).reshape(-1, 2)
-        setup.ids.corners.dispatch("on_release")
-        assert setup.flow == "corners" and tr("setup:corner_top_left") in setup.flow_text
-        assert _tap(preview, *demo_corners[0]) and tr("setup:corner_top_right") in setup.flow_text
-        assert _tap(preview, *demo_corners[1])
-        assert _tap(preview, 5, 5)  # a slip of the finger ...
-        assert setup.ids.capture.text == tr("setup:corners_undo")
-        setup.ids.capture.dispatch("on_release")  # ... taken back
-        assert len(setup.corners.taps) == 2 and tr("setup:corner_bottom_right") in setup.flow_text
-        app.tour.shoot("setup", "setup-corners", keep=True)
-        pump(lambda: not app.tour.busy, what="the corners screenshot")
-        assert _tap(preview, *demo_corners[2]) and _tap(preview, *demo_corners[3])
-        assert setup.flow == "" and setup.flow_text == tr("setup:corners_done") and setup.corners.done
-        app.go("home")
-
-        # --- the demo game: the first proposal arrives from the worker thread via the Clock -------------------
-        home.ids.demo.dispatch("on_release")
-        assert app.sm.current == "table" and app.session.demo.following
-        script = app.session.demo.script
-        pump(lambda: ctl.proposal is not None, what="the camera's first proposal")
-        assert ctl.proposal.source == "camera" and ctl.proposal.action == script.truth(0)
-        assert table.has_proposal and table.ids.confirm.text == "Confirm"
-        # per frame only the picture is uploaded; the overlay is redrawn only when what it shows changes
-        preview = table.ids.preview
-        pump(lambda: preview.overlay_key is not None, what="the overlay")
-        uploads, overlays = preview.uploads, preview.overlay_uploads
-        import companion.app.camera_session as camera_session
-
-        looked_up = []
-        monkeypatch.setattr(camera_session, "board_geometry", lambda name: looked_up.append(name) or {})
-        pump(lambda: preview.uploads >= uploads + 5, what="preview frames")
-        assert preview.overlay_uploads == overlays
-        assert looked_up == []  # the demo board's geometry is read once per game, not per frame
-        monkeypatch.undo()
-        # the frame goes up as RGBA (one OpenCV swizzle into a kept buffer), into the texture the preview keeps
-        texture, shown = preview.texture, preview.shown_frame.image
-        assert texture.colorfmt == "rgba" and preview._rgba.shape[:2] == shown.shape[:2]
-        assert (preview._rgba[..., 0] == shown[..., 2]).all() and (preview._rgba[..., 3] == 255).all()
-        from companion.app.widgets import Preview, software_gl
-
-        assert preview.fresh_textures == software_gl()
-        for fresh in (False, True):  # a GPU keeps one texture; software GL (llvmpipe) gets one per frame
-            probe = Preview()
-            probe.fresh_textures = fresh
-            probe.show(shown)
-            first = probe.texture
-            probe.show(shown[::-1].copy())
-            assert (probe.texture is first) is not fresh and probe.texture.size == first.size
-            assert (probe._rgba[0, :, 2] == shown[-1, :, 0]).all()
-        header = json.loads(ctl.session.journal.path.read_text().splitlines()[0])
-        assert header["metadata"]["colours"]  # kept in the header, nothing beside the journal
-        assert [p.name for p in ctl.session.journal.path.parent.glob(ctl.session.journal.path.stem + "*")] == [
-            ctl.session.journal.path.name]
-
-        # confirm: journal first, then the confirmation on screen
-        order = []
-        original = Journal.append_action
-
-        def spy(self, action, player, text):
-            original(self, action, player, text)
-            order.append("journal")
-
-        monkeypatch.setattr(Journal, "append_action", spy)
-        app.events.clear()
-        real_refresh = table.refresh_messages
-
-        def shown():
-            real_refresh()
-            if "Saved:" in table.messages_text:
-                order.append("shown")
-
-        monkeypatch.setattr(table, "refresh_messages", shown)
-        table.ids.confirm.dispatch("on_release")
-        assert order[:2] == ["journal", "shown"] and "confirmation shown" in app.events
-        monkeypatch.setattr(table, "refresh_messages", real_refresh)
-
-        # manual dice entry: tap one face per die
-        assert ctl.phase == "chance"
-        ctl.discard()
-        truth = dice_values(script.truth(1))
-        faces = [w for row in table.ids.entry.children for w in getattr(row, "children", []) if hasattr(w, "face")]
-        for die, value in enumerate(truth):
-            next(b for b in faces if b.die_index == die and b.face == value).dispatch("on_release")
-        assert ctl.proposal.source == "manual" and ctl.proposal.action == script.truth(1)
-        table.ids.confirm.dispatch("on_release")
-
-        # --- the rest of the game: camera readings, corrections, a choice by tap, an undo -------------------------
-        chose = undone = corrected = False
-        steps = 0
-        while ctl.phase != "over":
-            steps += 1
-            assert steps < 2000
-            step = len(ctl.session.history)
-            app.on_observation(ctl.generation, script.observation(step))
-            if app.tour.busy:  # the proposal's screenshot, before it is confirmed
-                pump(lambda: not app.tour.busy, what="screenshots")
-            if ctl.phase == "decision" and not chose and len(ctl.choices()) > 1:
-                buttons = [b for b in table.ids.entry.children if hasattr(b, "choice_index")]
-                target = next(b for b in buttons if ctl.choices()[b.choice_index].action == script.truth(step))
-                target.dispatch("on_release")
-                assert ctl.proposal.source == "choice"
-                chose = True
-            if ctl.proposal is not None and ctl.proposal.uncertain and not corrected:
-                assert table.confirm_text == tr("table:confirm_checked")
-                assert any("?" in b.text for b in table.ids.proposal_dice.children)
-                corrected = ctl.proposal.action != script.truth(step)
-            guard = 0
-            while ctl.proposal is not None and len(ctl.session.history) == step:
-                app.autopilot.step()
-                guard += 1
-                assert guard < 5
-            assert ctl.session.history[-1] == script.truth(step), f"step {step}"
-            if not undone and step == len(script) // 3:
-                app.go("history")
-                before = len(ctl.session.history)
-                app.sm.get_screen("history").ids.undo.dispatch("on_release")
-                assert len(ctl.session.history) == before - 1
-                app.go("table")
-                undone = True
-            if app.tour.busy:
-                pump(lambda: not app.tour.busy, what="screenshots")
-            if steps % 25 == 0:
-                EventLoop.idle()
-        assert chose and undone
-        pump(lambda: not app.tour.busy and app.sm.current == "end", what="the end screen")
-        end = app.sm.get_screen("end")
-        assert "Bonus" in end.final_text and "Kingdoms" in end.final_text
-        assert end.winner_text.startswith("Winner")
-        journal = ctl.session.journal.path.read_text().splitlines()
-        assert len(journal) == len(ctl.session.history) + 1 + 2  # header, actions, the undone action and its undo record
-        assert all(p.name != ctl.session.journal.path.name for p in [i.path for i in ctl.unfinished()])
-
-        # --- a phone-shaped window switches the table to the portrait layout -------------------------------------
-        size = tuple(window.size)
-        window.size = (420, 820)
-        pump(lambda: app.ui.portrait, what="portrait layout")
-        app.go("table")
-        EventLoop.idle()
-        assert table.ids.panel.parent.parent.orientation == "vertical"
-        window.size = size
-        pump(lambda: not app.ui.portrait, what="landscape layout")
-
-        # --- a real picture source: the board pose comes from the tracker, not from the demo's fixed homography ------
-        import cv2
-        import numpy as np
-
-        from companion.app.calibration import reference_map_path
-        from companion.app.demo import demo_homography
-        from companion.vision.boardmap import load_board_map
-        from companion.workshop.boards.synth_table import random_homography, render_scene
-
-        board = load_board_map(reference_map_path("eagle-kingdoms"))
-        rng = np.random.default_rng(11)
-        true_H = random_homography(board, rng, (960, 720))
-        (tmp_path / "frames").mkdir()
-        cv2.imwrite(str(tmp_path / "frames" / "board.png"), render_scene(board, true_H, (960, 720), rng=rng).image)
-        assert table.ids.tap_corners.opacity == 0  # the demo finds its board: no corners to tap
-        app.open_source(f"images:{tmp_path / 'frames'}")
-        app.go("setup")
-        pump(lambda: app.session.board.homography is not None, timeout=30, what="the tracked board pose")
-        assert app.ui.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
-        H, geometry = app.session.board_view()
-        corners = board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64)
-        seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
-        assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
-        assert not np.allclose(H, demo_homography(board.size_mm)) and "shield" in geometry
-        assert not app.ui.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
-
-        # --- a camera low at the table's side: set-up advises raising it (dice read poorly from low down) --------
-        from companion.workshop.boards.synth_table import camera_homography
-
-        (tmp_path / "low").mkdir()
-        cv2.imwrite(str(tmp_path / "low" / "board.png"),
-                    render_scene(board, camera_homography(board, 60, (960, 720)), (960, 720), rng=rng).image)
-        app.open_source(f"images:{tmp_path / 'low'}")
-        pump(lambda: app.ui.view_leaning, timeout=30, what="the low camera seen")
-        EventLoop.idle()
-        assert app.ui.board_found and abs(app.ui.view_angle - 60) < 3
-        assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.ui.view_angle), limit=45)
-        app.go("table")  # the table's picture says it too, in short
-        lean_short = tr("camera:lean_short", angle=round(app.ui.view_angle))
-
-        def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
-            table.show_frame(app.session.frame)
-            return (table.ids.preview.overlay_key or (None,) * 4)[3] == lean_short
-
-        pump(advised, what="the short advice over the table's picture")
-        app.go("setup")
-
-        # --- the markers hidden: "tap the 4 corners" finds the board, and the indicator says so ------------------
-        hidden = render_scene(board, true_H, (960, 720), rng=np.random.default_rng(11)).image
-        for fid in board.fiducials:
-            quad = cv2.perspectiveTransform(fid.corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2)
-            cv2.fillConvexPoly(hidden, (quad.mean(0) + (quad - quad.mean(0)) * 1.6).round().astype(np.int32), (128, 128, 128))
-        (tmp_path / "hidden").mkdir()
-        cv2.imwrite(str(tmp_path / "hidden" / "board.png"), hidden)
-        app.open_source(f"images:{tmp_path / 'hidden'}")
-        pump(lambda: app.ui.board_status == "board not in view", timeout=30, what="the board not found")
-        assert not app.ui.board_found
-        app.go("table")  # the table offers the corners while the board is not found
-        EventLoop.idle()
-        assert table.ids.tap_corners.opacity == 1 and not table.ids.tap_corners.disabled
-        table.ids.tap_corners.dispatch("on_release")
-        setup = app.sm.get_screen("setup")
-        assert app.sm.current == "setup" and setup.flow == "corners"
-        for corner in cv2.perspectiveTransform(board.board_corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2):
-            assert _tap(setup.ids.preview, *corner)
-        assert setup.flow == "" and setup.flow_text == tr("setup:corners_done")
-        frame = app.session.frame  # a still picture: hand it to the worker again, as a camera's next frame would be
-        app.session.worker.submit(ctl.generation, frame.image, frame.meta, time.monotonic())
-        pump(lambda: app.ui.board_found, timeout=30, what="the board found from the tapped corners")
-        assert app.ui.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
-
-        # --- a camera profile: chosen in set-up, saved; a damaged one is explained and the app goes on without -------
-        from companion.app import paths
-        from companion.vision.intrinsics import CameraProfile
-
-        (tmp_path / "bad.json").write_text("{damaged")
-        notice = app.set_camera_profile(str(tmp_path / "bad.json"))
-        assert "bad.json" in notice and app.session.profile is None and app.sm.get_screen("home").message == notice
-        CameraProfile("desk-cam", (960, 720), np.array([[800.0, 0, 480], [0, 800.0, 360], [0, 0, 1]]), np.zeros(5)).save(data / "cameras")
-        app.go("home")
-        app.go("setup")
-        assert "desk-cam" in setup.ids.profile.values and setup.ids.profile.text == tr("setup:profile_none")
-        setup.ids.profile.text = "desk-cam"
-        assert app.session.profile.name == "desk-cam" and app.session.recognizer.camera is app.session.profile
-        assert setup.profile_text == tr("setup:profile_used", name="desk-cam")
-        assert paths.load_settings(data)["camera_profile"].endswith("desk-cam.json")
-        setup.ids.profile.text = tr("setup:profile_none")
-        assert app.session.profile is None and paths.load_settings(data)["camera_profile"] == ""
-
-        # --- a real camera: a roll can be read again (the camera reports each roll once) --------------------------
-        from companion.app.demo import DemoScript
-
-        ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
-        ctl.observe(ctl.generation, DemoScript.load().observation(0))  # the set-up
-        ctl.confirm()
-        assert ctl.dice_specs()
-        app.go("table")
-        EventLoop.idle()
-        buttons = [w for w in table.ids.entry.walk() if getattr(w, "text", None) == tr("table:read_again")]
-        assert len(buttons) == 1 and app.session.recognizer.dice._read_again_after is None
-        buttons[0].dispatch("on_release")
-        assert app.session.recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
-        assert ctl.vision_status == tr("table:reading_again")
-
-        # --- the camera disappears: a clear message, nothing lost ----------------------------------------------------
-        app.session.grabber = FrameGrabber(_Lost()).start()
-        app.session.lost_reported = False
-        pump(lambda: app.session.lost_reported, what="the lost camera")
-        assert ctl.messages[-1].text == tr("table:camera_lost")
-
-        taken = {p.stem for p in app.tour.taken}
-        assert EXPECTED_SHOTS <= taken, EXPECTED_SHOTS - taken
-        assert all((shots / f"{name}.png").stat().st_size > 5000 for name in EXPECTED_SHOTS)
+        yield app
     finally:
         app.stop()
+
+
+def _on_the_demo(app) -> None:
+    """The demo's picture, with its board found."""
+    if not app.session.is_demo:
+        app.open_source("demo")
+    pump(lambda: "history_len" in app.session.observation and app.ui.board_found and app.session.frame is not None
+         and "step" in app.session.frame.meta, what="the demo's picture with its board found")
+
+
+def _a_game(app) -> None:
+    """A game at the table (the table screen is shown only during one)."""
+    if app.controller.session is None:
+        app.controller.new_game("eagle-kingdoms", ["Ann", "Ben"])
+
+
+def _picture_source(app, tmp_path: Path, name: str, image: np.ndarray) -> None:
+    """A folder holding one still picture, opened as the app's (real) source."""
+    folder = tmp_path / name
+    folder.mkdir()
+    cv2.imwrite(str(folder / "board.png"), image)
+    app.open_source(f"images:{folder}")
+
+
+@pytest.fixture(scope="module")
+def board():
+    """The Eagle Kingdoms board seen by a camera: the board map, a true homography and its picture."""
+    from companion.workshop.boards.synth_table import random_homography, render_scene
+
+    board = load_board_map(reference_map_path("eagle-kingdoms"))
+    rng = np.random.default_rng(11)
+    true_H = random_homography(board, rng, (960, 720))
+    return board, true_H, render_scene(board, true_H, (960, 720), rng=rng).image
+
+
+# --- the home screen --------------------------------------------------------------------------------------------
+def test_home_lists_the_games_explains_an_old_journal_and_switches_language(app, shots):
+    home = app.sm.get_screen("home")
+    app.go("home")
+    assert "Eagle Kingdoms" in home.ids.game.values
+    assert any("version" in getattr(w, "text", "") for w in home.ids.resume.children)
+    home.ids.language.dispatch("on_release")
+    assert app.ui.lang == "de" and home.ids.start.text == "Spiel starten"
+    home.ids.language.dispatch("on_release")
+    assert app.ui.lang == "en" and home.ids.start.text == "Start game"
+    assert HOME_SHOTS <= {p.stem for p in app.tour.taken}
+    _shot(shots, HOME_SHOTS)
+
+
+def test_the_scoring_screens_count_within_the_box_and_total_by_the_rules(app):
+    """One counter screen, each with its own kinds, limits and total."""
+    from companion.app.scoring import tile_points
+    from companion.games.eagle_kingdoms import rules as ek
+
+    tally, tiles = app.sm.get_screen("tally"), app.sm.get_screen("tiles")
+    app.go("tally")
+    tally.bump(0, 1)
+    tally.bump(0, ek.COUNTS[0] + 5)  # never more than the box holds
+    tally.bump(1, -1)  # never fewer than none
+    counts = tally.tally.counts
+    assert counts[:2] == [ek.COUNTS[0], 0] and tally.count_labels[0].text == str(ek.COUNTS[0])
+    kingdoms = ek.kingdoms_of(counts)
+    assert tally.total_text == tr("tally:total", points=ek.score_of(counts), kingdoms=kingdoms,
+                                  bonus=kingdoms * ek.KINGDOM_BONUS)
+    tally.clear()
+    assert sum(tally.tally.counts) == 0
+    app.go("tiles")
+    tiles.bump(1, 2)
+    assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))
+    tiles.ids.young.state = "down"
+    assert tiles.total_text == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
+    tiles.ids.young.state = "normal"
+    tiles.clear()
+    app.go("home")
+
+
+# --- set-up on the demo's picture ---------------------------------------------------------------------------------
+def test_setup_teaches_the_board_by_taps_on_the_demos_picture(app, data, shots):
+    """The live indicator, teach the board on the demo's picture (real markers), the dice (nothing to tell apart)."""
+    _on_the_demo(app)
+    app.go("setup")
+    setup = app.sm.get_screen("setup")
+    assert setup.ids.indicator.text == tr("setup:board_found")
+    setup.ids.teach.dispatch("on_release")
+    assert setup.flow == "teach", setup.flow_text
+    app.tour.shoot("setup", "setup-teach", keep=True)
+    pump(lambda: not app.tour.busy, what="the teaching screenshot")
+    preview = setup.ids.preview
+    while setup.teaching.current is not None:
+        x, y = setup.teaching.expected_px(setup.teaching.current)
+        assert _tap(preview, x + 1.5, y)
+    setup.ids.save.dispatch("on_release")
+    assert setup.flow == "" and (data / "boards" / "eagle-kingdoms.fitted.json").is_file(), setup.flow_text
+    setup.ids.dice.dispatch("on_release")
+    assert setup.flow == "" and setup.flow_text == tr("setup:dice_none")
+    _shot(shots, {"setup-teach"})
+    app.go("home")
+
+
+def test_setup_taps_the_four_corners_naming_each_and_takes_back_a_slip(app, shots):
+    """Tap the 4 corners (the fallback when no marker is found): each corner named in turn, a slip taken back."""
+    _on_the_demo(app)
+    app.go("setup")
+    setup = app.sm.get_screen("setup")
+    preview = setup.ids.preview
+    size = board_size_mm("eagle-kingdoms")
+    demo_corners = cv2.perspectiveTransform(np.float64([[(0, 0)], [(size[0], 0)], [(size[0], size[1])], [(0, size[1])]]),
+                                            demo_homography(size)).reshape(-1, 2)
+    setup.ids.corners.dispatch("on_release")
+    assert setup.flow == "corners" and tr("setup:corner_top_left") in setup.flow_text
+    assert _tap(preview, *demo_corners[0]) and tr("setup:corner_top_right") in setup.flow_text
+    assert _tap(preview, *demo_corners[1])
+    assert _tap(preview, 5, 5)  # a slip of the finger ...
+    assert setup.ids.capture.text == tr("setup:corners_undo")
+    setup.ids.capture.dispatch("on_release")  # ... taken back
+    assert len(setup.corners.taps) == 2 and tr("setup:corner_bottom_right") in setup.flow_text
+    app.tour.shoot("setup", "setup-corners", keep=True)
+    pump(lambda: not app.tour.busy, what="the corners screenshot")
+    assert _tap(preview, *demo_corners[2]) and _tap(preview, *demo_corners[3])
+    assert setup.flow == "" and setup.flow_text == tr("setup:corners_done") and setup.corners.done
+    _shot(shots, {"setup-corners"})
+    app.go("home")
+
+
+# --- the demo game ------------------------------------------------------------------------------------------------
+def test_the_preview_uploads_each_frame_and_redraws_its_overlay_only_on_a_change(app, monkeypatch):
+    from companion.app import camera_session
+    from companion.app.widgets import Preview, software_gl
+
+    app.go("home")
+    app.sm.get_screen("home").ids.demo.dispatch("on_release")
+    assert app.sm.current == "table" and app.session.demo.following
+    table = app.sm.get_screen("table")
+    pump(lambda: app.controller.proposal is not None, what="the camera's first proposal")
+    preview = table.ids.preview
+    pump(lambda: preview.overlay_key is not None, what="the overlay")
+    uploads, overlays = preview.uploads, preview.overlay_uploads
+    looked_up = []
+    monkeypatch.setattr(camera_session, "board_geometry", lambda name: looked_up.append(name) or {})
+    pump(lambda: preview.uploads >= uploads + 5, what="preview frames")
+    assert preview.overlay_uploads == overlays
+    assert looked_up == []  # the demo board's geometry is read once per game, not per frame
+    # the frame goes up as RGBA (one OpenCV swizzle into a kept buffer), into the texture the preview keeps
+    texture, shown = preview.texture, preview.shown_frame.image
+    assert texture.colorfmt == "rgba" and preview._rgba.shape[:2] == shown.shape[:2]
+    assert (preview._rgba[..., 0] == shown[..., 2]).all() and (preview._rgba[..., 3] == 255).all()
+    assert preview.fresh_textures == software_gl()
+    for fresh in (False, True):  # a GPU keeps one texture; software GL (llvmpipe) gets one per frame
+        probe = Preview()
+        probe.fresh_textures = fresh
+        probe.show(shown)
+        first = probe.texture
+        probe.show(shown[::-1].copy())
+        assert (probe.texture is first) is not fresh and probe.texture.size == first.size
+        assert (probe._rgba[0, :, 2] == shown[-1, :, 0]).all()
+
+
+def test_the_demo_game_is_refereed_through_every_screen_to_its_end(app, monkeypatch, shots):
+    from companion.journal import Journal
+
+    started = time.monotonic()
+    ctl = app.controller
+    table = app.sm.get_screen("table")
+    app.go("home")
+    app.sm.get_screen("home").ids.demo.dispatch("on_release")
+    assert app.sm.current == "table" and app.session.demo.following
+    script = app.session.demo.script
+    # the first proposal arrives from the worker thread via the Clock
+    pump(lambda: ctl.proposal is not None, what="the camera's first proposal")
+    assert ctl.proposal.source == "camera" and ctl.proposal.action == script.truth(0)
+    assert table.has_proposal and table.ids.confirm.text == "Confirm"
+    header = json.loads(ctl.session.journal.path.read_text().splitlines()[0])
+    assert header["metadata"]["colours"]  # kept in the header, nothing beside the journal
+    assert [p.name for p in ctl.session.journal.path.parent.glob(ctl.session.journal.path.stem + "*")] == [
+        ctl.session.journal.path.name]
+
+    # confirm: journal first, then the confirmation on screen
+    order = []
+    original = Journal.append_action
+
+    def spy(self, action, player, text):
+        original(self, action, player, text)
+        order.append("journal")
+
+    monkeypatch.setattr(Journal, "append_action", spy)
+    app.events.clear()
+    real_refresh = table.refresh_messages
+
+    def shown():
+        real_refresh()
+        if "Saved:" in table.messages_text:
+            order.append("shown")
+
+    monkeypatch.setattr(table, "refresh_messages", shown)
+    table.ids.confirm.dispatch("on_release")
+    assert order[:2] == ["journal", "shown"] and "confirmation shown" in app.events
+    monkeypatch.setattr(table, "refresh_messages", real_refresh)
+
+    # manual dice entry: tap one face per die
+    assert ctl.phase == "chance"
+    ctl.discard()
+    truth = dice_values(script.truth(1))
+    faces = [w for row in table.ids.entry.children for w in getattr(row, "children", []) if hasattr(w, "face")]
+    for die, value in enumerate(truth):
+        next(b for b in faces if b.die_index == die and b.face == value).dispatch("on_release")
+    assert ctl.proposal.source == "manual" and ctl.proposal.action == script.truth(1)
+    table.ids.confirm.dispatch("on_release")
+
+    # the rest of the game: camera readings, corrections, a choice by tap, an undo
+    chose = undone = corrected = False
+    steps = 0
+    while ctl.phase != "over":
+        steps += 1
+        assert steps < 2000
+        step = len(ctl.session.history)
+        app.on_observation(ctl.generation, script.observation(step))
+        if app.tour.busy:  # the proposal's screenshot, before it is confirmed
+            pump(lambda: not app.tour.busy, what="screenshots")
+        if ctl.phase == "decision" and not chose and len(ctl.choices()) > 1:
+            buttons = [b for b in table.ids.entry.children if hasattr(b, "choice_index")]
+            target = next(b for b in buttons if ctl.choices()[b.choice_index].action == script.truth(step))
+            target.dispatch("on_release")
+            assert ctl.proposal.source == "choice"
+            chose = True
+        if ctl.proposal is not None and ctl.proposal.uncertain and not corrected:
+            assert table.confirm_text == tr("table:confirm_checked")
+            assert any("?" in b.text for b in table.ids.proposal_dice.children)
+            corrected = ctl.proposal.action != script.truth(step)
+        guard = 0
+        while ctl.proposal is not None and len(ctl.session.history) == step:
+            app.autopilot.step()
+            guard += 1
+            assert guard < 5
+        assert ctl.session.history[-1] == script.truth(step), f"step {step}"
+        if not undone and step == len(script) // 3:
+            app.go("history")
+            before = len(ctl.session.history)
+            app.sm.get_screen("history").ids.undo.dispatch("on_release")
+            assert len(ctl.session.history) == before - 1
+            app.go("table")
+            undone = True
+        if app.tour.busy:
+            pump(lambda: not app.tour.busy, what="screenshots")
+        if steps % 25 == 0:
+            pump(lambda: True)
+    assert chose and undone
+    pump(lambda: not app.tour.busy and app.sm.current == "end", what="the end screen")
+    end = app.sm.get_screen("end")
+    assert "Bonus" in end.final_text and "Kingdoms" in end.final_text
+    assert end.winner_text.startswith("Winner")
+    journal = ctl.session.journal.path.read_text().splitlines()
+    assert len(journal) == len(ctl.session.history) + 1 + 2  # header, actions, the undone action and its undo record
+    assert all(p.name != ctl.session.journal.path.name for p in [i.path for i in ctl.unfinished()])
+    assert GAME_SHOTS <= {p.stem for p in app.tour.taken}
+    _shot(shots, GAME_SHOTS)
     assert time.monotonic() - started < 240
+
+
+def test_a_phone_shaped_window_lays_the_table_out_for_portrait(app, window):
+    _a_game(app)
+    size = tuple(window.size)
+    window.size = (420, 820)
+    try:
+        pump(lambda: app.ui.portrait, what="portrait layout")
+        app.go("table")
+        pump(lambda: True)
+        table = app.sm.get_screen("table")
+        assert table.ids.panel.parent.parent.orientation == "vertical"
+    finally:
+        window.size = size
+    pump(lambda: not app.ui.portrait, what="landscape layout")
+
+
+# --- real pictures: the board pose is tracked, not the demo's fixed view --------------------------------------------
+def test_a_real_picture_source_tracks_the_board_pose(app, board, tmp_path):
+    board_map, true_H, image = board
+    _picture_source(app, tmp_path, "frames", image)
+    app.go("setup")
+    pump(lambda: app.session.board.homography is not None, timeout=30, what="the tracked board pose")
+    assert app.ui.board_found and app.sm.get_screen("setup").ids.indicator.text == tr("setup:board_found")
+    H, geometry = app.session.board_view()
+    corners = board_map.board_corners_mm().reshape(-1, 1, 2).astype(np.float64)
+    seen = cv2.perspectiveTransform(corners, H).reshape(-1, 2)
+    assert np.abs(seen - cv2.perspectiveTransform(corners, true_H).reshape(-1, 2)).max() < 3.0
+    assert not np.allclose(H, demo_homography(board_map.size_mm)) and "shield" in geometry
+    assert not app.ui.view_leaning and app.sm.get_screen("setup").ids.lean.text == ""
+
+
+def test_a_camera_low_at_the_tables_side_is_advised_to_rise(app, board, tmp_path):
+    """Dice are read poorly from low down: set-up says so, and the table's picture too, in short."""
+    from companion.workshop.boards.synth_table import camera_homography, render_scene
+
+    board_map = board[0]
+    low = render_scene(board_map, camera_homography(board_map, 60, (960, 720)), (960, 720), rng=np.random.default_rng(11))
+    _picture_source(app, tmp_path, "low", low.image)
+    app.go("setup")
+    pump(lambda: app.ui.view_leaning, timeout=30, what="the low camera seen")
+    pump(lambda: True)
+    assert app.ui.board_found and abs(app.ui.view_angle - 60) < 3
+    assert app.sm.get_screen("setup").ids.lean.text == tr("camera:lean", angle=round(app.ui.view_angle), limit=45)
+    _a_game(app)
+    app.go("table")
+    table = app.sm.get_screen("table")
+    lean_short = tr("camera:lean_short", angle=round(app.ui.view_angle))
+
+    def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
+        table.show_frame(app.session.frame)
+        line = (table.ids.preview.overlay_key or (None,) * 4)[3] or ""  # the line over the picture
+        return line == lean_short or line.endswith(f" - {lean_short}")  # after the reader's status, if any
+
+    pump(advised, what="the short advice over the table's picture")
+
+
+def test_with_the_markers_hidden_the_table_offers_to_tap_the_four_corners(app, board, tmp_path):
+    board_map, true_H, image = board
+    _a_game(app)
+    table = app.sm.get_screen("table")
+    _on_the_demo(app)
+    assert table.ids.tap_corners.opacity == 0  # the demo finds its board: no corners to tap
+    hidden = image.copy()
+    for fid in board_map.fiducials:
+        quad = cv2.perspectiveTransform(fid.corners_mm().reshape(-1, 1, 2).astype(np.float64), true_H).reshape(-1, 2)
+        cv2.fillConvexPoly(hidden, (quad.mean(0) + (quad - quad.mean(0)) * 1.6).round().astype(np.int32), (128, 128, 128))
+    _picture_source(app, tmp_path, "hidden", hidden)
+    app.go("setup")
+    pump(lambda: app.ui.board_status == "board not in view", timeout=30, what="the board not found")
+    assert not app.ui.board_found
+    app.go("table")  # the table offers the corners while the board is not found
+    pump(lambda: True)
+    assert table.ids.tap_corners.opacity == 1 and not table.ids.tap_corners.disabled
+    table.ids.tap_corners.dispatch("on_release")
+    setup = app.sm.get_screen("setup")
+    assert app.sm.current == "setup" and setup.flow == "corners"
+    for corner in cv2.perspectiveTransform(board_map.board_corners_mm().reshape(-1, 1, 2).astype(np.float64),
+                                           true_H).reshape(-1, 2):
+        assert _tap(setup.ids.preview, *corner)
+    assert setup.flow == "" and setup.flow_text == tr("setup:corners_done")
+    frame = app.session.frame  # a still picture: hand it to the worker again, as a camera's next frame would be
+    app.session.worker.submit(app.controller.generation, frame.image, frame.meta, time.monotonic())
+    pump(lambda: app.ui.board_found, timeout=30, what="the board found from the tapped corners")
+    assert app.ui.board_source == "tapped" and setup.ids.indicator.text == tr("setup:board_found_tapped")
+
+
+def test_a_camera_profile_is_chosen_and_saved_and_a_damaged_one_explained(app, board, data, tmp_path):
+    from companion.app import paths
+    from companion.vision.intrinsics import CameraProfile
+
+    _picture_source(app, tmp_path, "frames", board[2])
+    (tmp_path / "bad.json").write_text("{damaged")
+    notice = app.set_camera_profile(str(tmp_path / "bad.json"))
+    assert "bad.json" in notice and app.session.profile is None and app.sm.get_screen("home").message == notice
+    CameraProfile("desk-cam", (960, 720), np.array([[800.0, 0, 480], [0, 800.0, 360], [0, 0, 1]]), np.zeros(5)).save(data / "cameras")
+    app.go("home")
+    app.go("setup")
+    setup = app.sm.get_screen("setup")
+    assert "desk-cam" in setup.ids.profile.values and setup.ids.profile.text == tr("setup:profile_none")
+    setup.ids.profile.text = "desk-cam"
+    assert app.session.profile.name == "desk-cam" and app.session.recognizer.camera is app.session.profile
+    assert setup.profile_text == tr("setup:profile_used", name="desk-cam")
+    assert paths.load_settings(data)["camera_profile"].endswith("desk-cam.json")
+    setup.ids.profile.text = tr("setup:profile_none")
+    assert app.session.profile is None and paths.load_settings(data)["camera_profile"] == ""
+
+
+def test_a_real_camera_reads_a_roll_again_when_asked(app, board, tmp_path):
+    """The camera reports each roll once: the family can ask for it again."""
+    ctl = app.controller
+    _picture_source(app, tmp_path, "frames", board[2])
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+    ctl.observe(ctl.generation, DemoScript.load().observation(0))  # the set-up
+    ctl.confirm()
+    assert ctl.dice_specs()
+    app.go("table")
+    pump(lambda: True)
+    table = app.sm.get_screen("table")
+    buttons = [w for w in table.ids.entry.walk() if getattr(w, "text", None) == tr("table:read_again")]
+    assert len(buttons) == 1 and app.session.recognizer.dice._read_again_after is None
+    buttons[0].dispatch("on_release")
+    assert app.session.recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
+    assert ctl.vision_status == tr("table:reading_again")
+
+
+def test_a_camera_that_disappears_is_said_plainly_and_nothing_is_lost(app):
+    from companion.vision.sources import FrameGrabber
+
+    app.session.close()
+    app.session.grabber = FrameGrabber(_Lost()).start()
+    app.session.lost_reported = False
+    pump(lambda: app.session.lost_reported, what="the lost camera")
+    assert app.controller.messages[-1].text == tr("table:camera_lost")
+    assert app.ui.source_name == tr("table:manual")
+    app.open_source("demo")
