@@ -13,7 +13,9 @@ Generic over the four games. A game plugs in through an *adapter* (an object or 
 
 ``unchanged``  every confidently read region shows what the state expects;
 ``proposed``   exactly one legal action (or a short path of decisions with no chance step between)
-               explains the change -- the referee asks for one tap to confirm;
+               explains the change -- the referee asks for one tap to confirm; ``sure`` is False when
+               other legal actions agree with every confident region too and only the uncertain
+               regions chose between them (a guess the family must check);
 ``ambiguous``  several legal actions explain it equally well -- ask which;
 ``illegal``    the change means an action the rules forbid: the engine's ``explain_illegal`` message
                and rule id;
@@ -60,6 +62,7 @@ class MatchResult:
     changed: tuple[str, ...] = ()  # regions whose confident reading differs from the expected scene
     corrected: tuple[str, ...] = ()  # uncertain regions the rules fixed (proposed/unchanged)
     error: GameError | None = field(default=None, compare=False)
+    sure: bool = True  # proposed: no other legal action fits every confident region
 
     @property
     def action(self) -> Action | None:
@@ -78,6 +81,8 @@ class MatchResult:
             out["changed"] = list(self.changed)
         if self.corrected:
             out["corrected"] = list(self.corrected)
+        if not self.sure:
+            out["sure"] = False
         return out
 
 
@@ -191,7 +196,9 @@ def match(
             text = "; ".join(state.action_to_string(a) for a in succ.path)
             if soft_left:
                 text += f" (uncertain, taken from the rules: {', '.join(soft_left)})"
-            return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left))
+            sure = len({_path_key(s.path[-1:]) for s, _ in fits}) == 1
+            return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
+                               sure=sure)
         options = tuple(succ.path for succ, _ in top)
         names = " | ".join(state.action_to_string(p[-1]) for p in options)
         return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed)

@@ -1,0 +1,949 @@
+"""The live table pipeline: camera frames in, referee events out. UI-free; the app, ``companion follow``
+and ``companion bench table`` all use it, and none of them matches readings to rules itself.
+
+    pipeline = TablePipeline(game)                       # a Game (its configuration); map and readers built
+    for frame in frames:
+        for event in pipeline.process(frame.image, frame.time, state):
+            ...                                          # show it; on a confirm: state.apply(...)
+            pipeline.applied(action, state_before)       # after every action applied, however it came
+
+Per frame: motion (:class:`companion.vision.motion.MotionMeter`) -> board pose (the reader's
+:class:`~companion.vision.pose.BoardTracker`) -> dice (the dice reader, then :func:`dice_in_context`,
+then a :class:`~companion.vision.tracker.SettleTracker`) -> board reading (only on still frames with a
+usable pose; the spaces under the dice are hidden) -> *settled*: the same board reading for
+``board_settle`` still frames in a row -> matched against the engine state.
+
+Events (:class:`TableEvent`), one kind each:
+
+``status``    every frame, first: plain words ("board found", "something is moving", ...) and ``info``
+              (the pose: homography, view angle; stage timings);
+``setup``     the set-up read from the board (:class:`~companion.referee.table_games.SetupReading`);
+``dice``      a settled roll -> the chance action to confirm (after the decisions that must have come
+              first, when they show nowhere else: Eagle Kingdoms' "roll again" is seen in the dice thrown);
+``move``      a settled board change that exactly one legal action explains (or the only legal action
+              when it shows nowhere);
+``illegal``   the change means an action the rules forbid: rule id, plain words, spaces to mark;
+``question``  the family must say: several explanations, unsure readings, a set-up not read, a decision
+              the camera cannot see, dice not read.
+
+A proposal (``setup``, ``dice``, ``move``) is ``sure`` when nothing in it was read unsure and no other
+legal action explains the same pixels; the app asks one tap for each, ``companion follow`` confirms the
+sure ones and asks its oracle about the rest. Chance steps come only from dice; board changes only from
+settled board frames; a misread the rules make impossible is fixed by them (:func:`companion.referee.match.match`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.games.core import Action, Game, GameError, State
+from companion.referee.dice import DieValue, in_game_terms, read_roll, reader_kinds, wanted_dice
+from companion.referee.match import MatchKind, differences, match
+from companion.referee.table_games import SetupReading, table_game
+from companion.vision.readers import Observation, canonical
+
+BOARD_SETTLE_FRAMES = 3
+DICE_SETTLE_FRAMES = 5
+ROLL_SEARCH_DEPTH = 3  # decisions that show nowhere, followed before a roll (pass, then the next player's start)
+
+STATUS, SETUP, DICE, MOVE, ILLEGAL, QUESTION = "status", "setup", "dice", "move", "illegal", "question"
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """What the pipeline says about a frame (see the module docstring for the kinds).
+
+    ``actions``: the path to confirm, in order (``setup``, ``dice``, ``move``); ``options``: the candidate
+    paths (``question``, ``illegal``); ``regions``: spaces to mark; ``unsure``: spaces or dice read unsure;
+    ``reason`` (questions): ``several`` | ``unsure`` | ``setup`` | ``hidden`` (a decision that shows
+    nowhere) | ``misread`` (nothing legal explains the board) | ``dice`` (a roll not read)."""
+
+    kind: str
+    message: str = ""
+    actions: tuple[Action, ...] = ()
+    options: tuple[tuple[Action, ...], ...] = ()
+    rule_id: str | None = None
+    regions: tuple[str, ...] = ()
+    unsure: tuple[str, ...] = ()
+    sure: bool = True
+    reason: str = ""
+    dice: tuple[DieValue, ...] = ()
+    setup: SetupReading | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def proposal(self) -> bool:
+        return self.kind in (SETUP, DICE, MOVE) and (bool(self.actions) or self.setup is not None)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        for key in ("actions", "regions", "unsure"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
+        if self.options:
+            out["options"] = [list(o) for o in self.options]
+        if self.rule_id:
+            out["rule_id"] = self.rule_id
+        if self.proposal:
+            out["sure"] = self.sure
+        if self.reason:
+            out["reason"] = self.reason
+        if self.dice:
+            out["dice"] = [{"kind": d.kind, "role": d.role, "value": d.value, "uncertain": d.uncertain,
+                            "box": list(d.box) if d.box else None} for d in self.dice]
+        if self.setup is not None and self.setup.options:
+            out["options_read"] = dict(self.setup.options)
+        if self.info:
+            out["info"] = dict(self.info)
+        return out
+
+
+# -- dice in context ---------------------------------------------------------------------------------
+
+
+def dice_in_context(readings: Sequence[Any], frame: np.ndarray, *, pose: Any = None, board: Any = None,
+                    settled: Observation | None = None, before: np.ndarray | None = None,
+                    expected: Sequence[str] | None = None, places: Sequence[tuple[int, int]] | None = None,
+                    die_px: float = 20.0) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """The dice reader's finds that are dice, and the rest with the reason: the pipeline's one call of the
+    dice-in-context stage (contract 4 of the shared design, ``vision.dice_context.filter_dice``, when it
+    is installed). Until then: a find is a die only where the picture changed since ``before`` (the still
+    frame before the throw) -- at one of the die-sized ``places`` that changed, when they are known: a
+    stand, an owl or a card read as a die stood there all along."""
+    try:
+        from companion.vision.dice_context import filter_dice  # type: ignore[import-not-found]
+    except ImportError:
+        if places is not None and before is not None:
+            return at_changed_places(readings, places, die_px)
+        return changed_since(readings, frame, before)
+    result = filter_dice(readings, frame, pose=pose, board=board, settled=settled, before=before, expected=expected)
+    return list(result.dice), list(result.rejected)
+
+
+CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
+CHANGED_MIN = 0.25  # share of a find's middle that must have changed
+DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
+MAX_WINDOWS = 6
+
+
+def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
+    """How the light changed between two pictures (the same size), per channel, on a grid a sixteenth of
+    their size: each region's slow change of light (a lamp, a shadow, the camera's exposure) -- a die,
+    small beside it, is not one."""
+    grid = (max(1, now_small.shape[1] // 4), max(1, now_small.shape[0] // 4))
+    now_g = cv2.resize(now_small, grid, interpolation=cv2.INTER_AREA).astype(np.float32) + 1.0
+    was_g = cv2.resize(was_small, grid, interpolation=cv2.INTER_AREA).astype(np.float32) + 1.0
+    return cv2.GaussianBlur(now_g / was_g, (0, 0), 2.0)
+
+
+def quarter(frame: np.ndarray) -> np.ndarray:
+    return cv2.resize(frame, (frame.shape[1] // 4, frame.shape[0] // 4), interpolation=cv2.INTER_AREA)
+
+
+def _changes(now_q: np.ndarray, was_q: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected places that changed between two quarter-size pictures, the light matched: (count, stats,
+    centres, labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
+    gain = cv2.resize(light_gain(now_q, was_q), (now_q.shape[1], now_q.shape[0]), interpolation=cv2.INTER_LINEAR)
+    changed = (np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain).max(axis=2) > CHANGE_LEVEL)
+    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
+    return count, stats, centres, labels
+
+
+def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndarray:
+    """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
+    hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
+    nothing larger than a die changed."""
+    count, stats, _centres, labels = _changes(now_q, was_q)
+    side = die_px / 4
+    big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
+    if not big:
+        return np.zeros(labels.shape, np.uint8)
+    reach = int(max(3, 4 * side)) * 2 + 1  # four dice around the hand
+    near = cv2.dilate(np.isin(labels, big).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    return ((labels > 0) & (near > 0)).astype(np.uint8)
+
+
+def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:
+    """Centres (frame px) of the small places that changed between two quarter-size pictures (:func:`quarter`)
+    once the light is matched: where a die may have landed. Changes much larger than a die (a shadow, a
+    moved card, a hand) are not such places."""
+    k = 4
+    count, stats, centres, _labels = _changes(now_q, was_q)
+    side = die_px / k
+    out = []
+    for i in range(1, count):
+        w, h, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
+        if area >= 0.15 * side * side and max(w, h) <= 3.5 * side + 2:
+            out.append((int(centres[i][0] * k), int(centres[i][1] * k), int(area)))
+    out.sort(key=lambda c: -c[2])
+    return [(x, y) for x, y, _ in out]
+
+
+class DiceWindows:
+    """The dice reader's finds, read where the picture changed since the frame before the throw: a window a
+    few dice wide around each such place, which the detector sees enlarged (the whole 1280x720 frame, shrunk
+    to its input, leaves a 16 mm die a few pixels wide) and which holds no piece that stood still. A window
+    whose pixels did not change since the last frame keeps its finds (still dice are not read again).
+    Without a frame from before the throw: the whole frame."""
+
+    def __init__(self, reader: Any):
+        self.reader = reader
+        self.places: list[tuple[int, int]] = []
+        self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        self._before: tuple[int, np.ndarray] | None = None  # (id, quarter size) of the frame before the throw
+        self.quiet = False  # nothing die-sized changed since the frame before this one
+        self._last: np.ndarray | None = None
+
+    def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
+             gone: Sequence[tuple[float, float]] = ()) -> list[Any]:
+        """``gone``: where the dice of the roll just used lay (a change there is a die picked up)."""
+        if before is None or before.shape != frame.shape:
+            self.places, self._cache, self.quiet, self._last = [], {}, False, None
+            return list(self.reader.read(frame))
+        h, w = frame.shape[:2]
+        half = int(max(64, 4 * die_px))
+        if self._before is None or self._before[0] != id(before):
+            self._before = (id(before), quarter(before))
+        now = quarter(frame)
+        self.quiet = self._last is not None and self._last.shape == now.shape and not changed_places(now, self._last, die_px)
+        self._last = now
+        self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
+                       if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
+        found: list[Any] = []
+        cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        for cx, cy in self.places[:MAX_WINDOWS]:
+            x0, y0 = min(max(0, cx - half), max(0, w - 2 * half)), min(max(0, cy - half), max(0, h - 2 * half))
+            x0, y0 = x0 - x0 % 8, y0 - y0 % 8  # a die that lies still keeps its window
+            window = frame[y0:y0 + 2 * half, x0:x0 + 2 * half]
+            look = cv2.resize(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (24, 24), interpolation=cv2.INTER_AREA).astype(np.int16)
+            kept = self._cache.get((x0, y0))
+            if kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10:
+                readings = [replace(r) for r in kept[1]]
+            else:
+                readings = []
+                for r in self.reader.read(window):
+                    r.box = (r.box[0] + x0, r.box[1] + y0, r.box[2], r.box[3])
+                    readings.append(r)
+            cache[(x0, y0)] = (look, readings)
+            for r in readings:
+                if not any(_overlap(r.box, q.box) > 0.3 for q in found):
+                    found.append(r)
+        self._cache = cache
+        return found
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / max(1.0, min(a[2] * a[3], b[2] * b[3]))
+
+
+def at_changed_places(readings: Sequence[Any], places: Sequence[tuple[int, int]], die_px: float
+                      ) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """Keep the finds of about a die's size with a die-sized changed place (:func:`changed_places`) at
+    their middle."""
+    kept, rejected = [], []
+    for r in readings:
+        x, y, w, h = r.box
+        cx, cy, size = x + w / 2, y + h / 2, max(w, h)
+        if size > 3.0 * die_px:
+            rejected.append((r, "larger than a die here"))
+        elif any(abs(px - cx) <= 0.4 * size + 4 and abs(py - cy) <= 0.4 * size + 4 for px, py in places):
+            kept.append(r)
+        else:
+            rejected.append((r, "nothing die-sized changed there since before the throw (a piece, not a die)"))
+    return kept, rejected
+
+
+def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray | None
+                  ) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """Keep the finds whose box middle changed since ``before`` (the light matched first: :func:`light_gain`)."""
+    if before is None or before.shape != frame.shape or not len(readings):
+        return list(readings), []
+    ratio = light_gain(quarter(frame), quarter(before))
+    kept, rejected = [], []
+    h, w = frame.shape[:2]
+    for r in readings:
+        x, y, bw, bh = (int(v) for v in r.box)
+        x0, y0 = max(0, x + bw // 4), max(0, y + bh // 4)
+        x1, y1 = min(w, x + bw - bw // 4), min(h, y + bh - bh // 4)
+        if x1 <= x0 or y1 <= y0:
+            rejected.append((r, "outside the picture"))
+            continue
+        gain = ratio[min(ratio.shape[0] - 1, (y0 + y1) // 32), min(ratio.shape[1] - 1, (x0 + x1) // 32)]
+        now = frame[y0:y1, x0:x1].astype(np.float32)
+        changed = float(np.mean(np.abs(now - before[y0:y1, x0:x1] * gain).max(axis=2) > CHANGE_LEVEL))
+        if changed >= CHANGED_MIN:
+            kept.append(r)
+        else:
+            rejected.append((r, "nothing changed there since before the throw (a piece, not a die)"))
+    return kept, rejected
+
+
+# -- roll paths and decisions that show nowhere -------------------------------------------------------
+
+
+def _scene_key(scene: Mapping[str, list[Any]]) -> tuple:
+    return tuple(sorted((r, canonical(p)) for r, p in scene.items() if p))
+
+
+@dataclass
+class RollPath:
+    path: tuple[Action, ...]  # decisions before the roll (none at a chance node)
+    chance: State  # the chance node the roll answers
+    same_turn: bool  # the roll is thrown in the turn now being played
+    skipped_visible: bool  # a decision on the way had alternatives that would show on the board
+
+
+def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = ROLL_SEARCH_DEPTH) -> list[RollPath]:
+    """Ways to reach a roll from ``state`` through decisions that change nothing on the board: a roll whose
+    dice are among the dice seen (``kinds``: kind -> count; None: any roll)."""
+    start = _scene_key(scene_of(state))
+    turn = state.turn_number
+    out: list[RollPath] = []
+    frontier: list[tuple[State, tuple[Action, ...], bool]] = [(state, (), False)]
+    for level in range(depth + 1):
+        nxt = []
+        for st, path, skipped in frontier:
+            if st.is_terminal():
+                continue
+            if st.is_chance_node():
+                specs = wanted_dice(st)
+                if specs and (kinds is None or not Counter(s.kind for s in specs) - kinds):
+                    out.append(RollPath(path, st, st.turn_number == turn, skipped))
+                continue
+            if level == depth:
+                continue
+            unseen, visible = [], False
+            for action in st.legal_actions():
+                child = st.clone()
+                child.apply_unchecked(action)
+                if _scene_key(scene_of(child)) == start:
+                    unseen.append((child, path + (action,)))
+                else:
+                    visible = True
+            nxt += [(child, p, skipped or visible) for child, p in unseen]
+        frontier = nxt
+    return out
+
+
+def preferred(paths: list[RollPath]) -> list[RollPath]:
+    """Paths that differ only in what shows nowhere: the dice are taken as thrown in the turn being
+    played (after a failed first roll, "roll again" rather than "end the turn and the next player
+    rolls"), when that leaves one."""
+    same = [p for p in paths if p.same_turn]
+    return same if same else paths
+
+
+def best_fitting(paths: list[RollPath], readings: Sequence[Mapping[str, Any]]) -> list[RollPath]:
+    """The paths whose roll takes up the dice seen best: a complete roll, leaving the fewest dice read
+    confidently (then the fewest dice at all) unused -- two clear d6 and a faint d8 are the regular dice."""
+    def left(p: RollPath) -> tuple[int, int, int]:
+        specs = wanted_dice(p.chance)
+        roll = read_roll(specs, readings)
+        if roll.dice is None:
+            return (1, len(readings), len(readings))
+        need = Counter(s.kind for s in specs)
+        unused = []
+        for r in sorted(readings, key=lambda r: bool(r.get("uncertain"))):  # the clear ones are taken first
+            if need[r.get("kind")] > 0:
+                need[r.get("kind")] -= 1
+            else:
+                unused.append(r)
+        return (0, sum(1 for r in unused if not r.get("uncertain")), len(unused))
+
+    scored = [(left(p), p) for p in paths]
+    low = min(score for score, _ in scored)
+    return [p for score, p in scored if score == low]
+
+
+def _first(path: RollPath) -> str:
+    return json.dumps(path.path[:1], sort_keys=True)
+
+
+def unseen_decision(state: State, scene_of: Any) -> tuple[str, list[Action]]:
+    """At a decision: ``("visible", [])`` when some legal action shows on the board (wait for it);
+    ``("only", [a])`` when one legal action is possible and it shows nowhere (propose it);
+    ``("dice", [])`` when the dice thrown next will tell the actions apart (wait for them);
+    ``("ask", actions)`` when nothing the camera can see will tell (ask the family now)."""
+    start = _scene_key(scene_of(state))
+    actions = state.legal_actions()
+    for action in actions:
+        child = state.clone()
+        child.apply_unchecked(action)
+        if _scene_key(scene_of(child)) != start:
+            return "visible", []
+    if len(actions) == 1:
+        return "only", actions
+    paths = roll_paths(state, None, scene_of)
+    reached = {_first(p) for p in paths}
+    if len(reached) < len(actions):
+        return "ask", actions  # some action leads to no roll: nothing will show it
+    by_kinds: dict[tuple, list[RollPath]] = {}
+    for p in paths:
+        by_kinds.setdefault(tuple(sorted(s.kind for s in wanted_dice(p.chance))), []).append(p)
+    for group in by_kinds.values():
+        if len({_first(p) for p in preferred(group)}) > 1:
+            return "ask", actions
+    return "dice", []
+
+
+# -- the pipeline ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Roll:
+    readings: list[Any]  # the settled dice (vision Readings)
+    frame: int
+    used: bool = False
+
+
+class TablePipeline:
+    """The camera pipeline of one game at one table (see the module docstring).
+
+    ``game``: the game being played (its configuration: players, mode, variant, options). ``board_map``:
+    the map to read (default: the game's reference map). ``camera``: a camera profile
+    (:class:`companion.vision.intrinsics.CameraProfile`) or None. ``registry``: the family's registered
+    dice (Verzauberte Eulen's head, body and eye dice told apart). ``dice_reader`` / ``board_reading``:
+    injected readers (tests)."""
+
+    def __init__(self, game: Game, board_map: Any = None, camera: Any = None, *, registry: Any = None,
+                 dice_reader: Any = None, board_reading: Any = None, board_settle: int = BOARD_SETTLE_FRAMES,
+                 dice_settle: int = DICE_SETTLE_FRAMES):
+        from companion.vision.motion import MotionMeter
+        from companion.vision.tracker import SettleTracker
+
+        self.game = game
+        self.table = table_game(game.name)
+        self.board = board_map if board_map is not None else self.table.board_map()
+        self.camera = camera
+        # the frames are undistorted once, here: the pose, the board reader and the dice reader all see a
+        # pinhole camera's picture (a reader rectifying through the lens model per frame is far slower)
+        self.reading = board_reading if board_reading is not None else self.table.make_reader(self.board, None)
+        self._undistort: tuple[tuple[int, int], Any] | None = None
+        self.adapter = self.table.adapter()
+        self.aligned = not hasattr(self.adapter, "offset")  # Falconry: the table offset is found at the set-up
+        self.dice_kinds = tuple(type(game).dice_kinds)
+        self.registry = registry
+        self._dice_reader = dice_reader
+        self._windows: DiceWindows | None = None
+        self._refresh_before = False
+        self.dice_error = ""
+        self.motion = MotionMeter()
+        self.dice_tracker = SettleTracker(dice_settle)
+        self.board_settle = board_settle
+        self.frames = 0
+        self.size: tuple[int, int] | None = None
+        self.ever_posed = False
+        self.last_ms: dict[str, float] = {}
+        # the board: readings of the still frames in a row, the settled one, what was done about it
+        self._board_run: list[Observation] = []
+        self._board_key: tuple | None = None
+        self.settled: Observation | None = None
+        self._settled_key: tuple | None = None
+        self._board_done: tuple | None = None
+        self._board_open = False  # the settled board shows a change not yet explained
+        self._state_key: str | None = None
+        self._behind: list[tuple[dict[str, list[Any]], str]] = []  # positions before the actions not yet seen
+        # the dice
+        self._before: np.ndarray | None = None
+        self._before_throw: np.ndarray | None = None  # the frame before the last roll's throw
+        self._frame: np.ndarray | None = None  # the last frame read (undistorted)
+        self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
+        self._last_quarter: np.ndarray | None = None
+        self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
+        self._roll: _Roll | None = None
+        self._roll_done: tuple | None = None
+        self._played: list[tuple[str, str, float, float]] = []
+        self._dice_in_view: list[Any] = []
+        self._asked: tuple | None = None
+        self._said: set[tuple] = set()  # evidence already questioned: a question is asked once per evidence
+
+    # -- readers ------------------------------------------------------------------------------------
+    @property
+    def tracker(self) -> Any:
+        return self.reading.tracker
+
+    def dice_reader(self) -> Any:
+        if self._dice_reader is None and self.dice_kinds and not self.dice_error:
+            try:
+                from companion.vision.reader import DiceReader
+
+                self._dice_reader = DiceReader(kinds=reader_kinds(self.dice_kinds), registry=self.registry)
+            except Exception as exc:  # ModelError, no onnxruntime: the dice are entered by hand
+                self.dice_error = f"The dice reader is not available ({exc}); enter the dice by hand."
+        return self._dice_reader
+
+    # -- the caller's side ---------------------------------------------------------------------------
+    def applied(self, action: Action, before: State) -> None:
+        """An action was applied to ``before`` (confirmed, typed, answered): a roll it used is spent, and the
+        board may lag behind it for a while (a piece still to be moved)."""
+        if before.is_chance_node() and wanted_dice(before):
+            self._spent_frame = self._frame  # every die lying now belongs to the roll just used
+            if self._roll is not None:
+                self._roll.used = True
+                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in self._roll.readings]
+        self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
+        if not before.is_chance_node():
+            self._refresh_before = True  # what a move changed is no place where a die fell
+
+    def read_dice_again(self) -> None:
+        """Report the dice in view again once they are still (the family asks for a new reading): the dice of
+        the last roll are looked for again against the frame from before their throw."""
+        self.dice_tracker.forget()
+        self._roll, self._played, self._roll_done = None, [], None
+        if self._before_throw is not None:
+            self._before = self._before_throw
+
+    def set_offset(self, offset: tuple[int, int]) -> None:
+        """Falconry: the table cell of the engine's cell (0, 0) (from a set-up read elsewhere)."""
+        self.adapter.offset = tuple(offset)
+        self.aligned = True
+
+    # -- per frame ------------------------------------------------------------------------------------
+    def process(self, frame: np.ndarray, captured_at: float | None, state: State | None) -> list[TableEvent]:
+        """Read one frame and say what it means for ``state`` (None: the game has not begun; its set-up is
+        read). The first event is always the frame's ``status``."""
+        t0 = time.perf_counter()
+        self.frames += 1
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            return [TableEvent(STATUS, "not a colour picture", info={"refused": True})]
+        size = (int(frame.shape[1]), int(frame.shape[0]))
+        info: dict[str, Any] = {"size": list(size)}
+        if self.size is not None and size != self.size:
+            self._forget_view()
+            info["size_changed"] = True
+        self.size = size
+        warning = self._check_camera(size)
+        if warning:
+            info["camera_warning"] = warning
+        frame = self._undistorted(frame, size)
+        self._frame = frame
+        moving = self.motion.moving(frame)
+        t1 = time.perf_counter()
+        pose = self.tracker.update(frame)
+        t2 = time.perf_counter()
+        info.update(self._pose_info(pose, size))
+        self.ever_posed |= pose.usable
+        timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
+        moving = self._track_hands(frame, moving, self._die_px(pose))
+        if moving:
+            self.dice_tracker.update([], hand=True)
+            self._board_run = []
+            self._dice_in_view = []
+            self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
+            return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
+        self._read_dice(frame, pose, state, timings)
+        t3 = time.perf_counter()
+        words = pose.status.value
+        if pose.usable:
+            obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
+            if obs.usable:
+                self._settle_board(obs)
+            else:
+                words = obs.status
+                info["refused"] = True
+                self._board_run = []
+        else:
+            info["refused"] = True
+            self._board_run = []
+        timings["board"] = (time.perf_counter() - t3) * 1000
+        self._remember_before(frame)
+        events = [TableEvent(STATUS, words, info=info)]
+        events += self.reevaluate(state)
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        self.last_ms = timings
+        return events
+
+    def reevaluate(self, state: State | None) -> list[TableEvent]:
+        """What the settled board and the settled roll mean for ``state`` (after an action was applied, with
+        no new frame): the events not said before for this state."""
+        key = None if state is None else json.dumps(state.to_json(), sort_keys=True)
+        if key != self._state_key:
+            self._state_key = key
+            self._asked = None
+        if state is None:
+            return self._setup_events(None)
+        if state.is_terminal():
+            return []
+        if self.table.setup_is_action and state.is_chance_node() and not wanted_dice(state):
+            return self._setup_events(state)
+        events = self._board_events(state, key)
+        events += self._dice_events(state, key)
+        if not events and state is not None and not state.is_chance_node():
+            events += self._decision_events(state, key)
+        return events
+
+    # -- the board ----------------------------------------------------------------------------------------
+    def _settle_board(self, obs: Observation) -> None:
+        key = _scene_key(obs.regions)
+        if key != self._board_key:
+            self._board_run, self._board_key = [], key
+        self._board_run = (self._board_run + [obs])[-self.board_settle:]
+        if len(self._board_run) >= self.board_settle:
+            unsure = set().union(*(o.uncertain for o in self._board_run))
+            confidence = {r: (0.0 if r in unsure else obs.confidence_of(r)) for r in set(obs.confidence) | unsure}
+            self.settled = replace(obs, confidence=confidence)
+            self._settled_key = (key, tuple(sorted(unsure)))
+
+    def _lying_dice(self) -> list[Any]:
+        return list(self._dice_in_view) + (list(self._roll.readings) if self._roll is not None else [])
+
+    def _without_dice(self, frame: np.ndarray) -> np.ndarray:
+        """The frame with the dice lying on the table covered by what lay there before the throw: a board
+        reader must not refuse the whole board for a die on it (the spaces under the dice are hidden anyway,
+        :meth:`_hide_under_dice`)."""
+        lying = self._lying_dice()
+        under = self._before_throw if self._before_throw is not None else self._before
+        if not lying or under is None or under.shape != frame.shape:
+            return frame
+        out = frame.copy()
+        h, w = frame.shape[:2]
+        for r in lying:
+            x, y, bw, bh = (int(v) for v in r.box)
+            x0, y0 = max(0, x - bw // 3), max(0, y - bh // 3)
+            x1, y1 = min(w, x + bw + bw // 3), min(h, y + bh + bh // 3)
+            out[y0:y1, x0:x1] = under[y0:y1, x0:x1]
+        return out
+
+    def _hide_under_dice(self, obs: Observation, pose: Any) -> Observation:
+        """Spaces under a die in view are hidden: never read, never a confident difference."""
+        lying = self._lying_dice()
+        if not obs.usable or not lying:
+            return obs
+        hidden = set()
+        for r in lying:
+            x, y, w, h = r.box
+            try:
+                pts = pose.image_to_board(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x + w / 2, y + h / 2]]))
+            except Exception:
+                continue
+            centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1)))
+            for region in self.board.regions:
+                if _near(region, centre, radius):
+                    hidden.add(region.id)
+        if not hidden:
+            return obs
+        confidence = {**obs.confidence, **dict.fromkeys(hidden, 0.0)}
+        extra = {**obs.extra, "hidden_by_dice": sorted(hidden)}
+        return replace(obs, confidence=confidence, extra=extra)
+
+    def _board_events(self, state: State, key: str | None) -> list[TableEvent]:
+        obs = self.settled
+        if obs is None or not self.aligned and not self._align(state, obs):
+            return []
+        done = (key, self._settled_key)
+        if done == self._board_done:
+            return []
+        self._board_done = done
+        if state.is_chance_node() and wanted_dice(state):
+            hard, _ = differences(self.adapter.scene_from_state(state), obs)
+            lag = self._lagging(obs) if hard else None
+            self._board_open = bool(hard) and lag is None
+            if lag is not None:
+                return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
+            if self._board_open:
+                return self._once(("board", self._settled_key), TableEvent(
+                    QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
+                    reason="dice"))
+            return []
+        result = match(state, None, obs, self.adapter)
+        self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)
+        if result.kind is MatchKind.UNCHANGED:
+            self._behind = []
+        if result.kind is MatchKind.PROPOSED:
+            return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
+                               unsure=result.corrected, sure=result.sure)]
+        evidence = ("board", self._settled_key)
+        if result.kind is MatchKind.AMBIGUOUS:
+            return self._once(evidence, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
+                                                   reason="several"))
+        lag = self._lagging(obs) if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) else None
+        if lag is not None:
+            self._board_open = False
+            return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
+        if result.kind is MatchKind.ILLEGAL:
+            return self._once(evidence, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
+                                                   regions=result.changed))
+        if result.kind is MatchKind.MISREAD:
+            return self._once(evidence, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
+                                                   reason="misread"))
+        return []
+
+    def _once(self, evidence: tuple, event: TableEvent) -> list[TableEvent]:
+        """A question or call about ``evidence`` (a settled board, a settled roll) is made once: when the
+        family's answer leaves it unexplained, a later frame must bring new evidence."""
+        if evidence in self._said:
+            return []
+        self._said.add(evidence)
+        return [event]
+
+    def _lagging(self, obs: Observation) -> str | None:
+        """The board still shows a position before the last actions applied (a piece not moved yet): the
+        actions it does not show yet, in words; else None."""
+        for k, (scene, _text) in enumerate(self._behind):
+            hard, _ = differences(scene, obs)
+            if not hard:
+                return "; ".join(text for _scene, text in self._behind[k:])
+        return None
+
+    def _align(self, state: State, obs: Observation) -> bool:
+        from companion.referee.falconry import align
+
+        self.set_offset(align(state, obs))
+        return True
+
+    def _setup_events(self, state: State | None) -> list[TableEvent]:
+        obs = self.settled
+        if obs is None:
+            return []
+        done = (self._state_key, self._settled_key)
+        if done == self._board_done:
+            return []
+        self._board_done = done
+        reading = self.table.read_setup(self.game, obs, self.adapter)
+        if reading.offset is not None:
+            self.set_offset(reading.offset)
+        if reading.complete:
+            actions = (reading.action,) if reading.action is not None else ()
+            return [TableEvent(SETUP, reading.message or "set-up read", actions=actions, setup=reading)]
+        return [TableEvent(QUESTION, reading.message, regions=reading.unsure, unsure=reading.unsure, reason="setup",
+                           setup=reading)]
+
+    # -- the dice -------------------------------------------------------------------------------------------
+    def _read_dice(self, frame: np.ndarray, pose: Any, state: State | None, timings: dict[str, float]) -> None:
+        at_setup = state is None or state.is_chance_node() and not wanted_dice(state)
+        reader = self.dice_reader() if not at_setup and not state.is_terminal() else None
+        if reader is None or self._before is None:  # no frame to tell a thrown die from a piece yet
+            self._dice_in_view = []
+            return
+        t0 = time.perf_counter()
+        if self._windows is None or self._windows.reader is not reader:
+            self._windows = DiceWindows(reader)
+        die_px = self._die_px(pose)
+        gone = [(x, y) for _kind, _value, x, y in self._played]
+        readings = self._windows.read(frame, self._before, die_px, gone)
+        expected = [s.kind for s in wanted_dice(state)] if state is not None else None
+        dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
+                                          settled=self.settled, before=self._before, expected=expected,
+                                          places=self._windows.places if self._before is not None else None,
+                                          die_px=die_px)
+        self._dice_in_view = dice
+        timings["dice"] = (time.perf_counter() - t0) * 1000
+        roll = self.dice_tracker.update(dice, hand=False)
+        if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
+            self._roll = _Roll(list(roll.dice), self.frames)
+            self._before_throw = self._before
+
+    def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
+        """Whether some die of a settled roll lies where the picture changed since the last roll was used:
+        dice that lay there then (one read late, after the family answered for the roll) are no new throw."""
+        spent = self._spent_frame
+        if spent is None or spent.shape != frame.shape:
+            return True
+        changed, _ = changed_since(readings, frame, spent)
+        return bool(changed)
+
+    def _die_px(self, pose: Any) -> float:
+        """A die's side in frame pixels, from the board's scale (a guess without a pose)."""
+        if pose.usable:
+            try:
+                w, h = self.board.size_mm
+                c = pose.board_to_image(np.array([[w / 2, h / 2], [w / 2 + 10, h / 2], [w / 2, h / 2 + 10]]))
+                return DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
+            except Exception:
+                pass
+        return DIE_MM * (self.size[0] if self.size else 1280) / 600
+
+    def _just_played(self, readings: Sequence[Any]) -> bool:
+        """The dice of the roll just used (all or some of them), still lying where they fell: not a new throw."""
+        if not self._played or not readings:
+            return False
+        left = list(self._played)
+        for r in readings:
+            cx, cy = _centre(r.box)
+            tol = 0.3 * max(r.box[2], r.box[3])
+            hit = next((p for p in left if p[0] == r.kind and p[1] == str(r.value)
+                        and abs(p[2] - cx) <= tol and abs(p[3] - cy) <= tol), None)
+            if hit is None:
+                return False
+            left.remove(hit)
+        return True
+
+    def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float) -> bool:
+        """Whether something larger than a die changed since the last frame (a hand, an arm, a shadow: a
+        hand moving slowly over the board changes less of the picture than the motion meter asks for).
+        Where such things passed, what changed is a piece moved or dice picked up, not a die thrown: once
+        the view is quiet again, the frame before a throw takes those parts of the new picture (a magpie
+        disc or a stand put down by hand is never taken for a die)."""
+        now = quarter(frame)
+        last, self._last_quarter = self._last_quarter, now
+        if last is None or last.shape != now.shape:
+            self._touched = None
+            return moving
+        hand = hand_changes(now, last, die_px)
+        if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
+            touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
+            self._touched = touched if self._touched is None else self._touched | touched
+            return True
+        if self._touched is not None:
+            if self._before is not None and self._before.shape == frame.shape:
+                mask = cv2.resize(self._touched, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
+                self._before = np.where(mask[..., None], frame, self._before)
+            self._touched = None
+        return False
+
+    def _remember_before(self, frame: np.ndarray) -> None:
+        """The frame before a throw: refreshed whenever the table is at rest with no new die on it -- nothing
+        die-sized changed since the last frame (a thrown die is too small for the motion meter: it may still
+        be rolling) and no die read where the picture changed since ``before``, or only the dice of the roll
+        just used -- and kept from a throw until its roll is used."""
+        windows = self._windows
+        if windows is None or self._before is None:
+            self._before = frame
+            return
+        roll = self._roll
+        spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
+        if windows.quiet and (not self._dice_in_view or spent or self._refresh_before):
+            self._before = frame
+            self._refresh_before = False
+
+    def _dice_events(self, state: State, key: str | None) -> list[TableEvent]:
+        roll = self._roll
+        if roll is None or roll.used:
+            return []
+        done = (key, roll.frame)
+        if done == self._roll_done:
+            return []
+        readings = [in_game_terms(r.as_json()) for r in roll.readings]
+        if state.is_chance_node():
+            specs = wanted_dice(state)
+            if not specs:
+                return []
+            self._roll_done = done
+            return self._roll_event(roll, self._dice_proposal(state, (), readings, False))
+        if self._board_open or self.settled is None:
+            return []  # the board first: a move shown there comes before the next throw
+        kinds = Counter(r["kind"] for r in readings)
+        paths = roll_paths(state, kinds, self.adapter.scene_from_state)
+        if not paths:
+            wanted = Counter(s.kind for p in roll_paths(state, None, self.adapter.scene_from_state) for s in wanted_dice(p.chance))
+            if not wanted:
+                return []  # no roll can come now: dice lying about
+            self._roll_done = done
+            return self._once(("roll", roll.frame), TableEvent(
+                QUESTION, f"dice seen ({_dice_words(readings)}), but not the dice a roll needs now", reason="dice"))
+        self._roll_done = done
+        best = preferred(best_fitting(paths, readings))
+        if len({_first(p) for p in best}) > 1:
+            options = tuple(p.path for p in best)
+            names = " | ".join("; ".join(state.action_to_string(a) for a in p.path) for p in best)
+            return self._once(("roll", roll.frame), TableEvent(QUESTION, f"the dice were thrown after: {names}?",
+                                                               options=options, reason="several"))
+        chosen = min(best, key=lambda p: len(p.path))
+        return self._roll_event(roll, self._dice_proposal(chosen.chance, chosen.path, readings, chosen.skipped_visible, state))
+
+    def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
+        return self._once(("roll", roll.frame), event) if event.kind == QUESTION else [event]
+
+    def _dice_proposal(self, chance: State, path: tuple[Action, ...], readings: list[dict[str, Any]],
+                       skipped: bool, start: State | None = None) -> TableEvent:
+        specs = wanted_dice(chance)
+        roll = read_roll(specs, readings)
+        if roll.dice is None:
+            return TableEvent(QUESTION, f"{roll.seen} of the {len(specs)} dice read: which dice were thrown?", reason="dice")
+        try:
+            action = chance.chance_action([d.value for d in roll.dice])
+        except GameError as exc:
+            return TableEvent(QUESTION, f"the dice read ({_dice_words(readings)}) are not a roll here: {exc}", reason="dice")
+        unsure = tuple(f"{d.role or f'die {i + 1}'}" for i, d in enumerate(roll.dice) if d.uncertain)
+        words = "; ".join((start or chance).action_to_string(a) for a in path)
+        text = (words + "; " if words else "") + chance.action_to_string(action)
+        if roll.guessed_roles:
+            text += " (which die is which was not seen)"
+        return TableEvent(DICE, text, actions=path + (action,), unsure=unsure, sure=not unsure and not skipped,
+                          dice=tuple(roll.dice))
+
+    # -- decisions that show nowhere -----------------------------------------------------------------------
+    def _decision_events(self, state: State, key: str | None) -> list[TableEvent]:
+        if self.settled is None or self._board_open or self._asked == key:
+            return []
+        if self._roll is not None and not self._roll.used:
+            return []
+        kind, actions = unseen_decision(state, self.adapter.scene_from_state)
+        if kind in ("visible", "dice"):
+            return []
+        self._asked = key
+        if kind == "only":
+            return [TableEvent(MOVE, state.action_to_string(actions[0]) + " (the only legal move)", actions=(actions[0],))]
+        names = " | ".join(state.action_to_string(a) for a in actions[:12])
+        return [TableEvent(QUESTION, f"the camera cannot see this choice: {names}", options=tuple((a,) for a in actions),
+                           reason="hidden")]
+
+    # -- the pose, for the app -------------------------------------------------------------------------------
+    def _pose_info(self, pose: Any, size: tuple[int, int]) -> dict[str, Any]:
+        out: dict[str, Any] = {"board": pose.status.value, "board_reason": pose.reason, "board_source": pose.source}
+        if pose.usable:
+            out["homography"] = np.asarray(pose.homography, np.float64).tolist()
+            angle = self.tracker.view_angle(pose, size)
+            if angle is not None:  # dice read poorly from low down
+                limit = float(self.tracker.config["view"]["lean_warn_deg"])
+                out.update(view_angle=round(angle, 1), view_leaning=angle > limit, view_lean_limit=limit)
+        return out
+
+    def _undistorted(self, frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """The frame as a distortion-free camera with the profile's focal length would see it (the
+        homography reported maps to these pixels)."""
+        if self.camera is None:
+            return frame
+        if self._undistort is None or self._undistort[0] != size:
+            K, dist = self.camera.camera_matrix, self.camera.dist_coeffs
+            self._undistort = (size, cv2.initUndistortRectifyMap(K, dist, None, K, size, cv2.CV_16SC2))
+        maps = self._undistort[1]
+        return cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _check_camera(self, size: tuple[int, int]) -> str:
+        """A profile calibrated for another picture size would bend the picture wrongly: it is set aside."""
+        camera = self.camera
+        if camera is None or tuple(int(v) for v in camera.image_size) == size:
+            return ""
+        self.camera = None
+        w, h = camera.image_size
+        return f"the camera profile {camera.name} is for {w}x{h} pictures, not {size[0]}x{size[1]}: set aside"
+
+    def _forget_view(self) -> None:
+        self.tracker.reset()
+        self.motion.reset()
+        self._board_run, self._board_key, self._before = [], None, None
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return float(box[0] + box[2] / 2), float(box[1] + box[3] / 2)
+
+
+def _near(region: Any, centre: np.ndarray, radius: float) -> bool:
+    if region.polygon_mm is not None:
+        poly = np.asarray(region.polygon_mm, np.float32).reshape(-1, 1, 2)
+        return cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True) > -radius
+    (cx, cy), r = region.circle_center_mm, float(region.radius_mm or 0)
+    return float(np.hypot(centre[0] - cx, centre[1] - cy)) < r + radius
+
+
+def _dice_words(readings: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{r.get('kind')} {r.get('value')}" for r in readings) or "none"
+
+
+__all__ = [
+    "DICE", "ILLEGAL", "MOVE", "QUESTION", "SETUP", "STATUS", "RollPath", "TableEvent", "TablePipeline",
+    "changed_since", "dice_in_context", "preferred", "roll_paths", "unseen_decision",
+]

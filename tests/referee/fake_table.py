@@ -1,0 +1,100 @@
+"""A tiny table world for the table pipeline's tests: frames that carry the board observation to show and
+dice drawn as squares, a pose tracker that always finds the board, a board reader that returns the
+observation a frame carries, and a dice reader that reads the squares. What the pipeline itself does --
+motion, settling, dice windows, matching -- runs for real on these frames, fast."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.pose import PoseResult, PoseStatus
+from companion.vision.reader import Reading
+from companion.vision.readers import Observation
+
+SIZE = (320, 240)
+SCALE = 0.5  # px per board mm: a 16 mm die is 8 px
+HOMOGRAPHY = np.array([[SCALE, 0, 10.0], [0, SCALE, 5.0], [0, 0, 1.0]])
+DIE = 8
+
+
+class Tracker:
+    config = {"view": {"lean_warn_deg": 45.0}}
+
+    def __init__(self):
+        self.board_in_view = True
+
+    def update(self, frame):
+        if frame[2, 2, 0] == 1:  # a frame without the board
+            return PoseResult(PoseStatus.NOT_IN_VIEW, None, reason="no markers")
+        return PoseResult(PoseStatus.FOUND, HOMOGRAPHY, 1.0)
+
+    def reset(self):
+        pass
+
+    def view_angle(self, pose, size):
+        return None
+
+
+class Reading_:
+    """The board reader: the observation a frame carries (its index in the first pixel's green)."""
+
+    def __init__(self, observations):
+        self.observations = observations
+        self.tracker = Tracker()
+        self.reader = self
+
+    def read(self, frame, pose):
+        return self.observations[int(frame[0, 0, 1])]
+
+
+class DiceReader:
+    """Finds squares of pure blue (red 0): the value in green (40 per pip), uncertain when blue is 254."""
+
+    def read(self, image):
+        mask = ((image[..., 2] == 0) & (image[..., 0] >= 254)).astype(np.uint8)
+        count, _labels, stats, _c = cv2.connectedComponentsWithStats(mask)
+        out = []
+        for i in range(1, count):
+            x, y, w, h, area = stats[i]
+            if area < 20:
+                continue
+            g = int(image[y + h // 2, x + w // 2, 1])
+            unsure = int(image[y + h // 2, x + w // 2, 0]) == 254
+            out.append(Reading("d6", int(round(g / 40)), 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
+        return out
+
+
+def frame(obs_index=0, dice=(), hand=False, board=True):
+    """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure])`` and maybe a hand."""
+    img = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
+    img[::16, :, :] = 100  # some texture for the motion meter's shake estimate
+    img[0:2, 0:2] = (0, obs_index, 0)
+    if not board:
+        img[2, 2] = (1, 1, 1)
+    for d in dice:
+        x, y, value = d[:3]
+        blue = 254 if len(d) > 3 and d[3] else 255
+        img[y:y + DIE, x:x + DIE] = (blue, value * 40, 0)
+    if hand:
+        cv2.rectangle(img, (100, 60), (230, 200), (120, 150, 200), -1)
+    return img
+
+
+def pipeline(game, observations, **kw):
+    from companion.referee.table import TablePipeline
+
+    return TablePipeline(game, board_reading=Reading_(observations), dice_reader=DiceReader(), **kw)
+
+
+def observe(scene, unsure=()):
+    obs = Observation.from_scene(scene)
+    return Observation(obs.regions, dict.fromkeys(unsure, 0.2))
+
+
+def run(pipe, frames, state):
+    """Feed frames; every non-status event with the frame index."""
+    out = []
+    for i, img in enumerate(frames):
+        out += [(i, e) for e in pipe.process(img, i / 10, state) if e.kind != "status"]
+    return out

@@ -1,0 +1,199 @@
+"""The table pipeline (companion.referee.table) on a tiny fake table: set-up, dice, moves, illegal calls,
+questions, settling, the board lagging behind, dice hiding spaces -- each decided from frames."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from fake_table import frame, observe, pipeline, run
+
+from companion.games.eagle_kingdoms import simulation_policy
+from companion.games.eagle_kingdoms.rules import CAPTURE, GIVE, PIECE_IDS, SECOND, SHIELD, EagleKingdoms
+from companion.referee.eagle_kingdoms import scene_from_state
+from companion.referee.table import DICE, ILLEGAL, MOVE, QUESTION, SETUP, unseen_decision
+
+
+def ek_game(players=3):
+    return EagleKingdoms(players=[f"P{i}" for i in range(players)])
+
+
+def play_until(predicate, seed=3, limit=3000):
+    rng = random.Random(seed)
+    state = ek_game().new_initial_state()
+    state.apply({"type": "setup", "placement": state.random_placement(rng)})
+    for _ in range(limit):
+        if predicate(state):
+            return state
+        state.apply_unchecked(state.sample_chance(rng) if state.is_chance_node() else simulation_policy(state, rng))
+    raise AssertionError("no such state")
+
+
+def without(scene, piece):
+    return {k: v for k, v in scene.items() if k != piece}
+
+
+def still(n, **kw):
+    return [frame(**kw) for _ in range(n)]
+
+
+@pytest.mark.rules("EK-SETUP-RANDOM")
+def test_the_set_up_on_the_board_is_proposed_once_it_has_settled():
+    game = ek_game()
+    placed = game.new_initial_state()
+    placed.apply({"type": "setup", "placement": placed.random_placement(random.Random(1))})
+    pipe = pipeline(game, [observe(scene_from_state(placed))])
+    events = run(pipe, still(6), game.new_initial_state())
+    assert [e.kind for _, e in events] == [SETUP]
+    index, event = events[0]
+    assert index == 2  # three still frames with the same reading: settled
+    assert event.sure and event.actions[0]["placement"] == placed.to_json()["placement"] if "placement" in placed.to_json() else event.sure
+    state = game.new_initial_state()
+    state.apply(event.actions[0])
+    assert scene_from_state(state) == scene_from_state(placed)
+
+
+@pytest.mark.rules("EK-SETUP-RANDOM")
+def test_unsure_pieces_of_the_set_up_are_asked_about_by_name():
+    game = ek_game()
+    placed = game.new_initial_state()
+    placed.apply({"type": "setup", "placement": placed.random_placement(random.Random(2))})
+    pipe = pipeline(game, [observe(scene_from_state(placed), unsure=("neck", "orb"))])
+    events = run(pipe, still(5), None)
+    assert len(events) == 1
+    event = events[0][1]
+    assert event.kind == QUESTION and event.reason == "setup"
+    assert set(event.unsure) == {"neck", "orb"} and "neck" in event.message
+
+
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_a_roll_thrown_and_settled_is_proposed_as_the_chance_action():
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(4) + [frame(hand=True)] + still(1) + still(8, dice=[(40, 200, 3), (280, 30, 5)])
+    events = run(pipe, frames, state)
+    dice = [e for _, e in events if e.kind == DICE]
+    assert len(dice) == 1 and dice[0].sure
+    assert dice[0].actions == ({"type": "roll", "dice": [3, 5]},)
+
+
+def test_a_die_read_unsure_is_proposed_for_a_tap_never_as_sure():
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(4) + [frame(hand=True)] + still(14, dice=[(40, 200, 3, True), (280, 30, 5)])
+    events = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(events) == 1 and not events[0].sure and events[0].unsure
+
+
+def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    events = run(pipe, still(12, dice=[(40, 200, 3), (280, 30, 5)]), state)
+    assert not [e for _, e in events if e.kind == DICE]
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_capture_seen_on_the_settled_board_is_proposed():
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    before = observe(scene_from_state(state))
+    after = observe(without(scene_from_state(state), piece))
+    pipe = pipeline(state.game, [before, after])
+    frames = still(4) + [frame(hand=True), frame(1, hand=True)] + still(5, obs_index=1)
+    moves = [(i, e) for i, e in run(pipe, frames, state) if e.kind == MOVE]
+    assert len(moves) == 1
+    index, event = moves[0]
+    assert index == 9  # nothing while the hand is about (it leaves at frame 6): three still frames after it
+    assert event.sure and event.actions == ({"type": "capture", "piece": piece},) and piece in event.regions
+
+
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_a_locked_piece_taken_is_called_illegal_with_its_rule():
+    state = play_until(lambda s: s.phase == CAPTURE)
+    locked = next(p for p in range(len(PIECE_IDS)) if p != SHIELD and state.present >> p & 1 and not state.is_available(p))
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(without(scene_from_state(state), PIECE_IDS[locked]))])
+    events = run(pipe, still(3) + [frame(hand=True)] + still(5, obs_index=1), state)
+    calls = [e for _, e in events if e.kind == ILLEGAL]
+    assert len(calls) == 1 and calls[0].rule_id.startswith("EK-CAP-") and PIECE_IDS[locked] in calls[0].regions
+    assert not [e for _, e in events if e.kind == MOVE]
+
+
+def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
+    state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
+    first, second = (PIECE_IDS[p] for p in state.matching_pieces(state.dice)[:2])
+    # the captured piece is read confidently gone: the rules fix nothing else
+    sure_obs = observe(without(scene_from_state(state), first))
+    # only unsure readings: the piece read gone, but unsure -> the rules cannot decide between captures
+    unsure_obs = observe(without(without(scene_from_state(state), first), second), unsure=(first, second))
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), sure_obs, unsure_obs])
+    events = run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), state)
+    assert [e.sure for _, e in events if e.kind == MOVE] == [True]
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), sure_obs, unsure_obs])
+    events = run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=2), state)
+    assert not [e for _, e in events if e.kind == MOVE and e.sure]
+
+
+def test_the_board_lagging_behind_a_confirmed_action_is_waited_for_not_questioned():
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(4), state)
+    before = state.clone()
+    state.apply({"type": "capture", "piece": piece})  # confirmed by a tap before the piece was taken away
+    pipe.applied({"type": "capture", "piece": piece}, before)
+    events = pipe.reevaluate(state) + [e for _, e in run(pipe, still(3), state)]
+    assert not [e for e in events if e.kind in (QUESTION, ILLEGAL)]
+    assert any(e.kind == "status" and e.info.get("waiting") for e in events)
+
+
+def test_a_question_about_one_settled_board_is_asked_once():
+    state = play_until(lambda s: s.phase == CAPTURE)
+    scene = scene_from_state(state)
+    odd = dict(scene)
+    odd["shield"] = [{"piece": True}, {"stand": 7}, {"stand": 7}, {"stand": 7}]  # nothing legal explains it
+    pipe = pipeline(state.game, [observe(scene), observe(odd)])
+    events = run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), state)
+    questions = [e for _, e in events if e.kind in (QUESTION, ILLEGAL)]
+    assert len(questions) == 1
+    answered = state.clone()
+    answered.apply({"type": "pass"} if {"type": "pass"} in state.legal_actions() else state.legal_actions()[0])
+    assert not [e for e in pipe.reevaluate(answered) if e.kind in (QUESTION, ILLEGAL)]
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_thrown_after_a_failed_roll_say_the_player_rolled_again():
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(4) + [frame(hand=True)] + still(8, dice=[(40, 200, 2), (280, 30, 6)])
+    dice = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(dice) == 1
+    assert dice[0].actions[0] == {"type": "roll-again"} and dice[0].actions[1]["type"] == "roll"
+
+
+@pytest.mark.rules("EK-ED-GIVE")
+def test_a_choice_the_camera_cannot_see_is_asked_at_once():
+    state = play_until(lambda s: s.phase == GIVE, seed=5)
+    kind, actions = unseen_decision(state, scene_from_state)
+    assert kind == "ask" and len(actions) > 1
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    events = [e for _, e in run(pipe, still(5), state)]
+    assert len(events) == 1 and events[0].kind == QUESTION and events[0].reason == "hidden"
+    assert {o[0]["type"] for o in events[0].options} == {"give"}
+
+
+def test_a_die_lying_on_a_space_hides_that_space():
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    piece = next(r for r in pipe.board.regions if r.id == "neck")
+    x, y = (int(v * 0.5 + o) - 4 for v, o in zip(piece.center_mm, (10, 5), strict=True))
+    run(pipe, still(4) + [frame(hand=True)] + still(2) + still(6, dice=[(x, y, 4)]), state)
+    assert pipe.settled.is_uncertain("neck")
+    assert "neck" in pipe.settled.extra.get("hidden_by_dice", [])
+
+
+def test_no_board_in_view_is_said_in_plain_words_and_nothing_is_read():
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    events = pipe.process(frame(board=False), 0.0, state)
+    assert events[0].kind == "status" and events[0].message == "board not in view" and events[0].info["refused"]
+    assert pipe.settled is None
