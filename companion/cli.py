@@ -13,7 +13,7 @@ from companion.games.registry import GAMES, load_game
 from companion.inputs import InputError, ascii_int, check_name, decimal_argument, int_argument, option_pairs
 
 # Subcommands that live beside their code; each module has register(subparsers).
-EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli"]
+EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli", "companion.referee.follow", "companion.referee.read_board"]
 # Commands whose module parses its own arguments: name -> (module with main(argv), help).
 PASSTHROUGH = {
     "scan-kingdom": ("companion.referee.kingdom_scan", "score a row of Eagle Kingdoms character stands from photos"),
@@ -25,6 +25,7 @@ BENCHES = {
     "dice-on-board": "companion.workshop.boards.bench.dice_on_board:main",
     "board": "companion.workshop.boards.bench:main",
     "robustness": "companion.workshop.robustness:main",
+    "table": "companion.workshop.table.bench:main",
 }
 MAX_DELAY = 60.0
 MAX_GAMES = 1_000_000
@@ -76,8 +77,11 @@ def make_game(args: argparse.Namespace) -> tuple:
     return module, game
 
 
-def add_game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+def add_game_options(parser: argparse.ArgumentParser, game_as_option: bool = False) -> None:
+    if game_as_option:
+        parser.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    else:
+        parser.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     parser.add_argument("--players", help="comma-separated names in seating order, the starting player (the youngest) first, e.g. Ann,Ben,Cy; or a number of players")
     parser.add_argument("--mode", help="game mode (Falconry: duel, fast-duel, allied, truel, quarrel, joint)")
     parser.add_argument("--variant", help="rules variant (e.g. party, advanced, young)")

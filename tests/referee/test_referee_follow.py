@@ -1,0 +1,147 @@
+"""companion follow: what it confirms, when it asks its oracle, and its bad input (issue 20, item 7) --
+on the fake table of fake_table.py, and through the command line on files."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+from fake_table import frame, observe, pipeline
+
+from companion.cli import main
+from companion.games.eagle_kingdoms.rules import EagleKingdoms
+from companion.journal import Journal, Session
+from companion.referee.eagle_kingdoms import scene_from_state
+from companion.referee.follow import Follower, FollowError, Oracle, follow
+
+
+def game():
+    return EagleKingdoms(players=["Ann", "Ben", "Cy"])
+
+
+def truth(path, actions):
+    session = Session.start(game(), path)
+    for action in actions:
+        session.apply(action)
+    session.close()
+    return path
+
+
+def placed(seed=1):
+    state = game().new_initial_state()
+    setup = {"type": "setup", "placement": state.random_placement(random.Random(seed))}
+    state.apply(setup)
+    return state, setup
+
+
+def still(n, **kw):
+    return [frame(**kw) for _ in range(n)]
+
+
+def timed(frames):
+    return [(i / 10, f) for i, f in enumerate(frames)]
+
+
+def follower(tmp_path, observations, oracle_actions=None, journal="j.jsonl"):
+    oracle = Oracle(truth(tmp_path / "true.jsonl", oracle_actions), "eagle-kingdoms") if oracle_actions is not None else None
+    g = game()
+    return Follower(g, tmp_path / journal, oracle, pipeline=pipeline(g, observations))
+
+
+def journal_actions(path):
+    return Journal.read(path).actions()
+
+
+def test_follow_confirms_what_it_is_sure_of_and_asks_the_oracle_for_an_unsure_die(tmp_path):
+    state, setup = placed()
+    roll_1 = {"type": "roll", "dice": [3, 5]}
+    after = state.clone()
+    after.apply(roll_1)
+    roll_2 = after.legal_actions()[0] if not after.is_chance_node() else {"type": "roll", "dice": [2, 6]}
+    f = follower(tmp_path, [observe(scene_from_state(state))], [setup, roll_1, roll_2])
+    frames = still(4) + [frame(hand=True)] + still(2) + still(14, dice=[(40, 200, 3, True), (280, 30, 5)])
+    report = follow(timed(frames), f)
+    assert journal_actions(tmp_path / "j.jsonl")[:2] == [setup, roll_1]
+    assert report.proposed_by_camera == 1 and report.asked == 1  # the set-up read; the unsure die asked
+    assert "ends mid-game" in report.error  # the game is not over: bad input, but the journal keeps it all
+    header = Journal.read(tmp_path / "j.jsonl").header
+    assert header["game"] == "eagle-kingdoms" and header["metadata"]["colours"][:3] == [0, 1, 2]
+
+
+def test_without_an_oracle_a_question_waits_for_a_frame_that_settles_it(tmp_path):
+    state, setup = placed(2)
+    unsure = observe(scene_from_state(state), unsure=("neck",))
+    sure = observe(scene_from_state(state))
+    f = follower(tmp_path, [unsure, sure])
+    follow(timed(still(5) + [frame(hand=True)] + still(1) + still(4, obs_index=0)), f)
+    assert journal_actions(tmp_path / "j.jsonl") == []  # asked, nobody answered: nothing applied
+    f = follower(tmp_path, [unsure, sure], journal="k.jsonl")
+    report = follow(timed(still(5) + [frame(hand=True)] + still(1) + still(4, obs_index=1)), f)
+    assert journal_actions(tmp_path / "k.jsonl") == [setup] and report.asked == 0
+
+
+def test_a_frame_size_that_changes_stops_following_and_keeps_what_was_confirmed(tmp_path):
+    state, setup = placed(3)
+    f = follower(tmp_path, [observe(scene_from_state(state))], [setup])
+    small = cv2.resize(frame(), (160, 120))
+    report = follow(timed(still(5) + [small] + still(3)), f)
+    assert "frame size changed at frame 6" in report.error
+    assert journal_actions(tmp_path / "j.jsonl") == [setup]
+
+
+def test_an_oracle_shorter_than_the_game_stops_following(tmp_path):
+    state, _setup = placed(4)
+    f = follower(tmp_path, [observe(scene_from_state(state), unsure=("orb",))], [])
+    report = follow(timed(still(5)), f)
+    assert "oracle is shorter than the game" in report.error
+
+
+def test_an_oracle_of_another_game_is_refused(tmp_path):
+    from companion.games.falconry import FalconryGame
+
+    session = Session.start(FalconryGame(players=["A", "B"]), tmp_path / "fa.jsonl")
+    session.close()
+    with pytest.raises(FollowError, match="journal of 'falconry'"):
+        Oracle(tmp_path / "fa.jsonl", "eagle-kingdoms")
+    code = main(["follow", str(tmp_path), "--game", "eagle-kingdoms", "--players", "A,B", "--journal",
+                 str(tmp_path / "j.jsonl"), "--oracle", str(tmp_path / "fa.jsonl"), "--json"])
+    assert code == 2
+
+
+def test_a_video_that_cannot_be_opened_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "game.mp4"
+    bad.write_bytes(b"not a video at all")
+    for video in (bad, tmp_path / "missing.mp4"):
+        code = main(["follow", str(video), "--game", "eagle-kingdoms", "--players", "A,B", "--journal",
+                     str(tmp_path / "j.jsonl"), "--json"])
+        out = capsys.readouterr()
+        assert code == 2 and "error" in json.loads(out.out.strip().splitlines()[-1])
+        assert str(video) in out.err
+    assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_a_video_with_no_board_is_a_clear_error(tmp_path, capsys):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        cv2.imwrite(str(frames / f"f{i:03d}.png"), rng.integers(90, 110, (120, 160, 3), dtype=np.uint8))
+    (frames / "fps.txt").write_text("5\n")
+    code = main(["follow", str(frames), "--game", "mighty-magpies", "--players", "A,B", "--journal",
+                 str(tmp_path / "j.jsonl"), "--json"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 1 and result["frames"] == 4 and result["refused_frames"] == 4
+    assert "no board was seen" in result["error"] and result["actions"] == 0
+    assert Journal.read(tmp_path / "j.jsonl").header["game"] == "mighty-magpies"  # started as the app starts it
+
+
+def test_a_folder_with_a_bad_fps_file_is_refused(tmp_path):
+    from companion.referee.follow import video_frames
+
+    (tmp_path / "a.png").write_bytes(cv2.imencode(".png", frame())[1].tobytes())
+    (tmp_path / "fps.txt").write_text("fast")
+    with pytest.raises(FollowError, match="frames per second"):
+        video_frames(tmp_path)
