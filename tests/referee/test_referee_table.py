@@ -197,3 +197,36 @@ def test_no_board_in_view_is_said_in_plain_words_and_nothing_is_read():
     events = pipe.process(frame(board=False), 0.0, state)
     assert events[0].kind == "status" and events[0].message == "board not in view" and events[0].info["refused"]
     assert pipe.settled is None
+
+
+@pytest.mark.rules("VE-SETUP-HEADS-2")
+def test_the_owls_starting_spaces_are_checked_against_the_set_up():
+    from companion.games.verzauberte_eulen.rules import VerzauberteEulen
+    from companion.referee.table_games import read_owls_setup
+    from companion.referee.verzauberte_eulen import scene_from_state as owls
+
+    game = VerzauberteEulen(players=["A", "B"])
+    start = owls(game.new_initial_state())
+    assert read_owls_setup(game, observe(start)).complete
+    nest = next(r for r, v in start.items() if len(v) == 4)
+    moved = dict(start)
+    moved[nest] = start[nest][:3]
+    moved["c3"] = start.get("c3", []) + start[nest][3:]
+    reading = read_owls_setup(game, observe(moved))
+    assert not reading.complete and nest in reading.unsure and "starting spaces" in reading.message
+    assert read_owls_setup(game, observe(moved, unsure=(nest, "c3"))).complete  # unsure only: the set-up decides
+
+
+def test_the_opening_cards_give_the_table_offset_and_each_seat_s_colour():
+    from companion.games.falconry import FalconryGame
+    from companion.referee.falconry import FalconryAdapter
+    from companion.referee.table_games import read_opening_cards
+
+    game = FalconryGame(players=["A", "B"], mode="duel")
+    chosen = FalconryGame(players=["A", "B"], mode="duel", options={"colours": ["gyrfalcon", "dusky-hawk"]})
+    laid = FalconryAdapter((1, -1)).scene_from_state(chosen.new_initial_state())
+    reading = read_opening_cards(game, observe(laid))
+    assert reading.complete and reading.offset == (1, -1) and reading.options == {"colours": ["gyrfalcon", "dusky-hawk"]}
+    fixed = read_opening_cards(chosen, observe(laid))
+    assert fixed.complete and fixed.options == {}
+    assert not read_opening_cards(game, observe({})).complete

@@ -1,0 +1,178 @@
+"""``companion bench table``: whole seeded games rendered as videos, followed with the code of ``companion follow``.
+
+Usage::
+
+    companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--failures]
+
+For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
+1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
+while things move, a phone's wide lens) and followed by :class:`companion.referee.follow.Follower` with
+the true journal as the oracle and the lens's camera profile. Per game (both renditions together, and each
+rendition under ``renditions``)::
+
+    {"games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median", ...}
+
+- ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
+- ``silent_errors``: actions confirmed without asking that differ from the truth;
+- ``asks_per_turn``: answers taken from the oracle per turn of the true game (a turn: one player's go;
+  its dice and its move each count), with ``asks_by_reason``;
+- ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
+  ``cpu_ms_per_frame_median`` the same in this thread's CPU time (what a busy machine inflates least).
+
+Targets (benchmarks, not tests): 0 silent errors, <= 0.2 asks per turn, >= 98 % followed exactly, <= 40 ms
+per frame. Exit status 0 when every game met them, 1 otherwise, 2 on bad usage. A whole game of Eagle
+Kingdoms is a few thousand frames: run it under ``nice``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
+TARGETS = {"silent_errors_max": 0, "asks_per_turn_max": 0.2, "followed_exactly_min": 0.98, "ms_per_frame_max": 40.0}
+
+
+def turns_of(states: Sequence[Any]) -> int:
+    """Turns of a game: runs of decisions by one player (chance steps do not break a run)."""
+    turns, last = 0, None
+    for state in states[:-1]:
+        if state.is_chance_node():
+            continue
+        if state.current_player != last:
+            turns += 1
+            last = state.current_player
+    return max(turns, 1)
+
+
+def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, Any]:
+    """Film one seeded game and follow it; the figures of that one game."""
+    from companion.referee.follow import Follower, Oracle, follow
+    from companion.workshop.table.film import GameFilm
+
+    film = GameFilm(game, seed, rendition=rendition)
+    truth_path = film.write_truth(work / f"{game}-{seed}-{rendition}-true.jsonl")
+    journal = work / f"{game}-{seed}-{rendition}.jsonl"
+    reasons: Counter[str] = Counter()
+
+    def on_event(_frame: int, event: Any) -> None:
+        if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
+            reasons[event.reason or event.kind if event.kind != "dice" else "unsure dice"] += 1
+
+    follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), camera=film.camera,
+                        registry=film.registry(), on_event=on_event)
+    t0 = time.perf_counter()
+    report = follow(((i / 10.0, image) for i, image in enumerate(film.frames())), follower)
+    seconds = time.perf_counter() - t0
+    followed = follower.session.history if follower.session is not None else []
+    truth = film.actions
+    silent = sum(1 for i in report.camera_actions if i >= len(truth) or followed[i] != truth[i])
+    return {
+        "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states),
+        "followed_exactly": not report.error and followed == truth, "silent_errors": silent,
+        "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
+        "frames": report.frames, "refused_frames": report.refused_frames,
+        "ms": report.ms, "cpu_ms": report.cpu_ms, "error": report.error, "seconds": round(seconds, 1),
+    }
+
+
+def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    done = [r for r in results if "actions" in r]
+    if not done:
+        return {"games": 0, "error": results[0].get("error") if results else "nothing run"}
+    turns = sum(r["turns"] for r in done)
+    ms = [m for r in done for m in r["ms"]]
+    cpu = [m for r in done for m in r["cpu_ms"]]
+    reasons: Counter[str] = Counter()
+    for r in done:
+        reasons.update(r["asks_by_reason"])
+    return {
+        "games": len(done),
+        "actions": sum(r["actions"] for r in done),
+        "followed_exactly": round(sum(r["followed_exactly"] for r in done) / len(done), 4),
+        "silent_errors": sum(r["silent_errors"] for r in done),
+        "asks_per_turn": round(sum(r["asked"] for r in done) / turns, 4),
+        "ms_per_frame_median": round(float(np.median(ms)), 2) if ms else None,
+        "cpu_ms_per_frame_median": round(float(np.median(cpu)), 2) if cpu else None,
+        "turns": turns,
+        "asked": sum(r["asked"] for r in done),
+        "asks_by_reason": dict(reasons),
+        "illegal_calls": sum(r["illegal_calls"] for r in done),
+        "frames": sum(r["frames"] for r in done),
+        "refused_frames": sum(r["refused_frames"] for r in done),
+        "stopped": [f"seed {r['seed']} r{r['rendition']}: {r['error']}" for r in done if r["error"]][:5],
+    }
+
+
+def meets_targets(s: dict[str, Any]) -> bool:
+    return (s.get("games", 0) > 0 and s["silent_errors"] <= TARGETS["silent_errors_max"]
+            and s["asks_per_turn"] <= TARGETS["asks_per_turn_max"]
+            and s["followed_exactly"] >= TARGETS["followed_exactly_min"]
+            and (s.get("cpu_ms_per_frame_median") or 1e9) <= TARGETS["ms_per_frame_max"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="companion bench table", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=int, default=50, help="games per game and rendition (default 50)")
+    parser.add_argument("--only", default=",".join(GAMES), help="comma-separated subset of the games")
+    parser.add_argument("--renditions", default="1,2", help="renditions to film (default 1,2)")
+    parser.add_argument("--failures", action="store_true", help="keep each game's figures in the output")
+    args = parser.parse_args(argv)
+    games = [g.strip() for g in args.only.split(",") if g.strip()]
+    try:
+        renditions = [int(r) for r in args.renditions.split(",") if r.strip()]
+    except ValueError:
+        renditions = []
+    if args.games < 1 or not renditions or any(g not in GAMES for g in games):
+        print(f"error: --games >= 1, --renditions like 1,2, --only among {', '.join(GAMES)}", file=sys.stderr)
+        return 2
+    import cv2
+
+    cv2.setNumThreads(1)
+    report: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-table-") as tmp:
+        for game in games:
+            per_rendition: dict[str, Any] = {}
+            every: list[dict[str, Any]] = []
+            for rendition in renditions:
+                results = []
+                for k in range(args.games):
+                    try:
+                        results.append(follow_film(game, args.seed + k, rendition, Path(tmp)))
+                    except ValueError as exc:  # e.g. a rendition the painter does not draw yet
+                        results.append({"error": str(exc)})
+                        break
+                    if not args.json:
+                        r = results[-1]
+                        print(f"{game} r{rendition} seed {r['seed']}: exact={r['followed_exactly']} silent={r['silent_errors']} "
+                              f"asked={r['asked']}/{r['turns']} turns, {r['frames']} frames, {r['seconds']} s"
+                              + (f" -- {r['error']}" if r["error"] else ""), flush=True)
+                per_rendition[str(rendition)] = summary(results)
+                if args.failures:
+                    per_rendition[str(rendition)]["runs"] = [{k: v for k, v in r.items() if k not in ("ms", "cpu_ms")} for r in results]
+                every += [r for r in results if "actions" in r]
+            report[game] = {**summary(every), "renditions": per_rendition}
+            if not args.json:
+                print(f"{game}: {json.dumps({k: v for k, v in report[game].items() if k != 'renditions'})}", flush=True)
+    report["targets"] = dict(TARGETS)
+    ok = all(meets_targets(report[g]) for g in games)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print("targets met" if ok else "targets missed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,576 @@
+"""A whole seeded game as a camera video, frame by frame, with the true journal beside it.
+
+    film = GameFilm("eagle-kingdoms", seed=3)
+    film.write_truth("true.jsonl")                 # the oracle: the true game in the journal format
+    for image in film.frames():                    # BGR frames (JPEG-decoded unless quality=None)
+        ...
+
+What the camera sees (issue 20, item 8): one camera for the whole game (a random pose of the board, as
+the board benchmark frames it, and a phone's wide lens: barrel distortion, ``lens_k1``), the board drawn
+by the game's scene painter (:mod:`companion.workshop.boards.scenes`, rendition ``rendition``) once per
+position, and on top of it, frame by frame:
+
+- dice thrown onto and beside the board (the dice renderer of :mod:`companion.workshop.dice.synth`):
+  tumbling and motion-blurred for a few frames, then lying still showing the true roll until a hand
+  picks them up for the next throw;
+- a hand (and arm, from the nearest edge of the picture) reaching in to make each move the board
+  shows, blurred while it moves; the position changes under it;
+- the light, changed now and then between turns while nothing else moves: warm, cool, dim, or a soft
+  shadow over part of the board;
+- sensor noise and JPEG compression (1280x720 JPEG by default).
+
+Between events the table lies still long enough for the pipeline to settle (``STILL``). The frames are
+made on demand (a whole game of Eagle Kingdoms is a few thousand); positions are painted once and cached.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.games.core import Action, Game, State
+from companion.games.playout import playout
+from companion.games.registry import load_game
+from companion.referee.dice import wanted_dice
+from companion.vision.intrinsics import CameraProfile
+
+STILL = {"start": 8, "roll": 13, "move": 6, "unseen": 2, "light": 4, "end": 8}
+"""Still frames after each event (a roll needs the dice tracker's 5, or 10 when a die reads unsure)."""
+DIE_MM = {"d6": 16.0, "d8": 18.0, "colour": 18.0}
+READER_KIND = {"d6": "d6", "d8": "d8", "colour": "magpie"}
+LIGHTS = ("neutral", "warm", "cool", "dim", "shadow")
+CHANGE_MARGIN_MM = {"eagle-kingdoms": 6.0, "mighty-magpies": 45.0, "verzauberte-eulen": 14.0, "falconry": 12.0}
+"""How far beyond a region its pieces may lie (a magpie stands 28 mm out from its nest's centre)."""
+SKINS = ((120, 160, 220), (80, 110, 160), (50, 70, 100), (170, 190, 230))
+LIGHT_DIR = np.array([0.3, -0.4, 1.0]) / np.linalg.norm([0.3, -0.4, 1.0])
+PLAYERS = {"eagle-kingdoms": (2, 4), "mighty-magpies": (2, 4), "verzauberte-eulen": (2, 4)}
+FALCONRY_MODES = {"duel": 2, "fast-duel": 2, "allied": 3, "truel": 3, "quarrel": 4, "joint": 4}
+DIE_COLOURS = {  # body BGR of the dice of a role (the family's set: head, body and eye dice told apart)
+    "head": (60, 70, 215), "body": (205, 140, 60), "eye": (35, 35, 35),
+}
+
+
+@dataclass
+class Die:
+    kind: str  # the game's kind (d6, d8, colour)
+    value: Any
+    x: float  # centre, ideal image px
+    y: float
+    material: Any
+    sprite: np.ndarray | None = None
+
+
+@dataclass
+class Shot:
+    """One frame: the position shown, the dice lying or tumbling, the hand, the light."""
+
+    scene: int
+    dice: list[Die] = field(default_factory=list)
+    tumbling: bool = False
+    hand: tuple[float, float] | None = None  # palm centre, ideal image px
+    hand_from: tuple[float, float] | None = None  # where the hand came from (its blur)
+    light: tuple[str, float] = ("neutral", 1.0)  # (light, weight towards it from the previous one)
+    light_from: str = "neutral"
+    step: int = 0  # the true actions done before this frame (its physical events shown)
+
+
+def true_game(name: str, seed: int, players: int | None = None) -> tuple[Game, list[Action], list[State]]:
+    """A seeded simulated game: (game, actions, states before each action + the final state)."""
+    rng = random.Random(seed)
+    module = load_game(name)
+    if name == "falconry":
+        mode = rng.choice(sorted(FALCONRY_MODES))
+        game = module.game_class(players=[f"P{i + 1}" for i in range(FALCONRY_MODES[mode])], mode=mode)
+    else:
+        lo, hi = PLAYERS[name]
+        count = players or rng.randint(lo, hi)
+        game = module.game_class(players=[f"P{i + 1}" for i in range(count)])
+    state = game.new_initial_state()
+    actions: list[Action] = []
+    states: list[State] = []
+
+    def keep(st: State, action: Action) -> None:
+        states.append(st.clone())
+        actions.append(action)
+
+    playout(state, rng, getattr(module, "simulation_policy", None), on_action=keep)
+    states.append(state.clone())
+    return game, actions, states
+
+
+class GameFilm:
+    """A seeded game and its video (see the module docstring)."""
+
+    def __init__(self, game: str, seed: int, *, players: int | None = None, rendition: int = 1,
+                 size: tuple[int, int] = (1280, 720), lens_k1: float = -0.12, light: bool = True,
+                 hands: bool = True, quality: int | None = 85, tries: int = 30):
+        from companion.referee.table_games import table_game
+
+        self.name = game
+        self.seed = seed
+        self.rendition = rendition
+        self.size = size
+        self.light = light
+        self.hands = hands
+        self.quality = quality
+        self.rng = np.random.default_rng(seed)
+        self.table = table_game(game)
+        self.board = self.table.board_map()
+        for attempt in range(tries):
+            self.game, self.actions, self.states = true_game(game, seed * 1000 + attempt, players)
+            self.offset = self._falconry_offset() if game == "falconry" else None
+            if game != "falconry" or self.offset is not None:
+                break
+        else:
+            raise ValueError(f"no seeded Falconry game from seed {seed} fits the camera's view")
+        self.camera = self._camera(lens_k1)
+        self.homography = self._homography()
+        self._scenes: list[dict[str, Any]] = []
+        self._scene_index: dict[str, int] = {}
+        self._renders: dict[int, np.ndarray] = {}
+        self._table_image = self._table()
+        self._noise = [self.rng.normal(0, s, (size[1], size[0], 3)).astype(np.int16) for s in (1.5, 2.5, 3.5)]
+        self._maps = self._lens_maps() if self.camera is not None else None
+        self._fields: dict[str, np.ndarray] = {}
+        self.materials = self._materials()
+        self.shots = self._script()
+
+    # -- the game --------------------------------------------------------------------------------------
+    def write_truth(self, path: str | Path) -> Path:
+        """The true game as a journal (the oracle of ``companion follow``)."""
+        from companion.journal import Session
+
+        session = Session.start(self.game, path)
+        try:
+            for action in self.actions:
+                session.apply(action)
+        finally:
+            session.close()
+        return Path(path)
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.game.players)
+
+    def _falconry_offset(self) -> tuple[int, int] | None:
+        from companion.referee.falconry import engine_stacks
+        from companion.referee.falconry_map import table_range
+
+        xs, ys = table_range()
+        cells = {c for st in self.states for c in engine_stacks(st)}
+        x0, x1 = min(c[0] for c in cells), max(c[0] for c in cells)
+        y0, y1 = min(c[1] for c in cells), max(c[1] for c in cells)
+        if x1 - x0 + 1 > len(xs) or y1 - y0 + 1 > len(ys):
+            return None
+        return xs.start - x0 + (len(xs) - (x1 - x0 + 1)) // 2, ys.start - y0 + (len(ys) - (y1 - y0 + 1)) // 2
+
+    # -- the camera --------------------------------------------------------------------------------------
+    def _camera(self, k1: float) -> CameraProfile | None:
+        if not k1:
+            return None
+        W, H = self.size
+        f = 0.8 * W
+        K = np.array([[f, 0, W / 2], [0, f, H / 2], [0, 0, 1.0]])
+        return CameraProfile("film wide lens", (W, H), K, np.array([k1, 0.0, 0.0, 0.0, 0.0]))
+
+    def _homography(self) -> np.ndarray:
+        from companion.workshop.boards.synth_table import random_homography
+
+        camera = dict(self._scene_module().CAMERA)
+        camera["fill"] = (0.8, 0.9)
+        return random_homography(self.board, self.rng, self.size, **camera)
+
+    def _scene_module(self) -> Any:
+        import importlib
+
+        return importlib.import_module(f"companion.workshop.boards.scenes.{self.name.replace('-', '_')}")
+
+    def px_per_mm(self) -> float:
+        corners = cv2.perspectiveTransform(self.board.board_corners_mm().reshape(-1, 1, 2), self.homography).reshape(-1, 2)
+        return float(np.linalg.norm(corners[1] - corners[0]) / self.board.size_mm[0])
+
+    def to_px(self, pts_mm: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), self.homography).reshape(-1, 2)
+
+    def _lens_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        W, H = self.size
+        jj, ii = np.meshgrid(np.arange(W, dtype=np.float64), np.arange(H, dtype=np.float64))
+        ideal = self.camera.undistort_points(np.c_[jj.ravel(), ii.ravel()]).astype(np.float32)
+        return ideal[:, 0].reshape(H, W), ideal[:, 1].reshape(H, W)
+
+    # -- positions ------------------------------------------------------------------------------------------
+    def scene_of(self, state: State) -> dict[str, Any]:
+        """What the painter draws for ``state`` (Falconry: the stacks' depths and covered cards too)."""
+        if self.name == "falconry":
+            from companion.referee.falconry import FalconryAdapter
+
+            return FalconryAdapter(self.offset).paint_scene(state)
+        return self.table.adapter().scene_from_state(state)
+
+    def _scene_id(self, state: State) -> int:
+        scene = self.scene_of(state)
+        key = json.dumps(scene, sort_keys=True)
+        if key not in self._scene_index:
+            self._scene_index[key] = len(self._scenes)
+            self._scenes.append(scene)
+        return self._scene_index[key]
+
+    def _table(self) -> np.ndarray:
+        from companion.workshop.boards.synth_table import _table
+
+        return _table(np.random.default_rng(self.seed), *self.size)
+
+    def render_position(self, index: int) -> np.ndarray:
+        """The board with the pieces of position ``index``, on the table, in plain light (cached). Pieces
+        that did not change keep their pixels from the position shown before: the painter lays every
+        piece with a little random jitter, and a piece nobody touched does not move."""
+        if index in self._renders:
+            return self._renders[index]
+        image = self._paint(index)
+        if self._renders:
+            last = next(reversed(self._renders))
+            mask = self._changed_mask(self._scenes[last], self._scenes[index])
+            image = np.where(mask[..., None], image, self._renders[last])
+        if len(self._renders) > 6:
+            self._renders.pop(next(iter(self._renders)))
+        self._renders[index] = image
+        return image
+
+    def _changed_mask(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> np.ndarray:
+        """Where the pieces of the regions that differ between two positions may lie (ideal image px)."""
+        W, H = self.size
+        mask = np.zeros((H, W), np.uint8)
+        margin = CHANGE_MARGIN_MM.get(self.name, 10.0)
+        for rid in set(a) | set(b):
+            if json.dumps(a.get(rid), sort_keys=True) == json.dumps(b.get(rid), sort_keys=True):
+                continue
+            region = next((r for r in self.board.regions if r.id == rid), None)
+            if region is None:
+                continue
+            if region.polygon_mm is not None:
+                pts = np.asarray(region.polygon_mm, np.float64)
+            else:
+                t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+                pts = np.asarray(region.circle_center_mm) + float(region.radius_mm or 0) * np.c_[np.cos(t), np.sin(t)]
+            centre = pts.mean(axis=0)
+            grown = centre + (pts - centre) * (1 + margin / max(1e-6, float(np.linalg.norm(pts - centre, axis=1).min())))
+            cv2.fillPoly(mask, [np.round(self.to_px(grown) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+        return mask.astype(bool)
+
+    def _paint(self, index: int) -> np.ndarray:
+        import inspect
+
+        from companion.workshop.boards.synth_table import board_texture
+
+        module = self._scene_module()
+        kwargs: dict[str, Any] = {}
+        if "rendition" in inspect.signature(module.painter).parameters:
+            kwargs["rendition"] = self.rendition
+        elif self.rendition != 1:
+            raise ValueError(f"the {self.name} scene painter draws rendition 1 only")
+        if self.name == "falconry":
+            kwargs["shift_mm"] = (0.0, 0.0)
+        paint, _truth = module.painter(self.board, self._scenes[index], np.random.default_rng(self.seed), **kwargs)
+        seen = self.px_per_mm()
+        tex_s = float(np.clip(np.ceil(seen * 1.5), 2, 8))
+        tex, T = board_texture(self.board, tex_s, paint)
+        tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * tex_s / max(seen, 1e-6))
+        image = self._table_image.copy()
+        cv2.warpPerspective(tex, self.homography @ np.linalg.inv(T), self.size, dst=image, flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_TRANSPARENT)
+        return image
+
+    # -- the script ------------------------------------------------------------------------------------------
+    def _script(self) -> list[Shot]:
+        """The frames of the whole game, as shots (cheap); :meth:`frames` draws them."""
+        rng = random.Random(self.seed)
+        shots: list[Shot] = []
+        states, actions = self.states, self.actions
+        first = 1 if actions and states[0].is_chance_node() and not wanted_dice(states[0]) else 0
+        scene = self._scene_id(states[first])
+        dice: list[Die] = []
+        light = "neutral"
+
+        def still(n: int) -> None:
+            shots.extend(Shot(scene, list(dice), light=(light, 1.0), light_from=light) for _ in range(n))
+
+        def step(i: int) -> None:  # the shots since the last call show true action i
+            for shot in shots[marked[0]:]:
+                shot.step = i
+            marked[0] = len(shots)
+
+        marked = [0]
+
+        still(STILL["start"])
+        for i in range(first, len(actions)):
+            before, action, after = states[i], actions[i], states[i + 1]
+            new_scene = self._scene_id(after)
+            specs = wanted_dice(before) if before.is_chance_node() else []
+            if specs:
+                if dice and self.hands:  # the hand sweeps over the dice and takes them
+                    centre = tuple(np.mean([(d.x, d.y) for d in dice], axis=0))
+                    edge = self._edge(centre)
+                    near = (0.75 * centre[0] + 0.25 * edge[0], 0.75 * centre[1] + 0.25 * edge[1])
+                    shots.append(Shot(scene, list(dice), hand=centre, hand_from=edge, light=(light, 1.0)))
+                    shots.append(Shot(scene, [], hand=near, hand_from=centre, light=(light, 1.0)))
+                dice = self._throw(specs, action, rng)
+                for k in range(3):
+                    shots.append(Shot(scene, self._tumbling(dice, k, rng), tumbling=True, light=(light, 1.0)))
+                still(STILL["roll"])
+            if new_scene != scene:
+                target = self._changed_at(self._scenes[scene], self._scenes[new_scene])
+                if self.hands:
+                    start = self._edge(target)
+                    mid = ((start[0] + target[0]) / 2, (start[1] + target[1]) / 2)
+                    near = (0.8 * target[0] + 0.2 * start[0], 0.8 * target[1] + 0.2 * start[1])
+                    shots.append(Shot(scene, list(dice), hand=mid, hand_from=start, light=(light, 1.0)))
+                    shots.append(Shot(scene, list(dice), hand=target, hand_from=mid, light=(light, 1.0)))
+                    shots.append(Shot(new_scene, list(dice), hand=near, hand_from=target, light=(light, 1.0)))
+                    shots.append(Shot(new_scene, list(dice), hand=mid, hand_from=near, light=(light, 1.0)))
+                scene = new_scene
+                still(STILL["move"])
+            elif not specs:
+                still(STILL["unseen"])
+            step(i + 1)
+            if self.light and after.turn_number != before.turn_number and rng.random() < 0.25:
+                new_light = rng.choice([name for name in LIGHTS if name != light])
+                shots.append(Shot(scene, list(dice), light=(new_light, 0.5), light_from=light))
+                light = new_light
+                still(STILL["light"])
+        still(STILL["end"])
+        step(len(actions))
+        return shots
+
+    def _edge(self, point: tuple[float, float]) -> tuple[float, float]:
+        """The nearest edge of the picture from ``point`` (where an arm reaches in from)."""
+        W, H = self.size
+        x, y = point
+        options = [(x, -60.0, y), (x, H + 60.0, H - y), (-60.0, y, x), (W + 60.0, y, W - x)]
+        ex, ey, _ = min(options, key=lambda o: o[2])
+        return float(ex), float(ey)
+
+    def _changed_at(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float, float]:
+        """Where the move happens: the middle of the regions whose pieces changed (ideal image px)."""
+        changed = [r for r in set(a) | set(b) if json.dumps(a.get(r), sort_keys=True) != json.dumps(b.get(r), sort_keys=True)]
+        centres = [self.board.region(r).center_mm for r in changed if any(q.id == r for q in self.board.regions)]
+        if not centres:
+            w, h = self.board.size_mm
+            centres = [(w / 2, h / 2)]
+        px = self.to_px(np.asarray(centres, np.float64))
+        return float(px[:, 0].mean()), float(px[:, 1].mean())
+
+    # -- dice -----------------------------------------------------------------------------------------------
+    def _materials(self) -> dict[str, Any]:
+        """One material per die of the set (alike dice alike; a game's dice told apart differ in colour)."""
+        from companion.workshop.dice.synth import Material
+
+        def plain(body: tuple[int, int, int], ink: tuple[int, int, int]) -> Material:
+            return Material(np.float32(body), np.float32(ink), 1.0, None, 0.0, "disc", cv2.FONT_HERSHEY_DUPLEX, 0.15)
+
+        out = {"d6": plain((235, 240, 245), (30, 30, 30)), "d8": plain((110, 40, 120), (240, 240, 240)),
+               "colour": plain((235, 240, 245), (30, 30, 30))}
+        for role, body in DIE_COLOURS.items():
+            out[role] = plain(body, (245, 245, 245))
+        return out
+
+    def _material(self, spec: Any) -> Any:
+        return self.materials.get(spec.role) or self.materials[spec.kind]
+
+    def _throw(self, specs: list[Any], action: Action, rng: random.Random) -> list[Die]:
+        """Where the roll's dice come to rest: each on the board or beside it (half and half), apart, off
+        the markers; faces from the true action."""
+        from companion.referee.dice import dice_values
+
+        values = dice_values(action)
+        placed: list[Die] = []
+        W, H = self.size
+        board_quad = self.to_px(self.board.board_corners_mm()).astype(np.float32)
+        markers = [self.to_px(f.corners_mm()).astype(np.float32) for f in self.board.fiducials]
+        scale = self.px_per_mm()
+        for spec, value in zip(specs, values, strict=False):
+            size = DIE_MM.get(spec.kind, 16.0) * scale
+            for _ in range(200):
+                on_board = rng.random() < 0.5
+                if on_board:
+                    u, v = rng.uniform(0.05, 0.95), rng.uniform(0.05, 0.95)
+                    w, h = self.board.size_mm
+                    x, y = self.to_px(np.array([[u * w, v * h]]))[0]
+                else:
+                    x, y = rng.uniform(size * 2, W - size * 2), rng.uniform(size * 2, H - size * 2)
+                    if cv2.pointPolygonTest(board_quad, (float(x), float(y)), True) > -size:
+                        continue
+                if any(cv2.pointPolygonTest(m, (float(x), float(y)), True) > -2.5 * size for m in markers):
+                    continue
+                if all(np.hypot(x - d.x, y - d.y) > 3.5 * size for d in placed):
+                    break
+            placed.append(Die(spec.kind, value, float(x), float(y), self._material(spec)))
+        for die in placed:
+            die.sprite = self._die_sprite(die, random.Random(rng.random()))
+        return placed
+
+    def _die_sprite(self, die: Die, rng: random.Random, value: Any = None) -> np.ndarray:
+        from companion.workshop.dice.synth import render_die
+
+        size = DIE_MM.get(die.kind, 16.0) * self.px_per_mm()
+        out = None
+        while out is None:
+            out = render_die(np.random.default_rng(rng.randrange(1 << 30)), READER_KIND[die.kind],
+                             die.value if value is None else value, size, 0.25, LIGHT_DIR, die.material)
+        return out[0]
+
+    def _tumbling(self, dice: list[Die], k: int, rng: random.Random) -> list[Die]:
+        """The dice flying in: ``k`` = 0, 1, 2 frames before they lie still, from the side they were thrown."""
+        out = []
+        for die in dice:
+            far = (3 - k) * 0.12 * self.size[0]
+            x, y = die.x - far, die.y + far * 0.3
+            faces = {"d6": [1, 2, 3, 4, 5, 6], "d8": list(range(1, 9)),
+                     "colour": ["yellow", "blue", "red", "green", "magpie"]}[die.kind]
+            shown = rng.choice(faces)
+            ghost = Die(die.kind, shown, x, y, die.material)
+            sprite = self._die_sprite(ghost, rng)
+            length = int(far * 0.25) | 1
+            kernel = np.zeros((1, length), np.float32)
+            kernel[0, :] = 1.0 / length
+            ghost.sprite = cv2.filter2D(sprite, -1, kernel)
+            out.append(ghost)
+        return out
+
+    # -- frames ----------------------------------------------------------------------------------------------
+    def frames(self) -> Iterator[np.ndarray]:
+        """Every frame of the game, in order (BGR uint8, ``size``)."""
+        frame_rng = np.random.default_rng(self.seed + 1)
+        for shot in self.shots:
+            yield self.draw(shot, frame_rng)
+
+    def __len__(self) -> int:
+        return len(self.shots)
+
+    def draw(self, shot: Shot, rng: np.random.Generator) -> np.ndarray:
+        img = self.render_position(shot.scene).copy()
+        for die in shot.dice:
+            _paste(img, die.sprite, die.x, die.y)
+        if shot.hand is not None:
+            self._draw_hand(img, shot.hand, shot.hand_from, rng)
+        out = img.astype(np.float32) * self._light_field(shot.light[0], shot.light_from, shot.light[1])
+        noise = self._noise[int(rng.integers(len(self._noise)))]
+        dx, dy = (int(v) for v in rng.integers(0, 64, 2))
+        out += np.roll(noise, (dy, dx), axis=(0, 1))
+        frame = np.clip(out, 0, 255).astype(np.uint8)
+        if self._maps is not None:
+            frame = cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if self.quality:
+            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(self.quality)])
+            frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return frame
+
+    def _light_field(self, light: str, previous: str, weight: float) -> np.ndarray:
+        key = f"{previous}>{light}:{weight}"
+        if key not in self._fields:
+            now = self._one_light(light)
+            self._fields[key] = now if weight >= 1.0 else (weight * now + (1 - weight) * self._one_light(previous)).astype(np.float32)
+        return self._fields[key]
+
+    def _one_light(self, light: str) -> np.ndarray:
+        if light in self._fields:
+            return self._fields[light]
+        W, H = self.size
+        rng = np.random.default_rng((self.seed, LIGHTS.index(light)))
+        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        direction = rng.uniform(0, 2 * np.pi)
+        ramp = 1.0 + (np.cos(direction) * (xx / W - 0.5) + np.sin(direction) * (yy / H - 0.5)) * 2 * rng.uniform(0.0, 0.15)
+        gains = {"neutral": (1.0, 1.0, 1.0), "warm": (0.7, 0.95, 1.15), "cool": (1.15, 1.0, 0.82),
+                 "dim": (0.55, 0.55, 0.55), "shadow": (1.0, 1.0, 1.0)}[light]
+        field = ramp[..., None] * np.float32(gains)
+        if light == "shadow":  # a soft shadow over about a third of the board
+            quad = self.to_px(self.board.board_corners_mm())
+            a, b = quad[int(rng.integers(4))], quad[int(rng.integers(4))]
+            centre = (a + b) / 2 if np.linalg.norm(a - b) > 1 else a
+            radius = 0.35 * float(np.linalg.norm(quad[0] - quad[2]))
+            d = np.hypot(xx - centre[0], yy - centre[1])
+            shade = 1.0 - 0.45 * np.clip((radius - d) / (0.3 * radius) + 0.5, 0, 1)
+            field = field * shade[..., None]
+        self._fields[light] = field.astype(np.float32)
+        return self._fields[light]
+
+    def _draw_hand(self, img: np.ndarray, at: tuple[float, float], came_from: tuple[float, float] | None,
+                   rng: np.random.Generator) -> None:
+        """A palm, fingers and the arm to the nearest edge; blurred along its way when it moves."""
+        scale = self.px_per_mm()
+        layer = np.zeros_like(img)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        skin = SKINS[self.seed % len(SKINS)]
+        edge = self._edge(at)
+        arm_w = int(45 * scale)
+        cv2.line(layer, (int(edge[0]), int(edge[1])), (int(at[0]), int(at[1])), skin, arm_w * 2)
+        cv2.line(mask, (int(edge[0]), int(edge[1])), (int(at[0]), int(at[1])), 255, arm_w * 2)
+        angle = float(np.degrees(np.arctan2(at[1] - edge[1], at[0] - edge[0])))
+        palm = (int(at[0]), int(at[1]))
+        axes = (int(50 * scale), int(45 * scale))
+        cv2.ellipse(layer, palm, axes, angle, 0, 360, skin, -1, cv2.LINE_AA)
+        cv2.ellipse(mask, palm, axes, angle, 0, 360, 255, -1, cv2.LINE_AA)
+        direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+        side = np.array([-direction[1], direction[0]])
+        for k, length in enumerate((70, 80, 75, 60)):
+            base = np.array(at) + direction * 40 * scale + side * (-30 + 20 * k) * scale
+            tip = base + direction * length * scale
+            cv2.line(layer, tuple(int(v) for v in base), tuple(int(v) for v in tip), skin, max(2, int(16 * scale)))
+            cv2.line(mask, tuple(int(v) for v in base), tuple(int(v) for v in tip), 255, max(2, int(16 * scale)))
+        if came_from is not None:
+            shift = np.array(at) - np.array(came_from)
+            length = int(min(60, np.linalg.norm(shift) * 0.3)) | 1
+            if length > 2:
+                kernel = np.zeros((length, length), np.float32)
+                c = length // 2
+                d = shift / max(np.linalg.norm(shift), 1e-6) * c
+                cv2.line(kernel, (int(c - d[0]), int(c - d[1])), (int(c + d[0]), int(c + d[1])), 1.0, 1)
+                kernel /= max(kernel.sum(), 1e-6)
+                layer = cv2.filter2D(layer, -1, kernel)
+                mask = cv2.filter2D(mask, -1, kernel)
+        alpha = (mask.astype(np.float32) / 255.0)[..., None]
+        img[:] = (img * (1 - alpha) + layer * alpha).astype(np.uint8)
+
+    # -- the family's dice, shown once --------------------------------------------------------------------------
+    def registry(self) -> Any:
+        """The dice registered as the app's "show me each die" would (for dice told apart), else None."""
+        from companion.referee.dice import dice_told_apart
+        from companion.vision.registry import DieRegistry
+
+        roll = next(iter(type(self.game).rolls.values()), ())
+        roles = [d.role for d in roll]
+        if not dice_told_apart(roles):
+            return None
+        registry = DieRegistry()
+        for die_spec in roll:
+            material = self.materials[die_spec.role]
+            for value in (1, 4):
+                die = Die(die_spec.kind, value, 0.0, 0.0, material)
+                sprite = self._die_sprite(die, random.Random(value))
+                canvas = self._table_image[:200, :200].copy()
+                _paste(canvas, sprite, 100, 100)
+                h, w = sprite.shape[:2]
+                registry.register(die_spec.role, canvas, (100 - w // 2, 100 - h // 2, w, h), kind=READER_KIND[die_spec.kind])
+        return registry
+
+
+def _paste(img: np.ndarray, sprite: np.ndarray | None, cx: float, cy: float) -> None:
+    """A BGRA float sprite (alpha 0-1) centred at (cx, cy), cropped to the image."""
+    if sprite is None:
+        return
+    h, w = img.shape[:2]
+    sh, sw = sprite.shape[:2]
+    x, y = int(round(cx - sw / 2)), int(round(cy - sh / 2))
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
+    if x1 <= x0 or y1 <= y0:
+        return
+    spr = sprite[y0 - y:y1 - y, x0 - x:x1 - x]
+    a = spr[..., 3:4]
+    region = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(region * (1 - a) + spr[..., :3] * a, 0, 255).astype(np.uint8)

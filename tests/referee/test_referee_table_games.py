@@ -1,0 +1,68 @@
+"""The table pipeline on short rendered videos of every game (the workshop's whole-game film, cut short):
+the set-up is read, the true move is proposed, an illegal one is called -- from real board readers and the
+dice reader, frame by frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.games.eagle_kingdoms.rules import CAPTURE, PIECE_IDS, SHIELD
+from companion.referee.follow import Follower, Oracle, follow
+from companion.referee.table import ILLEGAL, MOVE, TablePipeline
+from companion.workshop.table.film import GameFilm, Shot
+
+
+def first_moves(game, seed, moves=1):
+    """A seeded film, cut after its first ``moves`` board moves have settled, followed with the oracle."""
+    film = GameFilm(game, seed, light=False)
+    seen = 0
+    for i, shot in enumerate(film.shots):
+        if shot.hand is not None and (i + 1 == len(film.shots) or film.shots[i + 1].hand is None) and shot.dice == film.shots[i - 1].dice:
+            seen += 1
+            if seen == moves:
+                return film, i + 8
+    return film, len(film.shots)
+
+
+def followed(film, frames, tmp_path):
+    events = []
+    follower = Follower(film.game, tmp_path / "j.jsonl", Oracle(film.write_truth(tmp_path / "t.jsonl"), film.game.name),
+                        camera=film.camera, registry=film.registry(), on_event=lambda i, e: events.append(e))
+    rng = np.random.default_rng(0)
+    report = follow(((i / 10, film.draw(film.shots[i], rng)) for i in range(frames)), follower)
+    return report, follower, events
+
+
+@pytest.mark.parametrize("game,seed", [("eagle-kingdoms", 1), ("mighty-magpies", 1), ("verzauberte-eulen", 1), ("falconry", 1)])
+def test_the_set_up_is_read_and_the_true_first_move_is_proposed(game, seed, tmp_path):
+    film, frames = first_moves(game, seed)
+    report, follower, events = followed(film, frames, tmp_path)
+    history = follower.session.history
+    assert history == film.actions[:len(history)]  # nothing confirmed differs from the true game
+    moves = [e for e in events if e.kind == MOVE and e.sure]
+    assert moves, f"no move proposed: {[(e.kind, e.message) for e in events]}"
+    first = moves[0].actions[-1]
+    assert first in film.actions and film.actions.index(first) in report.camera_actions
+    assert "ends mid-game" in report.error  # the video was cut short
+
+
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_a_locked_piece_taken_on_a_rendered_board_is_called_illegal(tmp_path):
+    film = GameFilm("eagle-kingdoms", 2, light=False, lens_k1=0.0)
+    k = next(i for i, s in enumerate(film.states) if s.phase == CAPTURE)
+    state = film.states[k]
+    locked = next(p for p in range(len(PIECE_IDS)) if p != SHIELD and state.present >> p & 1 and not state.is_available(p))
+    scene = film.scene_of(state)
+    before = film._scene_id(state)
+    film._scenes.append({r: v for r, v in scene.items() if r != PIECE_IDS[locked]})
+    after = len(film._scenes) - 1
+    pipe = TablePipeline(film.game, camera=film.camera)
+    rng = np.random.default_rng(1)
+    centre = tuple(film.to_px(np.array([film.board.region(PIECE_IDS[locked]).center_mm]))[0])
+    shots = [Shot(before)] * 4 + [Shot(before, hand=centre, hand_from=film._edge(centre)), Shot(after, hand=film._edge(centre), hand_from=centre)]
+    shots += [Shot(after)] * 5
+    events = [e for i, shot in enumerate(shots) for e in pipe.process(film.draw(shot, rng), i / 10, state)]
+    calls = [e for e in events if e.kind == ILLEGAL]
+    assert len(calls) == 1 and calls[0].rule_id.startswith("EK-CAP-") and PIECE_IDS[locked] in calls[0].regions
+    assert not [e for e in events if e.kind == MOVE]
