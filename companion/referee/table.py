@@ -49,6 +49,14 @@ from companion.referee.dice import DieValue, in_game_terms, read_roll, reader_ki
 from companion.referee.match import MatchKind, differences, match
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.readers import Observation, canonical
+from companion.vision.table_changes import (
+    DIE_MM,
+    DiceWindows,
+    at_changed_places,
+    changed_since,
+    hand_changes,
+    quarter,
+)
 
 BOARD_SETTLE_FRAMES = 3
 DICE_SETTLE_FRAMES = 5
@@ -126,168 +134,6 @@ def dice_in_context(readings: Sequence[Any], frame: np.ndarray, *, pose: Any = N
         return changed_since(readings, frame, before)
     result = filter_dice(readings, frame, pose=pose, board=board, settled=settled, before=before, expected=expected)
     return list(result.dice), list(result.rejected)
-
-
-CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
-CHANGED_MIN = 0.25  # share of a find's middle that must have changed
-DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
-MAX_WINDOWS = 6
-
-
-def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
-    """How the light changed between two pictures (the same size), per channel, on a grid a sixteenth of
-    their size: each region's slow change of light (a lamp, a shadow, the camera's exposure) -- a die,
-    small beside it, is not one."""
-    grid = (max(1, now_small.shape[1] // 4), max(1, now_small.shape[0] // 4))
-    now_g = cv2.resize(now_small, grid, interpolation=cv2.INTER_AREA).astype(np.float32) + 1.0
-    was_g = cv2.resize(was_small, grid, interpolation=cv2.INTER_AREA).astype(np.float32) + 1.0
-    return cv2.GaussianBlur(now_g / was_g, (0, 0), 2.0)
-
-
-def quarter(frame: np.ndarray) -> np.ndarray:
-    return cv2.resize(frame, (frame.shape[1] // 4, frame.shape[0] // 4), interpolation=cv2.INTER_AREA)
-
-
-def _changes(now_q: np.ndarray, was_q: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Connected places that changed between two quarter-size pictures, the light matched: (count, stats,
-    centres, labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
-    gain = cv2.resize(light_gain(now_q, was_q), (now_q.shape[1], now_q.shape[0]), interpolation=cv2.INTER_LINEAR)
-    changed = (np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain).max(axis=2) > CHANGE_LEVEL)
-    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
-    return count, stats, centres, labels
-
-
-def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndarray:
-    """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
-    hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
-    nothing larger than a die changed."""
-    count, stats, _centres, labels = _changes(now_q, was_q)
-    side = die_px / 4
-    big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
-    if not big:
-        return np.zeros(labels.shape, np.uint8)
-    reach = int(max(3, 4 * side)) * 2 + 1  # four dice around the hand
-    near = cv2.dilate(np.isin(labels, big).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
-    return ((labels > 0) & (near > 0)).astype(np.uint8)
-
-
-def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:
-    """Centres (frame px) of the small places that changed between two quarter-size pictures (:func:`quarter`)
-    once the light is matched: where a die may have landed. Changes much larger than a die (a shadow, a
-    moved card, a hand) are not such places."""
-    k = 4
-    count, stats, centres, _labels = _changes(now_q, was_q)
-    side = die_px / k
-    out = []
-    for i in range(1, count):
-        w, h, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
-        if area >= 0.15 * side * side and max(w, h) <= 3.5 * side + 2:
-            out.append((int(centres[i][0] * k), int(centres[i][1] * k), int(area)))
-    out.sort(key=lambda c: -c[2])
-    return [(x, y) for x, y, _ in out]
-
-
-class DiceWindows:
-    """The dice reader's finds, read where the picture changed since the frame before the throw: a window a
-    few dice wide around each such place, which the detector sees enlarged (the whole 1280x720 frame, shrunk
-    to its input, leaves a 16 mm die a few pixels wide) and which holds no piece that stood still. A window
-    whose pixels did not change since the last frame keeps its finds (still dice are not read again).
-    Without a frame from before the throw: the whole frame."""
-
-    def __init__(self, reader: Any):
-        self.reader = reader
-        self.places: list[tuple[int, int]] = []
-        self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
-        self._before: tuple[int, np.ndarray] | None = None  # (id, quarter size) of the frame before the throw
-        self.quiet = False  # nothing die-sized changed since the frame before this one
-        self._last: np.ndarray | None = None
-
-    def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
-             gone: Sequence[tuple[float, float]] = ()) -> list[Any]:
-        """``gone``: where the dice of the roll just used lay (a change there is a die picked up)."""
-        if before is None or before.shape != frame.shape:
-            self.places, self._cache, self.quiet, self._last = [], {}, False, None
-            return list(self.reader.read(frame))
-        h, w = frame.shape[:2]
-        half = int(max(64, 4 * die_px))
-        if self._before is None or self._before[0] != id(before):
-            self._before = (id(before), quarter(before))
-        now = quarter(frame)
-        self.quiet = self._last is not None and self._last.shape == now.shape and not changed_places(now, self._last, die_px)
-        self._last = now
-        self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
-                       if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
-        found: list[Any] = []
-        cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
-        for cx, cy in self.places[:MAX_WINDOWS]:
-            x0, y0 = min(max(0, cx - half), max(0, w - 2 * half)), min(max(0, cy - half), max(0, h - 2 * half))
-            x0, y0 = x0 - x0 % 8, y0 - y0 % 8  # a die that lies still keeps its window
-            window = frame[y0:y0 + 2 * half, x0:x0 + 2 * half]
-            look = cv2.resize(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (24, 24), interpolation=cv2.INTER_AREA).astype(np.int16)
-            kept = self._cache.get((x0, y0))
-            if kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10:
-                readings = [replace(r) for r in kept[1]]
-            else:
-                readings = []
-                for r in self.reader.read(window):
-                    r.box = (r.box[0] + x0, r.box[1] + y0, r.box[2], r.box[3])
-                    readings.append(r)
-            cache[(x0, y0)] = (look, readings)
-            for r in readings:
-                if not any(_overlap(r.box, q.box) > 0.3 for q in found):
-                    found.append(r)
-        self._cache = cache
-        return found
-
-
-def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / max(1.0, min(a[2] * a[3], b[2] * b[3]))
-
-
-def at_changed_places(readings: Sequence[Any], places: Sequence[tuple[int, int]], die_px: float
-                      ) -> tuple[list[Any], list[tuple[Any, str]]]:
-    """Keep the finds of about a die's size with a die-sized changed place (:func:`changed_places`) at
-    their middle."""
-    kept, rejected = [], []
-    for r in readings:
-        x, y, w, h = r.box
-        cx, cy, size = x + w / 2, y + h / 2, max(w, h)
-        if size > 3.0 * die_px:
-            rejected.append((r, "larger than a die here"))
-        elif any(abs(px - cx) <= 0.4 * size + 4 and abs(py - cy) <= 0.4 * size + 4 for px, py in places):
-            kept.append(r)
-        else:
-            rejected.append((r, "nothing die-sized changed there since before the throw (a piece, not a die)"))
-    return kept, rejected
-
-
-def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray | None
-                  ) -> tuple[list[Any], list[tuple[Any, str]]]:
-    """Keep the finds whose box middle changed since ``before`` (the light matched first: :func:`light_gain`)."""
-    if before is None or before.shape != frame.shape or not len(readings):
-        return list(readings), []
-    ratio = light_gain(quarter(frame), quarter(before))
-    kept, rejected = [], []
-    h, w = frame.shape[:2]
-    for r in readings:
-        x, y, bw, bh = (int(v) for v in r.box)
-        x0, y0 = max(0, x + bw // 4), max(0, y + bh // 4)
-        x1, y1 = min(w, x + bw - bw // 4), min(h, y + bh - bh // 4)
-        if x1 <= x0 or y1 <= y0:
-            rejected.append((r, "outside the picture"))
-            continue
-        gain = ratio[min(ratio.shape[0] - 1, (y0 + y1) // 32), min(ratio.shape[1] - 1, (x0 + x1) // 32)]
-        now = frame[y0:y1, x0:x1].astype(np.float32)
-        changed = float(np.mean(np.abs(now - before[y0:y1, x0:x1] * gain).max(axis=2) > CHANGE_LEVEL))
-        if changed >= CHANGED_MIN:
-            kept.append(r)
-        else:
-            rejected.append((r, "nothing changed there since before the throw (a piece, not a die)"))
-    return kept, rejected
 
 
 # -- roll paths and decisions that show nowhere -------------------------------------------------------
@@ -467,7 +313,7 @@ class TablePipeline:
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
         self._asked: tuple | None = None
-        self._said: set[tuple] = set()  # evidence already questioned: a question is asked once per evidence
+        self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -653,11 +499,13 @@ class TablePipeline:
             if lag is not None:
                 return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
             if self._board_open:
-                return self._once(("board", self._settled_key), TableEvent(
+                return self._once(("board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
             return []
         result = match(state, None, obs, self.adapter)
+        if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) and hasattr(self.adapter, "offset"):
+            result = self._realigned(state, obs, result)
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)
         if result.kind is MatchKind.UNCHANGED:
             self._behind = []
@@ -665,27 +513,30 @@ class TablePipeline:
             return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
                                unsure=result.corrected, sure=result.sure)]
         evidence = ("board", self._settled_key)
+        far = len(result.changed)
         if result.kind is MatchKind.AMBIGUOUS:
-            return self._once(evidence, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
+            return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
                                                    reason="several"))
         lag = self._lagging(obs) if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) else None
         if lag is not None:
             self._board_open = False
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
         if result.kind is MatchKind.ILLEGAL:
-            return self._once(evidence, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
+            return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
         if result.kind is MatchKind.MISREAD:
-            return self._once(evidence, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
-                                                   reason="misread"))
+            return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
+                                                        regions=result.changed, reason="misread"))
         return []
 
-    def _once(self, evidence: tuple, event: TableEvent) -> list[TableEvent]:
-        """A question or call about ``evidence`` (a settled board, a settled roll) is made once: when the
-        family's answer leaves it unexplained, a later frame must bring new evidence."""
-        if evidence in self._said:
+    def _once(self, evidence: tuple, far: int, event: TableEvent) -> list[TableEvent]:
+        """A question or call about ``evidence`` (a settled board, a settled roll) is made again only when the
+        family's answer brought the game closer to it (``far``: spaces where the state and the board differ;
+        several moves made before the board settled are asked one by one): an answer that leaves it as
+        unexplained as before means a later frame must bring new evidence."""
+        if evidence in self._said and far >= self._said[evidence]:
             return []
-        self._said.add(evidence)
+        self._said[evidence] = far
         return [event]
 
     def _lagging(self, obs: Observation) -> str | None:
@@ -696,6 +547,21 @@ class TablePipeline:
             if not hard:
                 return "; ".join(text for _scene, text in self._behind[k:])
         return None
+
+    def _realigned(self, state: State, obs: Observation, result: Any) -> Any:
+        """Falconry: when nothing legal explains the cards, they may have been shifted on the table as a
+        whole (or the camera's idea of the card grid moved by a cell): the offset that explains them, if
+        one does, is taken instead."""
+        from companion.referee.falconry import FalconryAdapter, align
+
+        offset = align(state, obs)
+        if offset == tuple(self.adapter.offset):
+            return result
+        shifted = match(state, None, obs, FalconryAdapter(offset))
+        if shifted.kind in (MatchKind.UNCHANGED, MatchKind.PROPOSED):
+            self.set_offset(offset)
+            return shifted
+        return result
 
     def _align(self, state: State, obs: Observation) -> bool:
         from companion.referee.falconry import align
@@ -841,20 +707,20 @@ class TablePipeline:
             if not wanted:
                 return []  # no roll can come now: dice lying about
             self._roll_done = done
-            return self._once(("roll", roll.frame), TableEvent(
+            return self._once(("roll", roll.frame), 0, TableEvent(
                 QUESTION, f"dice seen ({_dice_words(readings)}), but not the dice a roll needs now", reason="dice"))
         self._roll_done = done
         best = preferred(best_fitting(paths, readings))
         if len({_first(p) for p in best}) > 1:
             options = tuple(p.path for p in best)
             names = " | ".join("; ".join(state.action_to_string(a) for a in p.path) for p in best)
-            return self._once(("roll", roll.frame), TableEvent(QUESTION, f"the dice were thrown after: {names}?",
+            return self._once(("roll", roll.frame), 0, TableEvent(QUESTION, f"the dice were thrown after: {names}?",
                                                                options=options, reason="several"))
         chosen = min(best, key=lambda p: len(p.path))
         return self._roll_event(roll, self._dice_proposal(chosen.chance, chosen.path, readings, chosen.skipped_visible, state))
 
     def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
-        return self._once(("roll", roll.frame), event) if event.kind == QUESTION else [event]
+        return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]
 
     def _dice_proposal(self, chance: State, path: tuple[Action, ...], readings: list[dict[str, Any]],
                        skipped: bool, start: State | None = None) -> TableEvent:
@@ -945,5 +811,5 @@ def _dice_words(readings: Sequence[Mapping[str, Any]]) -> str:
 
 __all__ = [
     "DICE", "ILLEGAL", "MOVE", "QUESTION", "SETUP", "STATUS", "RollPath", "TableEvent", "TablePipeline",
-    "changed_since", "dice_in_context", "preferred", "roll_paths", "unseen_decision",
+    "dice_in_context", "preferred", "roll_paths", "unseen_decision",
 ]

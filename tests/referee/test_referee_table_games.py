@@ -35,8 +35,8 @@ def followed(film, frames, tmp_path):
 
 
 @pytest.mark.parametrize("game,seed", [("eagle-kingdoms", 1), ("mighty-magpies", 1), ("verzauberte-eulen", 1), ("falconry", 1)])
-def test_the_set_up_is_read_and_the_true_first_move_is_proposed(game, seed, tmp_path):
-    film, frames = first_moves(game, seed)
+def test_the_set_up_is_read_and_the_true_moves_are_proposed(game, seed, tmp_path):
+    film, frames = first_moves(game, seed, moves=2)
     report, follower, events = followed(film, frames, tmp_path)
     history = follower.session.history
     assert history == film.actions[:len(history)]  # nothing confirmed differs from the true game

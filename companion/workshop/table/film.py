@@ -325,15 +325,15 @@ class GameFilm:
                     shots.append(Shot(scene, self._tumbling(dice, k, rng), tumbling=True, light=(light, 1.0)))
                 still(STILL["roll"])
             if new_scene != scene:
-                target = self._changed_at(self._scenes[scene], self._scenes[new_scene])
-                if self.hands:
-                    start = self._edge(target)
-                    mid = ((start[0] + target[0]) / 2, (start[1] + target[1]) / 2)
-                    near = (0.8 * target[0] + 0.2 * start[0], 0.8 * target[1] + 0.2 * start[1])
-                    shots.append(Shot(scene, list(dice), hand=mid, hand_from=start, light=(light, 1.0)))
-                    shots.append(Shot(scene, list(dice), hand=target, hand_from=mid, light=(light, 1.0)))
-                    shots.append(Shot(new_scene, list(dice), hand=near, hand_from=target, light=(light, 1.0)))
-                    shots.append(Shot(new_scene, list(dice), hand=mid, hand_from=near, light=(light, 1.0)))
+                take, put = self._hand_path(self._scenes[scene], self._scenes[new_scene])
+                if self.hands:  # in from the nearest edge, over the piece taken, over where it goes, out
+                    start, end = self._edge(take), self._edge(put)
+                    come = ((start[0] + take[0]) / 2, (start[1] + take[1]) / 2)
+                    leave = ((end[0] + put[0]) / 2, (end[1] + put[1]) / 2)
+                    shots.append(Shot(scene, list(dice), hand=come, hand_from=start, light=(light, 1.0)))
+                    shots.append(Shot(scene, list(dice), hand=take, hand_from=come, light=(light, 1.0)))
+                    shots.append(Shot(new_scene, list(dice), hand=put, hand_from=take, light=(light, 1.0)))
+                    shots.append(Shot(new_scene, list(dice), hand=leave, hand_from=put, light=(light, 1.0)))
                 scene = new_scene
                 still(STILL["move"])
             elif not specs:
@@ -356,10 +356,24 @@ class GameFilm:
         ex, ey, _ = min(options, key=lambda o: o[2])
         return float(ex), float(ey)
 
-    def _changed_at(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float, float]:
-        """Where the move happens: the middle of the regions whose pieces changed (ideal image px)."""
-        changed = [r for r in set(a) | set(b) if json.dumps(a.get(r), sort_keys=True) != json.dumps(b.get(r), sort_keys=True)]
-        centres = [self.board.region(r).center_mm for r in changed if any(q.id == r for q in self.board.regions)]
+    def _hand_path(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[tuple[float, float], tuple[float, float]]:
+        """Where the hand takes pieces and where it puts them down (ideal image px): the middle of the regions
+        that lost pieces, and of those that gained some (either of them when the other is none)."""
+        def pieces(scene: Mapping[str, Any], r: str) -> list[str]:
+            return sorted(json.dumps(p, sort_keys=True) for p in (scene.get(r) or []))
+
+        lost, gained = [], []
+        for r in set(a) | set(b):
+            was, now = pieces(a, r), pieces(b, r)
+            if any(was.count(p) > now.count(p) for p in was):
+                lost.append(r)
+            if any(now.count(p) > was.count(p) for p in now):
+                gained.append(r)
+        take = self._middle(lost or gained)
+        return take, self._middle(gained) if gained else take
+
+    def _middle(self, regions: list[str]) -> tuple[float, float]:
+        centres = [self.board.region(r).center_mm for r in regions if any(q.id == r for q in self.board.regions)]
         if not centres:
             w, h = self.board.size_mm
             centres = [(w / 2, h / 2)]

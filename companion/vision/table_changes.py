@@ -1,0 +1,201 @@
+"""What changed on the table since the frame before a throw: where a thrown die may lie, where a hand
+passed, and the dice reader's finds at those places only.
+
+The dice reader finds dice in a whole 1280x720 frame shrunk to its detector's input, where a 16 mm die on
+a board in full view is a few pixels wide; and with the board in view it also finds the pieces. A die
+thrown onto the table is a small change of the picture that no hand made: :class:`DiceWindows` reads the
+dice in windows a few dice wide around such changes (the detector sees them enlarged; no piece that
+stood still is in them), and :func:`hand_changes` says what a hand (anything larger than a die) changed,
+so that a piece put down by hand is not taken for a die. The light is matched first (:func:`light_gain`):
+a lamp, a shadow or the camera's exposure changes the whole picture slowly, a die does not. Knows no
+games (``companion.referee.table`` decides what the dice mean).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
+CHANGED_MIN = 0.25  # share of a find's middle that must have changed
+DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
+MAX_WINDOWS = 6
+
+
+def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
+    """How the light changed between two pictures (the same size), per channel, on a coarse grid (cells an
+    eighth of the picture wide): each cell's median ratio, so an object covering less than half a cell
+    (a die, a piece, a card) is not taken for light, while a lamp, a shadow's soft edge or the camera's
+    exposure is. Smoothed; within a factor of 2.5 of the whole picture's ratio."""
+    now = now_small.astype(np.float32) + 1.0
+    was = was_small.astype(np.float32) + 1.0
+    ratio = now / was
+    whole = np.median(ratio.reshape(-1, 3), axis=0)
+    h, w = ratio.shape[:2]
+    cols, rows = 8, max(2, round(8 * h / max(w, 1)))
+    grid = np.empty((rows, cols, 3), np.float32)
+    for r in range(rows):
+        for c in range(cols):
+            cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // cols:(c + 1) * w // cols]
+            grid[r, c] = np.median(cell.reshape(-1, 3), axis=0) if cell.size else whole
+    grid = np.clip(grid, whole / 2.5, whole * 2.5)
+    return cv2.GaussianBlur(grid, (3, 3), 0.8)
+
+
+def quarter(frame: np.ndarray) -> np.ndarray:
+    return cv2.resize(frame, (frame.shape[1] // 4, frame.shape[0] // 4), interpolation=cv2.INTER_AREA)
+
+
+def _changes(now_q: np.ndarray, was_q: np.ndarray, local_light: bool = True
+             ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected places that changed between two quarter-size pictures, the light matched (``local_light``:
+    region by region, :func:`light_gain`; else only the whole picture's exposure): (count, stats, centres,
+    labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
+    if local_light:
+        gain = cv2.resize(light_gain(now_q, was_q), (now_q.shape[1], now_q.shape[0]), interpolation=cv2.INTER_CUBIC)
+    else:
+        gain = np.median((now_q.astype(np.float32) + 1) / (was_q.astype(np.float32) + 1), axis=(0, 1))
+    changed = (np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain).max(axis=2) > CHANGE_LEVEL)
+    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
+    return count, stats, centres, labels
+
+
+def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndarray:
+    """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
+    hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
+    nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
+    light does not change from one frame to the next; a hand is not light)."""
+    count, stats, _centres, labels = _changes(now_q, was_q, local_light=False)
+    side = die_px / 4
+    big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
+    if not big:
+        return np.zeros(labels.shape, np.uint8)
+    reach = int(max(3, 4 * side)) * 2 + 1  # four dice around the hand
+    near = cv2.dilate(np.isin(labels, big).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    return ((labels > 0) & (near > 0)).astype(np.uint8)
+
+
+def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:
+    """Centres (frame px) of the small places that changed between two quarter-size pictures (:func:`quarter`)
+    once the light is matched: where a die may have landed. Changes much larger than a die (a shadow, a
+    moved card, a hand) are not such places."""
+    k = 4
+    count, stats, centres, _labels = _changes(now_q, was_q)
+    side = die_px / k
+    out = []
+    for i in range(1, count):
+        w, h, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
+        if area >= 0.15 * side * side and max(w, h) <= 3.5 * side + 2:
+            out.append((int(centres[i][0] * k), int(centres[i][1] * k), int(area)))
+    out.sort(key=lambda c: -c[2])
+    return [(x, y) for x, y, _ in out]
+
+
+class DiceWindows:
+    """The dice reader's finds, read where the picture changed since the frame before the throw: a window a
+    few dice wide around each such place, which the detector sees enlarged (the whole 1280x720 frame, shrunk
+    to its input, leaves a 16 mm die a few pixels wide) and which holds no piece that stood still. A window
+    whose pixels did not change since the last frame keeps its finds (still dice are not read again).
+    Without a frame from before the throw: the whole frame."""
+
+    def __init__(self, reader: Any):
+        self.reader = reader
+        self.places: list[tuple[int, int]] = []
+        self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        self._before: tuple[int, np.ndarray] | None = None  # (id, quarter size) of the frame before the throw
+        self.quiet = False  # nothing die-sized changed since the frame before this one
+        self._last: np.ndarray | None = None
+
+    def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
+             gone: Sequence[tuple[float, float]] = ()) -> list[Any]:
+        """``gone``: where the dice of the roll just used lay (a change there is a die picked up)."""
+        if before is None or before.shape != frame.shape:
+            self.places, self._cache, self.quiet, self._last = [], {}, False, None
+            return list(self.reader.read(frame))
+        h, w = frame.shape[:2]
+        half = int(max(64, 4 * die_px))
+        if self._before is None or self._before[0] != id(before):
+            self._before = (id(before), quarter(before))
+        now = quarter(frame)
+        self.quiet = self._last is not None and self._last.shape == now.shape and not changed_places(now, self._last, die_px)
+        self._last = now
+        self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
+                       if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
+        found: list[Any] = []
+        cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        for cx, cy in self.places[:MAX_WINDOWS]:
+            x0, y0 = min(max(0, cx - half), max(0, w - 2 * half)), min(max(0, cy - half), max(0, h - 2 * half))
+            x0, y0 = x0 - x0 % 8, y0 - y0 % 8  # a die that lies still keeps its window
+            window = frame[y0:y0 + 2 * half, x0:x0 + 2 * half]
+            look = cv2.resize(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (24, 24), interpolation=cv2.INTER_AREA).astype(np.int16)
+            kept = self._cache.get((x0, y0))
+            if kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10:
+                readings = [replace(r) for r in kept[1]]
+            else:
+                readings = []
+                for r in self.reader.read(window):
+                    r.box = (r.box[0] + x0, r.box[1] + y0, r.box[2], r.box[3])
+                    readings.append(r)
+            cache[(x0, y0)] = (look, readings)
+            for r in readings:
+                if not any(_overlap(r.box, q.box) > 0.3 for q in found):
+                    found.append(r)
+        self._cache = cache
+        return found
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / max(1.0, min(a[2] * a[3], b[2] * b[3]))
+
+
+def at_changed_places(readings: Sequence[Any], places: Sequence[tuple[int, int]], die_px: float
+                      ) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """Keep the finds of about a die's size with a die-sized changed place (:func:`changed_places`) at
+    their middle."""
+    kept, rejected = [], []
+    for r in readings:
+        x, y, w, h = r.box
+        cx, cy, size = x + w / 2, y + h / 2, max(w, h)
+        if size > 3.0 * die_px:
+            rejected.append((r, "larger than a die here"))
+        elif any(abs(px - cx) <= 0.4 * size + 4 and abs(py - cy) <= 0.4 * size + 4 for px, py in places):
+            kept.append(r)
+        else:
+            rejected.append((r, "nothing die-sized changed there since before the throw (a piece, not a die)"))
+    return kept, rejected
+
+
+def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray | None
+                  ) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """Keep the finds whose box middle changed since ``before`` (the light matched first: :func:`light_gain`)."""
+    if before is None or before.shape != frame.shape or not len(readings):
+        return list(readings), []
+    ratio = light_gain(quarter(frame), quarter(before))
+    kept, rejected = [], []
+    h, w = frame.shape[:2]
+    for r in readings:
+        x, y, bw, bh = (int(v) for v in r.box)
+        x0, y0 = max(0, x + bw // 4), max(0, y + bh // 4)
+        x1, y1 = min(w, x + bw - bw // 4), min(h, y + bh - bh // 4)
+        if x1 <= x0 or y1 <= y0:
+            rejected.append((r, "outside the picture"))
+            continue
+        gain = ratio[min(ratio.shape[0] - 1, (y0 + y1) * ratio.shape[0] // (2 * h)),
+                     min(ratio.shape[1] - 1, (x0 + x1) * ratio.shape[1] // (2 * w))]
+        now = frame[y0:y1, x0:x1].astype(np.float32)
+        changed = float(np.mean(np.abs(now - before[y0:y1, x0:x1] * gain).max(axis=2) > CHANGE_LEVEL))
+        if changed >= CHANGED_MIN:
+            kept.append(r)
+        else:
+            rejected.append((r, "nothing changed there since before the throw (a piece, not a die)"))
+    return kept, rejected
+
+__all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "hand_changes", "light_gain", "quarter"]

@@ -1,0 +1,42 @@
+"""What changed on the table since the frame before a throw (companion.vision.table_changes)."""
+
+import cv2
+import numpy as np
+
+from companion.vision.table_changes import changed_places, hand_changes, quarter
+
+DIE = 16
+
+
+def table(seed=0):
+    rng = np.random.default_rng(seed)
+    img = np.full((360, 640, 3), 110, np.uint8)
+    for _ in range(60):  # printed art and pieces that stay put
+        x, y = rng.integers(0, 620, 2)
+        cv2.circle(img, (int(x), int(y) % 350), int(rng.integers(4, 12)), tuple(int(v) for v in rng.integers(0, 255, 3)), -1)
+    return img
+
+
+def test_a_die_is_a_changed_place_and_light_or_a_large_change_is_not():
+    before = table()
+    with_die = before.copy()
+    cv2.rectangle(with_die, (200, 100), (200 + DIE, 100 + DIE), (250, 250, 250), -1)
+    places = changed_places(quarter(with_die), quarter(before), DIE)
+    assert len(places) == 1 and abs(places[0][0] - 208) <= 8 and abs(places[0][1] - 108) <= 8
+    warm = np.clip(with_die.astype(np.float32) * (0.75, 0.95, 1.15), 0, 255).astype(np.uint8)  # a warm lamp
+    assert len(changed_places(quarter(warm), quarter(np.clip(before * np.float32([0.75, 0.95, 1.15]), 0, 255).astype(np.uint8)), DIE)) == 1
+    assert changed_places(quarter(warm), quarter(warm), DIE) == []
+    sheet = before.copy()
+    cv2.rectangle(sheet, (40, 40), (110, 140), (30, 30, 30), -1)  # a card laid: larger than a die
+    assert changed_places(quarter(sheet), quarter(before), DIE) == []
+
+
+def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away():
+    before = table(1)
+    after = before.copy()
+    cv2.rectangle(after, (40, 60), (150, 200), (120, 150, 200), -1)  # the hand
+    cv2.circle(after, (165, 120), 6, (0, 0, 220), -1)  # a piece put down beside it
+    cv2.rectangle(after, (280, 20), (280 + DIE, 20 + DIE), (250, 250, 250), -1)  # a die farther away
+    mask = cv2.resize(hand_changes(quarter(after), quarter(before), DIE), (640, 360), interpolation=cv2.INTER_NEAREST)
+    assert mask[130, 90] and mask[120, 165] and not mask[28, 288]
+    assert not hand_changes(quarter(before), quarter(before), DIE).any()
