@@ -45,7 +45,7 @@ import cv2
 import numpy as np
 
 from companion.games.core import Action, Game, GameError, State
-from companion.referee.dice import DieValue, in_game_terms, read_roll, reader_kinds, wanted_dice
+from companion.referee.dice import READER_KIND, DieValue, in_game_terms, read_roll, reader_kinds, wanted_dice
 from companion.referee.match import MatchKind, differences, match
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.readers import Observation, canonical
@@ -119,21 +119,18 @@ class TableEvent:
 
 def dice_in_context(readings: Sequence[Any], frame: np.ndarray, *, pose: Any = None, board: Any = None,
                     settled: Observation | None = None, before: np.ndarray | None = None,
-                    expected: Sequence[str] | None = None, places: Sequence[tuple[int, int]] | None = None,
+                    expected: Mapping[str, int] | None = None, places: Sequence[tuple[int, int]] | None = None,
                     die_px: float = 20.0) -> tuple[list[Any], list[tuple[Any, str]]]:
-    """The dice reader's finds that are dice, and the rest with the reason: the pipeline's one call of the
-    dice-in-context stage (contract 4 of the shared design, ``vision.dice_context.filter_dice``, when it
-    is installed). Until then: a find is a die only where the picture changed since ``before`` (the still
-    frame before the throw) -- at one of the die-sized ``places`` that changed, when they are known: a
-    stand, an owl or a card read as a die stood there all along."""
-    try:
-        from companion.vision.dice_context import filter_dice  # type: ignore[import-not-found]
-    except ImportError:
-        if places is not None and before is not None:
-            return at_changed_places(readings, places, die_px)
-        return changed_since(readings, frame, before)
-    result = filter_dice(readings, frame, pose=pose, board=board, settled=settled, before=before, expected=expected)
-    return list(result.dice), list(result.rejected)
+    """The dice reader's finds that are dice, and the rest with the reason: first the finds with a die-sized
+    change at their middle (``places``, from :class:`~companion.vision.table_changes.DiceWindows`, when
+    known), then the dice-in-context stage (contract 4 of the shared design:
+    :func:`companion.vision.dice_context.filter_dice`: the board's markers and spaces, its last settled
+    reading, what changed since ``before``, the dice the roll has)."""
+    from companion.vision.dice_context import filter_dice
+
+    kept, rejected = at_changed_places(readings, places, die_px) if places is not None else (list(readings), [])
+    result = filter_dice(kept, frame, pose=pose, board=board, settled=settled, before=before, expected=expected)
+    return list(result.dice), rejected + list(result.rejected)
 
 
 # -- roll paths and decisions that show nowhere -------------------------------------------------------
@@ -599,7 +596,8 @@ class TablePipeline:
         die_px = self._die_px(pose)
         gone = [(x, y) for _kind, _value, x, y in self._played]
         readings = self._windows.read(frame, self._before, die_px, gone)
-        expected = [s.kind for s in wanted_dice(state)] if state is not None else None
+        wanted = wanted_dice(state) if state is not None else []
+        expected = dict(Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)) if wanted else None
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
                                           settled=self.settled, before=self._before, expected=expected,
                                           places=self._windows.places if self._before is not None else None,
