@@ -7,7 +7,8 @@ One :class:`CameraSession` holds everything between the camera and the screens:
   demo when there is no camera, else manual entry);
 - the recognition worker thread and the per-frame recognition it runs, ``recognize(image, meta) ->
   observation``: the demo's scripted reader, or for a real camera the one pluggable object that
-  :func:`camera_recognizer` builds (board pose, then dice) -- the one line to change for another pipeline;
+  :func:`camera_recognizer` builds (the table pipeline: board pose, board, dice, matched against the
+  game: :mod:`companion.app.table_camera`) -- the one line to change for another pipeline;
 - the latest frame (``frame``) and the latest observation (``observation``);
 - the board as the camera sees it (:class:`BoardSeen`: found or why not, its pose, the view angle);
 - the camera profile chosen (lens undistortion for the pose stage);
@@ -29,23 +30,25 @@ from typing import Any
 import numpy as np
 
 from companion.app import overlay, theme
-from companion.app.board import CameraRecognizer, is_usable
+from companion.app.board import is_usable
 from companion.app.calibration import camera_profiles, load_camera_profile
 from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography
 from companion.app.demo_render import renderer_for
 from companion.app.i18n import tr
-from companion.app.worker import DiceRecognizer, RecognitionWorker
+from companion.app.table_camera import TableRecognizer
+from companion.app.worker import RecognitionWorker
 from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, open_source
 
 Deliver = Callable[[int, dict[str, Any], float], None]
 Geometry = dict[str, tuple[float, float]]
 
 
-def camera_recognizer(user_dir: Path, camera: Any) -> CameraRecognizer:
-    """The per-frame recognition of a real camera (``recognize(image, meta) -> observation``): the board's
-    pose, then the dice. The one place to plug in another pipeline; the session also asks it to
-    ``set_game``, ``set_camera``, ``tap_corners`` and ``read_dice_again``, and reads its board ``info``."""
-    return CameraRecognizer(user_dir, DiceRecognizer(), camera=camera)
+def camera_recognizer(user_dir: Path, camera: Any) -> TableRecognizer:
+    """The per-frame recognition of a real camera (``recognize(image, meta) -> observation``): the table
+    pipeline (board pose, board reading, dice, matched against the game). The one place to plug in another
+    pipeline; the session also asks it to ``set_game``, ``set_position``, ``set_camera``, ``tap_corners`` and
+    ``read_dice_again``, and reads its board ``info``."""
+    return TableRecognizer(user_dir, camera=camera)
 
 
 @dataclass
@@ -152,6 +155,7 @@ class CameraSession:
         self.profile_name = ""
         self.profile_notice = ""
         self.demo = DemoPlayback()
+        self.position: tuple[Any, Any, list] | None = None  # (game, state, history) the camera matches against
         self.lost_reported = False
         self.overlay_dirty = True  # something the overlay shows may have changed
         self._demo_view: tuple[str, np.ndarray, Geometry] | None = None
@@ -193,6 +197,8 @@ class CameraSession:
         else:
             recognize = self.recognizer = self.make_recognizer(self.user_dir, self.profile)
             self.recognizer.set_game(self.game)
+            if self.position is not None and hasattr(self.recognizer, "set_position"):
+                self.recognizer.set_position(*self.position)
         self.worker = RecognitionWorker(recognize, self.deliver).start()
         self.grabber = FrameGrabber(source, on_frame=lambda _frame: self.on_frame and self.on_frame()).start()
 
@@ -266,6 +272,12 @@ class CameraSession:
         self.game = game
         if self.recognizer is not None:
             self.recognizer.set_game(game, reload=reload)
+
+    def set_position(self, game: Any, state: Any, history: list) -> None:
+        """Where the game stands (after every change): the camera's readings are matched against it."""
+        self.position = (game, state, history)
+        if self.recognizer is not None and hasattr(self.recognizer, "set_position"):
+            self.recognizer.set_position(game, state, history)
 
     def tap_corners(self, corners: list[tuple[float, float]] | None) -> None:
         """Four checked board corners go to the pose stage, which uses them while no marker is in view, until

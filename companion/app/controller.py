@@ -198,6 +198,7 @@ class Controller:
         self._entry: list[DieValue] = []
         self._played_dice: list[tuple[str, str]] = []  # (kind, face) of each die of the last roll applied
         self._early_roll = False  # the camera saw a new roll while a move was still awaited
+        self._last_seen: dict[str, Any] | None = None  # the camera's last illegal call or question, said once
 
     # --- events ---------------------------------------------------------------------------------
     def emit(self, event: str, payload: Any = None) -> None:
@@ -578,7 +579,30 @@ class Controller:
             move = observation["move"]
             if self.proposal is None or self.proposal.action != move:
                 self.propose(move, "camera")
+        if observation.get("illegal"):
+            self._seen_illegal(observation["illegal"])
+        if observation.get("question"):
+            self._camera_asks(observation["question"])
         return True
+
+    def _seen_illegal(self, seen: dict[str, Any]) -> None:
+        """The camera saw a move the rules forbid: called with the rule, in the family's language, once."""
+        action = seen.get("action")
+        if not action or self.state is None or seen == self._last_seen:
+            return
+        self._last_seen = seen
+        error = self.state.problem(action)
+        if error is not None:
+            self.call_illegal(action, error, "camera")
+
+    def _camera_asks(self, question: dict[str, Any]) -> None:
+        """The camera cannot decide (several moves fit, a choice it cannot see, an unsure reading): the family
+        answers by a tap on the choices or the dice, as without a camera; said once."""
+        if question == self._last_seen:
+            return
+        self._last_seen = question
+        reason = question.get("reason") or "misread"
+        self.vision_status = tr(f"table:camera_{reason}", spaces=", ".join(question.get("regions") or question.get("unsure") or []))
 
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
         """The camera reports each settled roll once. One that came while a move was awaited (the next

@@ -250,6 +250,8 @@ class CompanionApp(App):
         ctl, demo = self.controller, self.session.demo
         self.session.overlay_dirty = True
         if event == "changed":
+            if ctl.session is not None:  # the camera matches what it sees against this position
+                self.session.set_position(ctl.session.game, ctl.session.state, ctl.session.history)
             if demo.following and ctl.session is not None and not demo.follow(ctl.session.history):
                 ctl.say("warn", tr("table:demo_diverged"))
             name = ctl.current_player_name()

@@ -348,6 +348,15 @@ class TablePipeline:
         if self._before_throw is not None:
             self._before = self._before_throw
 
+    def tap_corners(self, frame: np.ndarray, corners_px: Sequence[Sequence[float]]) -> None:
+        """Four board corners the family tapped on ``frame`` (raw picture px: top-left, top-right,
+        bottom-right, bottom-left) for a board without markers in view; PoseError when they make no board."""
+        size = (int(frame.shape[1]), int(frame.shape[0]))
+        pts = np.asarray(corners_px, np.float64).reshape(-1, 2)
+        if self.camera is not None and tuple(int(v) for v in self.camera.image_size) == size:
+            pts = self.camera.undistort_points(pts)
+        self.tracker.set_tapped_corners(self._undistorted(frame, size), [tuple(p) for p in pts])
+
     def set_offset(self, offset: tuple[int, int]) -> None:
         """Falconry: the table cell of the engine's cell (0, 0) (from a set-up read elsewhere)."""
         self.adapter.offset = tuple(offset)

@@ -494,9 +494,9 @@ def test_a_real_camera_reads_a_roll_again_when_asked(app, board, tmp_path):
     pump(lambda: True)
     table = app.sm.get_screen("table")
     buttons = [w for w in table.ids.entry.walk() if getattr(w, "text", None) == tr("table:read_again")]
-    assert len(buttons) == 1 and app.session.recognizer.dice._read_again_after is None
+    assert len(buttons) == 1 and app.session.recognizer.asked_again == 0
     buttons[0].dispatch("on_release")
-    assert app.session.recognizer.dice._read_again_after is not None  # the dice reader's next frame forgets
+    assert app.session.recognizer.asked_again == 1  # the pipeline's next frame reads the dice in view again
     assert ctl.vision_status == tr("table:reading_again")
 
 

@@ -1,0 +1,192 @@
+"""A real camera's per-frame recognition in the app: the table pipeline (no Kivy import).
+
+:class:`TableRecognizer` runs :class:`companion.referee.table.TablePipeline` on the recognition worker's
+thread and says what it found in the observation the controller reads -- the board's pose for the
+overlays, a settled roll's dice (``dice``), a move seen on the board (``move``: shown for one tap exactly as
+a roll is), a set-up read (``outcome``), an illegal move seen (``illegal``), a question (``question``) -- each
+about the position it was matched against (``history_len``). The app matches no reading to the rules: the
+pipeline does. The UI thread tells it the game and its position (:meth:`set_position`) after every change.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.app.calibration import BoardInfo, board_map_for, load_registry
+
+
+class TableRecognizer:
+    """``recognize(image, meta) -> observation`` for a real camera (see the module docstring); the camera
+    session also asks it to ``set_game``, ``set_camera``, ``tap_corners`` and ``read_dice_again``."""
+
+    def __init__(self, user_dir: str | Path | None = None, camera: Any = None, boards_dir: str | Path | None = None):
+        self.user_dir = user_dir
+        self.boards_dir = boards_dir
+        self.camera = camera
+        self._lock = threading.Lock()
+        self._game_name: str | None = None
+        self._position: tuple[Any, Any, list] | None = None  # (game, state, history) from the UI thread
+        self._version = 0
+        self._built: tuple | None = None
+        self._pipeline: Any = None
+        self._info: BoardInfo | None = None
+        self._why = ""
+        self._taps: list[tuple[float, float]] | None = None
+        self._again = False
+        self.asked_again = 0  # how often the family asked for the dice in view to be read again
+        self._seen: list = []  # the history the pipeline was told about
+
+    # -- from the UI thread -----------------------------------------------------------------------------
+    @property
+    def info(self) -> BoardInfo | None:
+        return self._info
+
+    def set_game(self, game: str | None, reload: bool = False) -> None:
+        with self._lock:
+            if game != self._game_name or reload:
+                self._game_name = game
+                self._version += 1
+
+    def set_position(self, game: Any, state: Any, history: list) -> None:
+        """The game played and where it stands (the session's own objects are not shared: copies)."""
+        with self._lock:
+            self._position = (game, state.clone() if state is not None else None, list(history))
+            if game is not None and game.name != self._game_name:
+                self._game_name = game.name
+                self._version += 1
+
+    def set_camera(self, camera: Any) -> None:
+        with self._lock:
+            self.camera = camera
+            self._version += 1
+
+    def tap_corners(self, corners_px: list[tuple[float, float]] | None) -> None:
+        with self._lock:
+            self._taps = [tuple(map(float, c)) for c in corners_px] if corners_px else None
+            if corners_px is None:
+                self._version += 1
+
+    def read_dice_again(self) -> None:
+        """The dice in view are reported again once settled (from the worker's next frame on)."""
+        with self._lock:
+            self._again = True
+            self.asked_again += 1
+
+    # -- on the worker's thread -------------------------------------------------------------------------
+    def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
+        pipeline = self._ensure()
+        with self._lock:
+            position, taps, again = self._position, self._taps, self._again
+            self._taps, self._again = None, False
+        if pipeline is None:
+            return {"board": "no board map", "board_reason": self._why} if self._game_name else {}
+        if again:
+            pipeline.read_dice_again()
+        out: dict[str, Any] = {}
+        if taps is not None:
+            from companion.vision.pose import PoseError
+
+            try:
+                pipeline.tap_corners(image, taps)
+            except PoseError as exc:
+                return {"board": "board not in view", "board_reason": str(exc)}
+        state, history = self._catch_up(pipeline, position)
+        events = pipeline.process(image, meta.get("captured_at"), state)
+        out.update(self._pose_words(events[0]))
+        if history is not None:
+            out["history_len"] = len(history)
+        for event in events[1:]:
+            out.update(observation_of(event))
+        return out
+
+    def _ensure(self) -> Any:
+        with self._lock:
+            wanted = (self._game_name, self._version, self._position[0].config() if self._position and self._position[0] else None)
+            camera = self.camera
+            position = self._position
+        if wanted == self._built:
+            return self._pipeline
+        self._built, self._pipeline, self._seen = wanted, None, []
+        if wanted[0] is None:
+            return None
+        info, why = board_map_for(wanted[0], self.user_dir, self.boards_dir)
+        self._info, self._why = info, why
+        if info is None:
+            return None
+        from companion.games.core import GameError
+        from companion.referee.table import TablePipeline
+
+        game = position[0] if position and position[0] is not None and position[0].name == wanted[0] else _default_game(wanted[0])
+        if game is None:
+            self._why = f"the camera follows only the games of the box, not {wanted[0]}"
+            return None
+        try:
+            self._pipeline = TablePipeline(game, info.map, camera, registry=load_registry(self.user_dir, wanted[0]))
+        except (GameError, KeyError) as exc:
+            self._why = str(exc)
+        return self._pipeline
+
+    def _catch_up(self, pipeline: Any, position: tuple | None) -> tuple[Any, list | None]:
+        """The pipeline is told each action applied since the last frame (a roll used, a piece to be moved);
+        an undo makes it forget what it read."""
+        if position is None or position[1] is None:
+            return None, None
+        game, state, history = position
+        seen = self._seen
+        if history[:len(seen)] != seen:  # taken back: what was read is read again
+            pipeline.read_dice_again()
+            seen = []
+        if len(history) > len(seen):
+            replay = game.new_initial_state()
+            for action in seen:
+                replay.apply_unchecked(action)
+            for action in history[len(seen):]:
+                before = replay.clone()
+                replay.apply_unchecked(action)
+                pipeline.applied(action, before)
+        self._seen = list(history)
+        return state, history
+
+    @staticmethod
+    def _pose_words(status: Any) -> dict[str, Any]:
+        info = dict(status.info)
+        out = {k: info[k] for k in ("board", "board_reason", "board_source", "homography", "view_angle", "view_leaning",
+                                    "view_lean_limit", "camera_warning") if k in info}
+        if status.message != info.get("board"):
+            out["status"] = status.message  # moving, waiting for the board, a refusal's reason
+        return out
+
+
+def observation_of(event: Any) -> dict[str, Any]:
+    """One pipeline event in the observation the controller reads."""
+    kind = event.kind
+    if kind == "dice" and len(event.actions) == 1:
+        return {"dice": [{"kind": d.kind, "value": d.value, "confidence": d.confidence, "uncertain": d.uncertain,
+                          "box": list(d.box) if d.box else None, "identity": d.role or None} for d in event.dice]}
+    if kind in ("dice", "move") and event.actions:
+        return {"move": event.actions[0], "move_sure": event.sure}
+    if kind == "setup" and event.actions:
+        return {"outcome": event.actions[0]}
+    if kind == "illegal":
+        return {"illegal": {"action": event.options[0][-1] if event.options else None, "rule_id": event.rule_id,
+                            "message": event.message, "regions": list(event.regions)}}
+    if kind == "question":
+        return {"question": {"reason": event.reason, "message": event.message, "regions": list(event.regions),
+                             "unsure": list(event.unsure)}}
+    return {}
+
+
+def _default_game(name: str) -> Any:
+    """The game with its usual players, to look at its board before a game is started."""
+    from companion.games.core import GameError
+    from companion.games.registry import load_game
+
+    try:
+        game_class = load_game(name).game_class
+        return game_class(players=[f"P{i + 1}" for i in range(game_class.default_player_count())])
+    except GameError:
+        return None
