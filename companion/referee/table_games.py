@@ -137,17 +137,60 @@ def _setup_by_action(module: str) -> Callable[[Game, Observation, Any], SetupRea
 
 
 def read_owls_setup(game: Game, obs: Observation, _adapter: Any = None) -> SetupReading:
-    """Verzauberte Eulen: the owls must stand on their starting spaces (every nest of a colour in play,
-    the black owl in the cave). Uncertain spaces are fixed by the layout when everything read confidently
-    agrees with it."""
+    """Verzauberte Eulen: the owls must stand on their starting spaces -- every colour in play in a nest,
+    the black owl in the cave. The colours are the players' (the game's ``colours`` option, else the seat
+    order's); which corner each starts from is read from the board when the game leaves it open
+    (``corners``). Uncertain spaces are fixed by the layout when everything read confidently agrees with it."""
     from companion.referee.verzauberte_eulen import scene_from_state
 
     if not obs.usable:
         return SetupReading(False, f"board not read: {obs.status}")
+    options: dict[str, Any] = {}
+    if "corners" not in (game.config().get("options") or {}):
+        corners = _corners_seen(game, obs)
+        if corners is not None:
+            options["corners"] = corners
+            try:
+                game = type(game).from_config({**game.config(), "options": {**(game.config().get("options") or {}), **options}})
+            except GameError:
+                options = {}
     hard, soft = differences(scene_from_state(game.new_initial_state()), obs)
     if hard:
         return SetupReading(False, "the owls do not stand on their starting spaces: " + ", ".join(hard), unsure=tuple(hard))
-    return SetupReading(True, "owls on their starting spaces" + (f" (unsure, as the set-up has them: {', '.join(soft)})" if soft else ""))
+    if options and options["corners"] == _corners_of(type(game).from_config({**game.config(), "options": {
+            k: v for k, v in (game.config().get("options") or {}).items() if k != "corners"}})):
+        options = {}  # the usual corners: nothing to write down
+    words = "owls on their starting spaces" + (f" (unsure, as the set-up has them: {', '.join(soft)})" if soft else "")
+    return SetupReading(True, words, options=options)
+
+
+def _corners_of(game: Game) -> list[str]:
+    """Each colour's starting corner in a game (in the order of its colours option)."""
+    from companion.games.verzauberte_eulen.board import board
+
+    lay = game.new_initial_state().lay
+    nest_name = {index: compass for compass, index in board().nests.items()}
+    out = []
+    for seat in lay.player_nests:
+        out += [nest_name[n] for n in seat]
+    return out
+
+
+def _corners_seen(game: Game, obs: Observation) -> list[str] | None:
+    """The corner where each colour of the game (in seat order) has its owls on the board, or None when a
+    colour is in no nest or in several."""
+    from companion.games.verzauberte_eulen.board import board
+    from companion.games.verzauberte_eulen.rules import default_seats
+
+    b = board()
+    found: dict[str, str] = {}
+    for compass, index in b.nests.items():
+        bodies = {p["owl"]["body"] for p in obs.regions.get(b.ids[index], []) if isinstance(p, dict) and "owl" in p}
+        if len(bodies) == 1:
+            found.setdefault(next(iter(bodies)), compass)
+    colours = list(game.option("colours") or [c for seat in default_seats(game.num_players, game.variant) for c in seat["colours"]])
+    corners = [found.get(colour) for colour in colours]
+    return None if None in corners or len(set(corners)) != len(corners) else corners  # type: ignore[return-value]
 
 
 def read_opening_cards(game: Game, obs: Observation, _adapter: Any = None) -> SetupReading:

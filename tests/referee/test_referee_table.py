@@ -230,3 +230,18 @@ def test_the_opening_cards_give_the_table_offset_and_each_seat_s_colour():
     fixed = read_opening_cards(chosen, observe(laid))
     assert fixed.complete and fixed.options == {}
     assert not read_opening_cards(game, observe({})).complete
+
+
+@pytest.mark.rules("VE-SETUP-CORNER")
+def test_the_corner_each_colour_starts_from_is_read_from_the_board():
+    from companion.games.verzauberte_eulen.rules import VerzauberteEulen
+    from companion.referee.table_games import read_owls_setup
+    from companion.referee.verzauberte_eulen import scene_from_state as owls
+
+    chosen = VerzauberteEulen(players=["A", "B"], options={"corners": ["nw", "se"]})
+    reading = read_owls_setup(VerzauberteEulen(players=["A", "B"]), observe(owls(chosen.new_initial_state())))
+    assert reading.complete and reading.options == {"corners": ["nw", "se"]}
+    usual = read_owls_setup(VerzauberteEulen(players=["A", "B"]), observe(owls(VerzauberteEulen(players=["A", "B"]).new_initial_state())))
+    assert usual.complete and usual.options == {}
+    fixed = read_owls_setup(VerzauberteEulen(players=["A", "B"], options={"corners": ["ne", "sw"]}), observe(owls(chosen.new_initial_state())))
+    assert not fixed.complete  # the corners chosen on the command line are not the ones on the board
