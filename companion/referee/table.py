@@ -45,7 +45,15 @@ import cv2
 import numpy as np
 
 from companion.games.core import Action, Game, GameError, State
-from companion.referee.dice import READER_KIND, DieValue, in_game_terms, read_roll, reader_kinds, wanted_dice
+from companion.referee.dice import (
+    READER_KIND,
+    DieValue,
+    dice_values,
+    in_game_terms,
+    read_roll,
+    reader_kinds,
+    wanted_dice,
+)
 from companion.referee.match import MatchKind, differences, match
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.readers import Observation, canonical
@@ -303,6 +311,7 @@ class TablePipeline:
         self._before_throw: np.ndarray | None = None  # the frame before the last roll's throw
         self._frame: np.ndarray | None = None  # the last frame read (undistorted)
         self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
+        self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -331,8 +340,13 @@ class TablePipeline:
     def applied(self, action: Action, before: State) -> None:
         """An action was applied to ``before`` (confirmed, typed, answered): a roll it used is spent, and the
         board may lag behind it for a while (a piece still to be moved)."""
-        if before.is_chance_node() and wanted_dice(before):
+        specs = wanted_dice(before) if before.is_chance_node() else []
+        if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
+            pending = self._roll is not None and not self._roll.used
+            # a roll entered before its dice were read: the dice that settle next showing it are that roll
+            self._answered = None if pending else Counter(
+                (READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
             if self._roll is not None:
                 self._roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in self._roll.readings]
@@ -617,6 +631,10 @@ class TablePipeline:
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             self._roll = _Roll(list(roll.dice), self.frames)
             self._before_throw = self._before
+            if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
+                self._roll.used = True  # the roll the family entered before it settled here
+                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
+                self._answered = None
 
     def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
         """Whether some die of a settled roll lies where the picture changed since the last roll was used:

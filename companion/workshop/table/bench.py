@@ -13,7 +13,8 @@ rendition under ``renditions``)::
     {"games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median", ...}
 
 - ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
-- ``silent_errors``: actions confirmed without asking that differ from the truth;
+- ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
+  the game followed then differs from the true one, and what follows is its consequence);
 - ``asks_per_turn``: answers taken from the oracle per turn of the true game (a turn: one player's go;
   its dice and its move each count), with ``asks_by_reason``;
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
@@ -75,10 +76,12 @@ def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, A
     seconds = time.perf_counter() - t0
     followed = follower.session.history if follower.session is not None else []
     truth = film.actions
-    silent = sum(1 for i in report.camera_actions if i >= len(truth) or followed[i] != truth[i])
+    diverged = next((i for i, action in enumerate(followed) if i >= len(truth) or action != truth[i]), None)
+    # a confirmed action that differs from the truth leaves the game followed: the rest is its consequence
+    silent = int(diverged is not None and diverged in report.camera_actions)
     return {
         "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states),
-        "followed_exactly": not report.error and followed == truth, "silent_errors": silent,
+        "followed_exactly": not report.error and followed == truth, "silent_errors": silent, "diverged_at": diverged,
         "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
         "ms": report.ms, "cpu_ms": report.cpu_ms, "error": report.error, "seconds": round(seconds, 1),
@@ -153,11 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
-                    if not args.json:
-                        r = results[-1]
-                        print(f"{game} r{rendition} seed {r['seed']}: exact={r['followed_exactly']} silent={r['silent_errors']} "
-                              f"asked={r['asked']}/{r['turns']} turns, {r['frames']} frames, {r['seconds']} s"
-                              + (f" -- {r['error']}" if r["error"] else ""), flush=True)
+                    r = results[-1]  # progress: a whole game takes minutes
+                    print(f"{game} r{rendition} seed {r['seed']}: exact={r['followed_exactly']} silent={r['silent_errors']} "
+                          f"asked={r['asked']}/{r['turns']} turns, {r['frames']} frames, {r['seconds']} s"
+                          + (f" -- {r['error']}" if r["error"] else ""), file=sys.stderr, flush=True)
                 per_rendition[str(rendition)] = summary(results)
                 if args.failures:
                     per_rendition[str(rendition)]["runs"] = [{k: v for k, v in r.items() if k not in ("ms", "cpu_ms")} for r in results]
