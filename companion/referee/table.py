@@ -411,18 +411,7 @@ class TablePipeline:
             return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
         self._read_dice(frame, pose, state, timings)
         t3 = time.perf_counter()
-        words = pose.status.value
-        if pose.usable:
-            obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
-            if obs.usable:
-                self._settle_board(obs)
-            else:
-                words = obs.status
-                info["refused"] = True
-                self._board_run = []
-        else:
-            info["refused"] = True
-            self._board_run = []
+        words = self._read_board(frame, pose, info)
         timings["board"] = (time.perf_counter() - t3) * 1000
         self._remember_before(frame)
         events = [TableEvent(STATUS, words, info=info)]
@@ -446,11 +435,25 @@ class TablePipeline:
             return self._setup_events(state)
         events = self._board_events(state, key)
         events += self._dice_events(state, key)
-        if not events and state is not None and not state.is_chance_node():
+        if not events and not state.is_chance_node():
             events += self._decision_events(state, key)
         return events
 
     # -- the board ----------------------------------------------------------------------------------------
+    def _read_board(self, frame: np.ndarray, pose: Any, info: dict[str, Any]) -> str:
+        """Read the board of a still frame towards its settling; the frame's status in words."""
+        if not pose.usable:
+            info["refused"] = True
+            self._board_run = []
+            return pose.status.value
+        obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
+        if not obs.usable:
+            info["refused"] = True
+            self._board_run = []
+            return obs.status
+        self._settle_board(obs)
+        return pose.status.value
+
     def _settle_board(self, obs: Observation) -> None:
         key = _scene_key(obs.regions)
         if key != self._board_key:
