@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from functools import partial
 from typing import Any
 
 from companion.games.mighty_magpies import simulation_policy
@@ -38,11 +39,12 @@ def sample_states(n: int, seed: int) -> list[MagpiesState]:
     return out[:n]
 
 
-def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1) -> dict[str, Any]:
     """As :func:`companion.workshop.boards.bench.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or MagpiesReader(board)
-    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
+    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
+                          condition=condition)
 
 
 if __name__ == "__main__":

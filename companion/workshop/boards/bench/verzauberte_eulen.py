@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from functools import partial
 from typing import Any
 
 from companion.games.playout import playout
@@ -40,7 +41,7 @@ def sample_states(n: int, seed: int) -> list[EulenState]:
     return out[:n]
 
 
-def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1) -> dict[str, Any]:
     """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
 
     ``per_space_error``: share of spaces (65 per board) not read exactly -- a wrong reading *or* an
@@ -50,7 +51,8 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
     """
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or EulenReader(board)
-    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
+    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
+                          condition=condition)
 
 
 if __name__ == "__main__":
