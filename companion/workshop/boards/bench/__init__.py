@@ -49,6 +49,7 @@ EVALUATORS: dict[str, str] = {
     "mighty-magpies": "companion.workshop.boards.bench.mighty_magpies:evaluate",
     "kingdom-scan": "companion.workshop.boards.bench.kingdom_scan:evaluate",
 }
+TEACHABLE = ("eagle-kingdoms", "verzauberte-eulen", "mighty-magpies")  # readers that learn a box's look from one photo
 TARGETS = {"per_space_error_max": 0.001, "board_exact_min": 0.97, "ms_median_max": 30.0, "silent_error_max": 0.001}
 
 
@@ -111,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--failures", action="store_true", help="keep each game's first failures in the output")
     parser.add_argument("--conditions", default="", help=f"'all' or a comma-separated subset of: {', '.join(CONDITIONS)}")
     parser.add_argument("--renditions", default="1", help="comma-separated renditions of the boards and pieces (1, 2)")
+    parser.add_argument("--taught", action="store_true", help="also read each rendition taught from one photo of its box (r1-taught, ...)")
     args = parser.parse_args(argv)
     if args.conditions:
         return conditions_main(args)
@@ -127,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run_one(game, args.scenes, args.seed)
         if not args.failures:
             result.pop("failures", None)
+            result.pop("silent_failures", None)
         report[game] = result
         if not args.json:
             print(f"{game}: {json.dumps(result)}", flush=True)
@@ -165,16 +168,20 @@ def conditions_main(args: argparse.Namespace) -> int:
     ok = True
     for game in games:
         report[game] = {}
-        for rendition in renditions:
-            entry = report[game][f"r{rendition}"] = {}
+        runs = [(r, False) for r in renditions] + ([(r, True) for r in renditions] if args.taught and game in TEACHABLE else [])
+        for rendition, taught in runs:
+            key = f"r{rendition}" + ("-taught" if taught else "")
+            entry = report[game][key] = {}
             for condition in conditions:
-                result = run_one(game, args.scenes, args.seed, condition=condition, rendition=rendition)
+                extra = {"taught": True} if taught else {}
+                result = run_one(game, args.scenes, args.seed, condition=condition, rendition=rendition, **extra)
                 if not args.failures:
                     result.pop("failures", None)
+                    result.pop("silent_failures", None)
                 entry[condition] = result
                 ok &= meets_silent_target(result)
                 if not args.json:
-                    print(f"{game} r{rendition} {condition}: {summary(result)}", flush=True)
+                    print(f"{game} {key} {condition}: {summary(result)}", flush=True)
     report["targets"] = {"silent_error_max": TARGETS["silent_error_max"]}
     if args.json:
         print(json.dumps(report))

@@ -29,6 +29,19 @@ def region_points(board: BoardMap, step_mm: float = 2.0) -> dict[str, np.ndarray
     return out
 
 
+def teach_from_photo(reader: Any, board: BoardMap, scene: Mapping[str, Any], render: Callable[..., tuple[Any, Any]],
+                     seed: int, pose_reader: Any = None) -> dict[str, Any]:
+    """Teach ``reader`` the look of the rendered box from one photo of ``scene`` (a set-up the referee
+    knows), drawn with its own seed: what a family does once with its own box
+    (:func:`companion.vision.teach.teach_appearance`). Returns the taught look."""
+    from companion.vision.pose import BoardTracker
+    from companion.vision.teach import teach_appearance
+
+    frame, _ = render(board, scene, np.random.default_rng([seed, 4242]))
+    pose = BoardTracker(board).update(frame.image) if pose_reader is not None else None
+    return teach_appearance(pose_reader or reader, frame.image, scene, pose=pose)
+
+
 def evaluate_reader(
     board: BoardMap,
     reader: Any,
@@ -66,6 +79,7 @@ def evaluate_reader(
     total = wrong = uncertain = silent = exact = refused = boards_silent = hidden_truth = hidden_read = hidden_said = 0
     ms, cpu, read_ms = [], [], []
     failures: list[dict[str, Any]] = []
+    silent_failures: list[dict[str, Any]] = []
     for i, state in enumerate(states):
         truth = scene_from_state(state)
         frame, _ = render(board, paint_from_state(state) if paint_from_state else truth, rng)
@@ -105,6 +119,11 @@ def evaluate_reader(
                 if rid in covered and not unsure:
                     hidden_read += 1
         boards_silent += silent_here > 0
+        if silent_here and len(silent_failures) < 10:
+            silent_failures.append({"scene": i, "regions": {
+                r: {"truth": truth.get(r, []), "read": obs.regions.get(r, []), "confidence": round(obs.confidence_of(r), 3)}
+                for r in region_ids if r in counted and r not in hidden and not obs.is_uncertain(r)
+                and canonical(truth.get(r)) != canonical(obs.regions.get(r))}})
         wrong += sum(1 for rid in bad if rid in counted)
         exact += not bad
         if bad and len(failures) < 10:
@@ -137,4 +156,5 @@ def evaluate_reader(
         "ms_p95": round(float(np.percentile(ms, 95)), 2),
         "read_ms_median": round(float(np.median(read_ms)), 2),
         "failures": failures,
+        "silent_failures": silent_failures,
     }

@@ -60,6 +60,9 @@ def evaluate(scenes: int, seed: int, *, condition: str = "as-rendered", renditio
             frame = perturbed.image
             if condition == "small":
                 truth = KingdomTruth(truth.labels, tuple((x * 0.5 - 0.25, y * 0.5 - 0.25) for x, y in truth.centres_px))
+            elif perturbed.camera is not None:  # the lens moved the stands in the picture
+                bent = perturbed.camera.distort_points(np.asarray(truth.centres_px, np.float64))
+                truth = KingdomTruth(truth.labels, tuple((float(x), float(y)) for x, y in bent))
         t0, c0 = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         ms.append((time.perf_counter() - t0) * 1000)

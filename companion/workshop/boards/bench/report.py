@@ -61,9 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = json.loads(open(args[1], encoding="utf-8").read()) if len(args) > 1 else None
     print("cells: boards exact / **silently wrong** (kingdom scan: final score wrong) / refused+unsure; "
           "per-space silent error; median CPU ms per frame\n")
-    for rendition in ("r1", "r2"):
+    for rendition in ("r1", "r2", "r1-taught", "r2-taught"):
         if any(rendition in report.get(g, {}) for g in GAMES):
-            print(f"### Rendition {rendition[1:]}\n")
+            print(f"### Rendition {rendition[1:].replace('-taught', ', taught from one photo')}\n")
             print(table(report, rendition, before))
             print()
     return 0

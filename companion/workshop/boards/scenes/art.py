@@ -19,6 +19,7 @@ from companion.vision.boardmap import BoardMap
 ToPx = Callable[[np.ndarray], np.ndarray]
 
 RENDITIONS = (1, 2)
+BOX_SEED = 20  # the second rendition is one box: its printed art comes from this seed in every scene
 
 
 def check_rendition(rendition: int) -> int:
