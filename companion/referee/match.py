@@ -94,9 +94,12 @@ def as_observation(seen: Observation | Mapping[str, list[Any]]) -> Observation:
 
 
 def differences(expected: Mapping[str, list[Any]], seen: Observation) -> tuple[list[str], list[str]]:
-    """(confident, uncertain) region ids where ``seen`` differs from the scene ``expected``."""
+    """(confident, uncertain) region ids where ``seen`` differs from the scene ``expected``. Hidden
+    regions are neither: unknown, they can neither confirm nor rule out a successor."""
     hard, soft = [], []
     for region in sorted(set(expected) | set(seen.regions)):
+        if region in seen.hidden:
+            continue
         if canonical(expected.get(region)) != canonical(seen.regions.get(region)):
             (soft if seen.is_uncertain(region) else hard).append(region)
     return hard, soft
@@ -176,6 +179,8 @@ def match(
     hard, soft = differences(expected, seen)
     if not hard:
         msg = "no change" + (f" (uncertain: {', '.join(soft)})" if soft else "")
+        if seen.hidden:
+            msg += f" (not seen: {', '.join(sorted(seen.hidden))})"
         return MatchResult(MatchKind.UNCHANGED, msg, corrected=tuple(soft))
     changed = tuple(hard)
 

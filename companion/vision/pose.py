@@ -419,6 +419,64 @@ def _is_sane(H: np.ndarray, board: BoardMap) -> bool:
     return bool(np.all(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0] > 0))
 
 
+# -- lens distortion without a profile --------------------------------------------------------------
+
+
+def guessed_camera_matrix(image_size: Sequence[int], focal_guess: float) -> np.ndarray:
+    w, h = float(image_size[0]), float(image_size[1])
+    f = focal_guess * max(w, h)
+    return np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1]], np.float64)
+
+
+def fit_k1(board: BoardMap, markers: Mapping[int, np.ndarray], image_size: Sequence[int], cfg: Mapping[str, Any],
+           focal_guess: float = 0.8) -> tuple[float, float, float]:
+    """(k1, rms px with it, rms px without) of a one-parameter radial distortion that makes the markers'
+    corners (raw image px) agree best with one homography of their board positions.
+
+    Without a camera profile the homography absorbs only a projective map; a phone's wide lens bends
+    the board (barrel, k1 < 0) by tens of pixels at the frame's edges, which puts pieces' sampling
+    points off their spaces. The markers span the board, so their 12-32 corners pin one radial term
+    (centre at the frame's middle, focal length guessed as for :func:`view_angle_deg`): a coarse scan
+    and a golden-section search over ``lens.k1_range``."""
+    ids = sorted(i for i in markers if board.fiducial(i) is not None)
+    obj = np.vstack([board.fiducial(i).corners_mm() for i in ids]).astype(np.float64)
+    img = np.vstack([markers[i] for i in ids]).astype(np.float64).reshape(-1, 1, 2)
+    K = guessed_camera_matrix(image_size, focal_guess)
+
+    def rms(k1: float) -> float:
+        und = cv2.undistortPoints(img, K, np.array([k1, 0, 0, 0], np.float64), P=K).reshape(-1, 2)
+        H, _ = cv2.findHomography(obj, und, 0)
+        if H is None:
+            return float("inf")
+        return float(np.sqrt(((apply_homography(H, obj) - und) ** 2).sum(axis=1).mean()))
+
+    lo, hi = (float(v) for v in cfg["k1_range"])
+    grid = np.linspace(lo, hi, 9)
+    errs = [rms(float(k)) for k in grid]
+    j = int(np.argmin(errs))
+    a, b = grid[max(j - 1, 0)], grid[min(j + 1, len(grid) - 1)]
+    g = (np.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = rms(c), rms(d)
+    for _ in range(14):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = rms(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = rms(d)
+    k1 = (a + b) / 2
+    return k1, rms(k1), rms(0.0)
+
+
+def estimated_camera(image_size: Sequence[int], k1: float, focal_guess: float = 0.8) -> CameraProfile:
+    """A camera profile holding only an estimated k1 (name ``estimated``)."""
+    K = guessed_camera_matrix(image_size, focal_guess)
+    return CameraProfile("estimated", (int(image_size[0]), int(image_size[1])), K, np.array([k1, 0, 0, 0, 0], np.float64))
+
+
 # -- four tapped corners ----------------------------------------------------------------------------
 
 
@@ -478,12 +536,15 @@ def rectify(frame: np.ndarray, result: PoseResult, area_mm: Sequence[float], px_
     M = result.homography @ canvas_to_board(px_per_mm, area)
     if result.camera is None:
         return cv2.warpPerspective(frame, M, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-    jj, ii = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
+    # the lens bends smoothly: the map is computed on a grid every 8 canvas pixels and interpolated
+    # (grid point k at canvas (k + 0.5) * step - 0.5, one point beyond each edge: cv2.resize's own mapping)
+    step = 8
+    gw, gh = -(-width // step) + 2, -(-height // step) + 2
+    jj, ii = np.meshgrid((np.arange(gw) - 0.5) * step - 0.5, (np.arange(gh) - 0.5) * step - 0.5)
     ideal = apply_homography(M, np.c_[jj.ravel(), ii.ravel()])
-    raw = result.camera.distort_points(ideal).astype(np.float32)
-    map_x = raw[:, 0].reshape(height, width)
-    map_y = raw[:, 1].reshape(height, width)
-    return cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR)
+    raw = result.camera.distort_points(ideal).astype(np.float32).reshape(gh, gw, 2)
+    big = cv2.resize(raw, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)[step : step + height, step : step + width]
+    return cv2.remap(frame, np.ascontiguousarray(big[..., 0]), np.ascontiguousarray(big[..., 1]), cv2.INTER_LINEAR)
 
 
 # -- frame to frame ---------------------------------------------------------------------------------
@@ -513,9 +574,11 @@ class BoardTracker:
         self._reused = 0
         self._tapped: PoseResult | None = None
         self._tapped_ref: np.ndarray | None = None
+        self._lens: CameraProfile | None = None  # k1 estimated from the markers (no profile given)
 
     def reset(self) -> None:
         self._last = self._rechecking = self._still_ref = self._tapped = self._tapped_ref = None
+        self._lens = None
         self._reused = 0
 
     def view_angle(self, result: PoseResult, image_size: Sequence[int]) -> float | None:
@@ -556,7 +619,7 @@ class BoardTracker:
 
         def done(result: PoseResult) -> PoseResult:
             timings["total"] = (time.perf_counter() - t0) * 1000
-            return replace(result, markers_expected=expected, camera=self.camera, timings_ms=dict(timings))
+            return replace(result, markers_expected=expected, camera=self.camera or self._lens, timings_ms=dict(timings))
 
         small = self._small(gray)
         bad = check_exposure(small, self.config["exposure"])
@@ -581,7 +644,7 @@ class BoardTracker:
         predicted = None
         if self._last is not None and self._last.homography is not None:
             predicted = {
-                i: to_image(self._last.homography, self.board.fiducial(i).corners_mm(), self.camera)
+                i: to_image(self._last.homography, self.board.fiducial(i).corners_mm(), self._last.camera)
                 for i in self._last.markers_used
             }
         # The windows where the markers found so far put the missing ones come before the full-size
@@ -595,6 +658,10 @@ class BoardTracker:
             markers.update(added)
             markers.update(self._find_missing(gray, markers))
         timings["detect"] = (time.perf_counter() - t) * 1000
+        if self.camera is None and self.config["lens"]["estimate_k1"]:
+            t = time.perf_counter()
+            markers = self._estimate_lens(markers, gray.shape[::-1])
+            timings["lens"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
         fit = estimate_homography(self.board, markers, self.config["homography"])
@@ -708,6 +775,23 @@ class BoardTracker:
             # markers agree with the last pose: keep it, so readers see no jitter
             return replace(fresh, homography=self._last.homography, source="tracked")
         return fresh
+
+    def _estimate_lens(self, raw: dict[int, np.ndarray], size: Sequence[int]) -> dict[int, np.ndarray]:
+        """Markers undistorted by a k1 fitted to them (:func:`fit_k1`) when they show a bent lens; with too
+        few markers for a fit, the last estimate is kept (the lens does not change between frames)."""
+        cfg = self.config["lens"]
+        focal = float(self.config["view"]["focal_guess"])
+        pts = np.vstack(list(raw.values())) if raw else np.zeros((0, 2))
+        spread = np.linalg.svd(pts - pts.mean(axis=0), compute_uv=False) if len(pts) >= 3 else np.zeros(2)
+        spanned = len(spread) == 2 and spread[1] >= float(cfg["min_spread"]) * spread[0]  # markers in a line pin no bend
+        if len(raw) >= int(cfg["min_markers"]) and spanned:
+            k1, with_k1, without = fit_k1(self.board, raw, size, cfg, focal)
+            bent = without >= float(cfg["min_rms_px"]) and with_k1 <= float(cfg["max_rms_ratio"]) * without
+            self._lens = estimated_camera(size, k1, focal) if bent and abs(k1) >= float(cfg["min_abs_k1"]) else None
+        if self._lens is None or tuple(self._lens.image_size) != tuple(int(v) for v in size):
+            self._lens = None
+            return raw
+        return {i: self._lens.undistort_points(c) for i, c in raw.items()}
 
     def _usable_markers(self, found: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
         """The board's own markers, undistorted when the camera is known."""

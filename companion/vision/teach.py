@@ -13,12 +13,21 @@ pose (:func:`projected_layout`); the owner drags a few region centres to where t
 
 :func:`teach_board` does photo -> pose -> fit -> save; readers pick the result up through
 :func:`companion.vision.boardmap.load_user_map`.
+
+The same photo also teaches the board's *look* (:func:`teach_appearance`): a real box is not the
+project's renders -- its felt, its print, its pieces' paint. The reader measures, in the photo, the
+colours of what the referee knows is where (the set-up it expects, or one the players confirmed):
+the bare board round and under the pieces' places, each piece colour. The result is saved beside the
+fitted map (``<user>/boards/<game>.appearance.json``, written atomically, tied to the reference map
+by its sha256) and handed to the reader (``reader.teach(appearance)``; :func:`load_appearance`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -205,3 +214,81 @@ def _warp_region(region: Region, G: np.ndarray) -> Region:
 def _rms(values: np.ndarray) -> float:
     values = np.asarray(values, np.float64)
     return float(np.sqrt((values**2).mean())) if values.size else 0.0
+
+
+# -- the look of the board (appearance) ----------------------------------------------------------------
+
+APPEARANCE_FORMAT = "companion-board-appearance"
+APPEARANCE_VERSION = 1
+
+
+def appearance_path(user_dir: str | os.PathLike[str], game: str) -> Path:
+    return Path(user_dir) / "boards" / f"{game}.appearance.json"
+
+
+def teach_appearance(reader: Any, photo: np.ndarray, scene: Mapping[str, Any], *, pose: PoseResult | None = None) -> dict[str, Any]:
+    """One photo of the family's board with its pieces where ``scene`` says -> the reader's look of the
+    box (JSON-ready), already in use by ``reader``. The reader must offer ``learn_appearance(photo,
+    pose, scene)`` and ``teach(appearance)``; its own tracker finds the pose unless one is given."""
+    if photo is None or not isinstance(photo, np.ndarray) or photo.ndim != 3:
+        raise TeachError("the teaching photo is not a colour picture")
+    if pose is None:
+        tracker = getattr(reader, "tracker", None)
+        if tracker is None:
+            raise TeachError("this reader needs the board's pose handed in")
+        tracker.reset()
+        pose = tracker.update(photo)
+    if not pose.usable:
+        raise TeachError(f"no usable board pose in the teaching photo ({pose.message})")
+    try:
+        appearance = reader.learn_appearance(photo, pose, scene)
+    except ValueError as exc:
+        raise TeachError(str(exc)) from None
+    reader.teach(appearance)
+    return appearance
+
+
+def save_appearance(appearance: Mapping[str, Any], reference: BoardMap, user_dir: str | os.PathLike[str]) -> Path:
+    """Write the taught look for this user atomically (beside the fitted map); returns the path."""
+    path = appearance_path(user_dir, reference.game)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "format": APPEARANCE_FORMAT,
+        "version": APPEARANCE_VERSION,
+        "game": reference.game,
+        "reference_sha256": reference.digest(),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "appearance": dict(appearance),
+    }
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_appearance(reference: BoardMap, user_dir: str | os.PathLike[str] | None) -> tuple[dict[str, Any] | None, str]:
+    """(the taught look, or None, and why not): missing, damaged, another version, another game or
+    taught on another reference map give None with the reason ("teach the board again"); never raises."""
+    if user_dir is None:
+        return None, "no user folder"
+    path = appearance_path(user_dir, reference.game)
+    if not path.exists():
+        return None, "not taught"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"{path}: cannot read the taught look ({exc.__class__.__name__}); teach the board again"
+    if not isinstance(doc, dict) or doc.get("format") != APPEARANCE_FORMAT or doc.get("version") != APPEARANCE_VERSION:
+        return None, f"{path}: not a taught look of this version; teach the board again"
+    if doc.get("game") != reference.game or doc.get("reference_sha256") != reference.digest():
+        return None, f"{path}: taught for another board map; teach the board again"
+    appearance = doc.get("appearance")
+    if not isinstance(appearance, dict):
+        return None, f"{path}: damaged; teach the board again"
+    return appearance, "taught"

@@ -87,3 +87,19 @@ def test_an_unusable_observation_applies_nothing():
     result = match(rolled(3), None, Observation.unusable("too dark: mean brightness 12 of 255"), ToyAdapter)
     assert result.kind is MatchKind.UNREADABLE and "too dark" in result.message
     assert result.actions == () and result.as_json()["kind"] == "unreadable"
+
+
+def test_a_hidden_region_is_unknown_not_a_change_nor_a_confirmation():
+    """A region under a hand is neither read nor compared: it can neither make a change (the token
+    under the hand is not 'gone') nor pick a successor (an empty hidden region must not confirm a
+    move that empties it); the visible change alone decides."""
+    state = rolled(3)
+    hidden_p1 = Observation({"p0": [{"token": 0}]}, {"p1": 0.0}, hidden=frozenset({"p1"}))
+    result = match(state, None, hidden_p1, ToyAdapter)
+    assert result.kind is MatchKind.UNCHANGED and "not seen: p1" in result.message
+    assert result.corrected == ()
+    moved = Observation({"p0": [{"token": 3}]}, {"p1": 0.0}, hidden=frozenset({"p1"}))
+    result = match(state, None, moved, ToyAdapter)
+    assert result.kind is MatchKind.PROPOSED and result.action == {"type": "advance"}
+    assert result.changed == ("p0",) and "p1" not in result.corrected
+    assert hidden_p1.is_uncertain("p1") and "p1" in hidden_p1.as_json()["hidden"]

@@ -5,8 +5,10 @@ sees in a *vision vocabulary* shared with the scene painters of :mod:`companion.
 region id -> list of visible piece descriptors (plain JSON values such as ``{"stand": 7}``,
 ``{"stand": "jester"}``, ``{"magpie": "red"}``) -- with a confidence per region. A region whose
 confidence is below ``uncertain_below`` is *uncertain*: the referee may fix it from the rules, but it
-is never silently taken as read. A frame that cannot be read at all (no pose, too dark, ...) gives an
-observation with ``usable=False`` and the reason in ``status``; nothing of it may be applied.
+is never silently taken as read. A region the camera could not see (a hand, an arm, a cup over it)
+is *hidden*: named in ``hidden``, with no reading and confidence 0 -- unknown, never read. A frame
+that cannot be read at all (no pose, too dark, too blurred, ...) gives an observation with
+``usable=False`` and the reason in ``status``; nothing of it may be applied.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ class Observation:
     status: str = "ok"  # plain words; the reason when not usable
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()  # regions not seen (a hand, a cup, out of frame): unknown, never read
 
     def confidence_of(self, region: str) -> float:
         return float(self.confidence.get(region, 1.0))
 
     def is_uncertain(self, region: str) -> bool:
-        return self.confidence_of(region) < self.uncertain_below
+        return region in self.hidden or self.confidence_of(region) < self.uncertain_below
 
     @property
     def uncertain(self) -> frozenset[str]:
@@ -54,6 +57,7 @@ class Observation:
             "regions": {k: list(v) for k, v in self.regions.items() if v},
             "confidence": {k: round(float(v), 4) for k, v in self.confidence.items()},
             "uncertain": sorted(self.uncertain),
+            "hidden": sorted(self.hidden),
         }
 
     @classmethod

@@ -2,10 +2,12 @@
 
 Pieces stand on known *spots* of the board (``docs/vision-notes.md``), so a reader
 never searches the frame: it maps a fixed pattern of sample points per spot (board mm) through the
-pose into the frame, reads their colours with one ``cv2.remap``, divides them by the board's colour
-there (the *illumination*, a plane per channel fitted to bare-board patches) and classifies each
-ring or centre of samples by the nearest colour prototype. Colours are therefore *ratios to the
-bare board*: 1.0 everywhere is an empty spot whatever the lighting.
+pose into the frame, reads their colours with one ``cv2.remap``, normalises them by the markers' black
+and white (:mod:`companion.vision.photometry`: the lamp's colour and the exposure), divides them by the
+board's colour there (the *light field*, fitted to bare-board patches: a shadow darkens it, something
+of another colour on a patch is left out) and classifies each ring or centre of samples by the nearest
+colour prototype. Colours are therefore *ratios to the bare board*: 1.0 everywhere is an empty spot
+whatever the lighting.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision import photometry, quality
 from companion.vision.boardmap import BoardMap
 from companion.vision.pose import PoseResult
 
@@ -70,15 +73,21 @@ def sample_bgr(frame: np.ndarray, pose: PoseResult, points_mm: np.ndarray) -> np
     return out
 
 
-def bare_board_points(board: BoardMap, step_mm: float, clearance_mm: float, max_points: int) -> np.ndarray:
-    """Points of the printed board that no region, edge line or marker comes near: illumination references.
+def bare_board_points(board: BoardMap, step_mm: float, clearance_mm: float, max_points: int,
+                      pieces: Sequence[tuple[float, float, float]] | None = None) -> np.ndarray:
+    """Points of the printed board that no piece, edge line or marker comes near: light references.
 
-    Rasterised at 1 px/mm: regions filled, edges drawn, markers with their quiet zone; a grid point is
+    Rasterised at 1 px/mm: edges drawn, markers with their quiet zone, and either the regions filled
+    or -- with ``pieces`` (x, y, radius in mm of every place a piece can stand) -- only those discs, so
+    that the bare board inside a large space (the ruin, a nest) is a reference too; a grid point is
     kept when it lies ``clearance_mm`` from all of them and from the board's edge."""
     w, h = board.size_mm
     W, H = int(np.ceil(w)), int(np.ceil(h))
     busy = np.zeros((H, W), np.uint8)
-    for r in board.regions:
+    if pieces is not None:
+        for x, y, rad in pieces:
+            cv2.circle(busy, (round(x), round(y)), int(np.ceil(rad)), 255, -1)
+    for r in board.regions if pieces is None else ():
         if r.circle_center_mm is not None:
             cx, cy = r.circle_center_mm
             cv2.circle(busy, (round(cx), round(cy)), int(np.ceil(r.radius_mm or 0)), 255, -1)
@@ -108,58 +117,79 @@ def bare_board_points(board: BoardMap, step_mm: float, clearance_mm: float, max_
     return pts
 
 
+def frame_problem(frame: np.ndarray, pose: PoseResult, board: BoardMap, limits: Mapping[str, Any]) -> str | None:
+    """Why this frame is not worth reading (too blurred for the pieces' details, the board too small
+    in the picture), or None (:mod:`companion.vision.quality`)."""
+    q = quality.assess(frame, pose, board)
+    problem = q.problem(float(limits["max_blur_mm"]))
+    if problem is None and q.px_per_mm is not None and q.px_per_mm < float(limits["min_px_per_mm"]):
+        problem = (f"the board is too small in the picture ({q.px_per_mm:.2f} px per mm, at least {limits['min_px_per_mm']} "
+                   "to tell the pieces apart): bring the camera closer or use a larger picture")
+    return problem
+
+
 @dataclass(frozen=True)
-class Illumination:
-    """The bare board's BGR as a plane per channel over board mm, and the patches that disagreed."""
+class BoardLight:
+    """The light a frame was read under: the markers' normalisation, and over the board a light field
+    fitted to the bare-board patches (``field.outliers``: patches of another colour -- something on them)."""
 
-    coeffs: np.ndarray  # (3, 3): channel x (1, x, y)
-    outliers: np.ndarray  # indices of reference patches off the fit (something lies on them)
-    references: np.ndarray  # (N, 2) mm
+    photometry: photometry.Photometry
+    field: photometry.LightField
+    board_bgr: np.ndarray  # the bare board's expected colour, normalised (3,) or per patch (R, 3)
+    mismatch: float  # median hue mismatch of the bare-board patches against that colour
 
-    def at(self, points_mm: np.ndarray) -> np.ndarray:
-        pts = np.asarray(points_mm, np.float64).reshape(-1, 2)
-        A = np.c_[np.ones(len(pts)), pts]
-        return np.maximum(A @ self.coeffs.T, 1.0)
+    def base(self, points_mm: np.ndarray, board_bgr: np.ndarray | None = None) -> np.ndarray:
+        """The bare board's colour at board points, as lit there (spots' colours are divided by it):
+        ``board_bgr`` (normalised, per point) or the board's one colour."""
+        colour = np.asarray(board_bgr, np.float64) if board_bgr is not None else np.median(self.board_bgr.reshape(-1, 3), axis=0)
+        return self.field.at(points_mm) * colour
 
 
-def fit_illumination(refs_mm: np.ndarray, bgr: np.ndarray, outlier_ratio: float) -> Illumination:
-    """Least-squares plane per channel through the reference colours, refitted without outliers."""
-    A = np.c_[np.ones(len(refs_mm)), refs_mm]
-    keep = np.ones(len(refs_mm), bool)
-    coeffs = np.zeros((3, 3))
-    for _ in range(3):
-        coeffs = np.linalg.lstsq(A[keep], bgr[keep], rcond=None)[0].T
-        fit = np.maximum(A @ coeffs.T, 1.0)
-        rel = np.abs(bgr / fit - 1.0).max(axis=1)
-        new_keep = rel <= outlier_ratio
-        if new_keep.sum() < max(4, len(refs_mm) // 2):
-            # most references disagree: keep the half closest to a robust constant instead
-            med = np.median(bgr, axis=0)
-            rel0 = np.abs(bgr / np.maximum(med, 1.0) - 1.0).max(axis=1)
-            new_keep = rel0 <= np.median(rel0)
-        if np.array_equal(new_keep, keep):
-            break
-        keep = new_keep
-    fit = np.maximum(A @ coeffs.T, 1.0)
-    rel = np.abs(bgr / fit - 1.0).max(axis=1)
-    return Illumination(coeffs, np.flatnonzero(rel > outlier_ratio), refs_mm)
+def board_light(refs_mm: np.ndarray, ref_bgr: np.ndarray, light: photometry.Photometry, board_bgr: Sequence[float] | np.ndarray,
+                il: Mapping[str, Any]) -> BoardLight:
+    """:class:`BoardLight` from the bare-board patches' normalised colours (``ref_bgr``) and the board's
+    colour as printed (``board_bgr``, on paper whose white reads 255; one colour, or one per patch)."""
+    board = np.asarray(board_bgr, np.float64) * photometry.WHITE_LEVEL / 255.0
+    mismatch = float(np.median(photometry.colour_mismatch(ref_bgr, board))) if len(ref_bgr) else 1.0
+    field = photometry.fit_light_field(refs_mm, ref_bgr, board, sigma_mm=float(il["sigma_mm"]), max_colour=float(il["max_colour"]))
+    return BoardLight(light, field, board, mismatch)
+
+
+LOG_FLOOR = 0.1  # added to colour ratios before their logarithm (see Prototypes.classify)
 
 
 @dataclass(frozen=True)
 class Prototypes:
-    """Named colour prototypes (ratios to the bare board)."""
+    """Named colour prototypes (ratios to the bare board): one set (K, 3), or one per spot (N, K, 3)
+    when the board under each spot has its own colour (a taught print with art)."""
 
     names: tuple[str, ...]
-    vectors: np.ndarray  # (K, 3)
+    vectors: np.ndarray  # (K, 3) or (N, K, 3)
 
     @classmethod
-    def from_palette(cls, palette_bgr: Mapping[str, Sequence[float]], board_bgr: Sequence[float], names: Sequence[str]) -> Prototypes:
+    def from_palette(cls, palette_bgr: Mapping[str, Sequence[float]], board_bgr: Sequence[float] | np.ndarray,
+                     names: Sequence[str]) -> Prototypes:
+        """``board_bgr``: the bare board's colour, one (3,) or per spot (N, 3)."""
         board = np.asarray(board_bgr, np.float64)
-        return cls(tuple(names), np.array([np.asarray(palette_bgr[n], np.float64) / board for n in names]))
+        pal = np.array([np.asarray(palette_bgr[n], np.float64) for n in names])  # (K, 3)
+        if board.ndim == 2:
+            return cls(tuple(names), pal[None, :, :] / board[:, None, :])
+        return cls(tuple(names), pal / board)
 
-    def classify(self, ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(best index, best distance, second-best distance) per row of ``ratios`` (N, 3)."""
-        d = np.linalg.norm(ratios[:, None, :] - self.vectors[None, :, :], axis=2)
+    def classify(self, ratios: np.ndarray, light_tolerance: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(best index, best distance, second-best distance) per row of ``ratios`` (N, 3).
+
+        The distance is taken between logarithms: a colour's hue (the log ratios' differences) counts
+        fully, its brightness only beyond ``light_tolerance`` (1.3: 30 % darker or brighter is free) --
+        the light where a spot lies is known only as well as the bare board round it tells, and a
+        shadow's edge between two patches puts it off by that much."""
+        e = LOG_FLOOR  # dark channels carry mostly noise: their logs are compressed
+        protos = self.vectors if self.vectors.ndim == 3 else self.vectors[None, :, :]
+        lr = np.log(np.maximum(ratios, 0.0) + e)[:, None, :] - np.log(np.maximum(protos, 0.0) + e)
+        level = lr.mean(axis=2, keepdims=True)
+        hue = np.linalg.norm(lr - level, axis=2)
+        bright = np.maximum(np.abs(level[..., 0]) - np.log(max(light_tolerance, 1.0)), 0.0)
+        d = np.sqrt(hue**2 + bright**2)
         order = np.argsort(d, axis=1)
         best = order[:, 0]
         rows = np.arange(len(ratios))
@@ -172,3 +202,117 @@ def confidence(d1: np.ndarray, d2: np.ndarray, max_distance: float, margin_scale
     margin = (d2 - d1) / np.maximum(d2 + d1, 1e-6)
     conf = np.clip(margin * margin_scale, 0.0, 1.0)
     return np.where(d1 <= max_distance, conf, np.minimum(conf, 0.5))
+
+
+# -- the look of a family's box ("teach your board") ------------------------------------------------------
+
+PRINTED = 255.0 / photometry.WHITE_LEVEL  # normalised colours -> "as printed" (paper white 255), the configs' unit
+
+
+@dataclass(frozen=True)
+class Look:
+    """What a disc reader expects, as printed (paper white 255): the bare board at each light reference
+    and under each spot, and each piece colour per feature (``body``, ``head``, ``magpie``, ``tile``)."""
+
+    refs: np.ndarray  # (R, 3)
+    empty: np.ndarray  # (N, 3)
+    palettes: Mapping[str, Mapping[str, np.ndarray]]
+    empty_known: np.ndarray  # (N,) bool: False where a taught print's bare board under the spot was never seen
+
+
+def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], palettes: Mapping[str, Mapping[str, Any]],
+              n_refs: int, n_spots: int) -> Look:
+    """The config's look (one board colour, the palettes) with what ``appearance`` taught put over it;
+    a spot whose bare board the teaching photo did not show keeps the taught board's median."""
+    appearance = appearance or {}
+    board = np.asarray(appearance.get("board_bgr") or board_bgr, np.float64)
+    refs = np.asarray(appearance.get("refs_bgr") or [board] * n_refs, np.float64)
+    if refs.shape != (n_refs, 3):
+        refs = np.tile(board, (n_refs, 1))
+    empty = np.tile(board, (n_spots, 1))
+    known = np.ones(n_spots, bool)
+    taught_empty = appearance.get("empty_bgr") or []
+    if len(taught_empty) == n_spots:
+        for i, v in enumerate(taught_empty):
+            if v is not None:
+                empty[i] = v
+            else:
+                known[i] = False
+    out = {}
+    for feature, pal in palettes.items():
+        taught = appearance.get("palettes", {}).get(feature, {})
+        out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
+    return Look(refs, empty, out, known)
+
+
+def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr: np.ndarray,
+               expected: Mapping[str, Sequence[Mapping[str, str]]], default: Look, slots: Mapping[str, str],
+               region_kinds: Mapping[str, str]) -> dict[str, Any]:
+    """A taught look (JSON-ready) from one photo whose pieces are known.
+
+    ``spots``: the reader's spots (``.region``, ``.kind`` when the reader has several kinds, ``.index``);
+    ``samples``: feature -> (N, 3) normalised median colour at every spot (``body`` for VE...);
+    ``expected``: region -> the pieces there, each feature -> colour name (the set-up the referee knows);
+    ``slots``: feature -> the spot kind it is read on. A region whose spots of a kind are all empty
+    teaches their bare board; one whose spots are all filled teaches its colours when they are all one
+    colour, or, when they differ, each by the nearest of the default palette (one name to each spot).
+    The cave's single owl stands on its first spot. Everything else is left as it was."""
+    regions: dict[tuple[str, str], list[int]] = {}
+    for i, sp in enumerate(spots):
+        regions.setdefault((sp.region, getattr(sp, "kind", "owl")), []).append(i)
+    empty: list[Any] = [None] * len(spots)
+    found: dict[str, dict[str, list[np.ndarray]]] = {f: {} for f in samples}
+    for (region, kind), idx in regions.items():
+        feats = [f for f in samples if slots[f] == kind]
+        pieces = [p for p in expected.get(region, []) if any(f in p for f in feats)]
+        if not pieces:
+            ref = feats[0] if feats else next(iter(samples))
+            for i in idx:
+                empty[i] = (samples[ref][i] * PRINTED).round(1).tolist()
+            continue
+        if len(pieces) == len(idx):
+            filled = idx
+        elif len(pieces) == 1 and len(idx) > 4:
+            filled = idx[:1]  # a lone piece in a large space stands on its first spot (the ruin's middle)
+            for i in idx[1:]:
+                empty[i] = (samples[feats[0]][i] * PRINTED).round(1).tolist()
+        else:
+            continue
+        for f in feats:
+            names = [p.get(f) for p in pieces]
+            if None in names:
+                continue
+            colours = samples[f][filled]
+            if len(set(names)) == 1:
+                found[f].setdefault(names[0], []).extend(colours)
+                continue
+            pal = default.palettes[f]
+            left = list(names)
+            for c in colours:  # nearest default colour among those still to place
+                best = min(left, key=lambda n: float(np.linalg.norm(np.log(c + 10.0) - np.log(pal[n] / PRINTED + 10.0))))
+                found[f].setdefault(best, []).append(c)
+                left.remove(best)
+    board = np.median(refs_bgr, axis=0) * PRINTED if len(refs_bgr) else None
+    return {
+        "board_bgr": None if board is None else board.round(1).tolist(),
+        "refs_bgr": (refs_bgr * PRINTED).round(1).tolist(),
+        "empty_bgr": _fill_empty(spots, empty, region_kinds),
+        "palettes": {f: {n: (np.median(v, axis=0) * PRINTED).round(1).tolist() for n, v in cols.items()} for f, cols in found.items()},
+    }
+
+
+def _fill_empty(spots: Sequence[Any], empty: list[Any], region_kinds: Mapping[str, str]) -> list[Any]:
+    """Spots never seen bare take the median of the bare spots of the same place in regions of the same
+    kind (the other nests' first spot...), when there are any."""
+    def slot(sp: Any) -> tuple[str, str, int]:
+        return (region_kinds.get(sp.region, ""), getattr(sp, "kind", ""), sp.index)
+
+    by_slot: dict[tuple[str, str, int], list[Any]] = {}
+    for sp, v in zip(spots, empty, strict=True):
+        if v is not None:
+            by_slot.setdefault(slot(sp), []).append(v)
+    out = []
+    for sp, v in zip(spots, empty, strict=True):
+        same = by_slot.get(slot(sp))
+        out.append(v if v is not None else (np.median(np.asarray(same), axis=0).round(1).tolist() if same else None))
+    return out

@@ -6,12 +6,22 @@
 
 Stages, each on the board seen from above (the frame rectified at ``px_per_mm``):
 
-1. *pixel classes* (HSV): felt (green), puzzle piece (saturated red-orange-gold), card paper (bright,
-   unsaturated), other (ink, stand bases, shadows' edges, a hand, glare);
-2. *pieces*: for each region, felt against piece pixels: present when piece pixels win; the share
-   of the region that is neither (a hand over it) lowers the confidence;
-3. *stands*: card blobs (:func:`companion.vision.readers.stands.find_cards`) are assigned to the
-   region under their centre and read by the stand classifier (1-10 or Jester).
+0. *the frame*: too blurred (:mod:`companion.vision.quality`, the markers' edges) or the board too
+   small in the picture for the characters' values: not read, the reason said. The markers' black
+   and white normalise the colours (:mod:`companion.vision.photometry`): a warm lamp or a dim room
+   reads as daylight.
+1. *the felt*, learnt from the frame itself: the template's margin around the eagle is always bare
+   felt, so its colour is whatever the box's felt is (green, navy...); a pixel is felt when its
+   chromaticity (the same in a shadow) and brightness are the felt's. Taught (:mod:`companion.vision.teach`),
+   the felt and the pieces' colours come from a photo of the family's own box;
+2. *a hand*: the margin and a ring of table round the template must look like felt and like the table;
+   where they do not, something reaches over the board: its colour is taken there and followed into
+   the board. Spaces it covers are *hidden* (unknown, never read), spaces next to it unsure;
+3. *pieces*: for each region, felt against anything else that is not card paper or hand: a piece is
+   present when felt is the minority; a region mostly unseen is unsure;
+4. *stands*: card blobs (:func:`companion.vision.readers.stands.find_cards`) are assigned to the
+   region under their centre and read by the stand classifier (1-10 or Jester); a reading the
+   classifier does not repeat on a slightly shifted crop is unsure (a typeface it was not trained on).
 
 Region vocabulary (``companion.workshop.boards.scenes.eagle_kingdoms``): ``{"piece": True}`` and
 ``{"stand": value}``. Every region gets a confidence; below ``uncertain_below`` it is uncertain.
@@ -21,39 +31,88 @@ The reader knows nothing of the rules (which piece must carry a stand, how many 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import cv2
 import numpy as np
 
+from companion.vision import photometry, quality
 from companion.vision.boardmap import BoardMap
 from companion.vision.pose import PoseResult, canvas_to_board, rectify
 from companion.vision.readers import DEFAULT_UNCERTAIN_BELOW, Observation
-from companion.vision.readers.stands import StandClassifier, find_cards, read_cards
+from companion.vision.readers.occlusion import ArmWatch
+from companion.vision.readers.stands import StandClassifier, find_cards, read_cards_checked
 
 _NEAR_CARD_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "px_per_mm": 1.0,
-    "felt_hue": [30, 95],
-    "felt_s_min": 60,
-    "felt_v_min": 20,
-    "piece_hue_max": 30,
-    "piece_hue_min_wrap": 158,
-    "piece_s_min": 125,
-    "piece_v_min": 40,
-    "paper_s_max": 80,
+    "paper_s_max": 95,  # cream paper reads up to ~60 in daylight; a white balance from clipped white adds ~15
     "paper_v_min": 100,
     "known_min": 0.15,  # share of felt+piece pixels below which nothing is said about the piece
     "known_full": 0.45,  # share at which the piece reading is fully trusted
+    "share_sure": 0.25,  # a piece share this far from a half decides (printed art may cover a quarter of a space)
     "clear_without_card": 0.8,  # a region with no card must be this much felt/piece to say "no stand"
     "stray_card_mm": 15.0,  # a card outside every region belongs to the nearest within this distance
     "shield_capacity": 20,  # places on the centre shield (stands side by side); at this many, more may be hidden
     "shield_zone_mm": 7.0,  # a card whose middle is this close outside the shield stands on its rim
     "close_cards": False,  # no closing of the paper mask: stands on the shield stand 3 mm apart
     "uncertain_below": DEFAULT_UNCERTAIN_BELOW,
+    # the frame
+    "max_blur_mm": 1.15,  # edge spread (sigma) beyond which the characters' values are not read
+    "min_px_per_mm": 0.8,  # the board's scale below which a value's digits are too few pixels
+    # the felt, learnt from the template's bare margin
+    "margin_clear_mm": 4.0,  # the margin keeps this far from every region
+    "margin_step_mm": 8.0,
+    "felt_chroma": 0.045,  # chromaticity distance within which a pixel is the felt's colour
+    "felt_light": [0.25, 1.8],  # and its brightness, relative to the felt's
+    "felt_min_share": 0.3,  # of the margin must agree on one felt colour, else the board is not seen
+    # a hand
+    "hand_min_points": 4,  # foreign margin points needed to believe a hand
+    "hand_spread_min": 14.0,  # per-channel tolerance (8-bit) round the hand's colour, at least
+    "hand_reach_mm": 160.0,  # a hand reaches at most this far from where it crosses the margin
+    "hand_hidden_share": 0.1,  # a region this much under the hand is hidden
+    "hand_near_mm": 8.0,  # regions this close to the hand are unsure (fingers)
+    "stand_agree_shift_px": 0.5,  # a doubtful value must read the same with the crop shifted by this much
+    "stand_sure_prob": 0.995,  # values read this surely are not read twice
+    "partial_card_spot_mm": 8.0,  # a part of a card (smaller paper) counts only this close to a stand's spot
+    "stray_paper_mm2": 40.0,  # paper no card explains, near a stand's spot (or on the shield): a card not found
+    "stray_paper_spot_mm": 12.0,
+    "classes_scale": 0.5,  # felt and hand are classified at this share of the canvas' resolution
+    "light_cell_mm": 10.0,  # the light (shadows) is measured on the felt in cells of this size
+    "light_spread_mm": 25.0,  # and spread under the pieces by a Gaussian of this size
+    "light_min": 0.3,  # no darker than this (a darker space is not read as paper anyway)
 }
+
+
+_SPOTS: dict[str, dict[str, tuple[float, float]]] = {}
+
+
+def stand_spots(board: BoardMap) -> dict[str, tuple[float, float]]:
+    """Where a piece's character stands: the point of the piece farthest from its edge (the middle of
+    its widest part), so the stands of neighbouring pieces keep apart; the nearest to the piece's
+    centroid among points within 0.5 mm of that farthest distance."""
+    key = board.digest()
+    if key in _SPOTS:
+        return _SPOTS[key]
+    s = 4.0
+    spots = {}
+    for r in board.regions:
+        x0, y0, x1, y1 = r.bounds_mm()
+        if r.polygon_mm is None:
+            spots[r.id] = r.center_mm
+            continue
+        m = np.zeros((int((y1 - y0) * s) + 3, int((x1 - x0) * s) + 3), np.uint8)
+        pts = np.round((np.asarray(r.polygon_mm) - (x0, y0)) * s * 16).astype(np.int32)
+        cv2.fillPoly(m, [pts], 255, shift=4)
+        d = cv2.distanceTransform(m, cv2.DIST_L2, 5)
+        yy, xx = np.nonzero(d >= d.max() - 0.5 * s)
+        cx, cy = r.center_mm
+        k = int(np.argmin(np.hypot(xx / s + x0 - cx, yy / s + y0 - cy)))
+        spots[r.id] = (float(xx[k] / s + x0), float(yy[k] / s + y0))
+    _SPOTS[key] = spots
+    return spots
 
 
 class EagleKingdomsReader:
@@ -62,11 +121,13 @@ class EagleKingdomsReader:
         board: BoardMap,
         classifier: StandClassifier | None = None,
         config: Mapping[str, Any] | None = None,
+        appearance: Mapping[str, Any] | None = None,
     ) -> None:
         self.board = board
         self.cfg = dict(DEFAULT_CONFIG)
         self.cfg.update(config or {})
         self.classifier = classifier if classifier is not None else StandClassifier()
+        self.appearance = dict(appearance or {})
         s = float(self.cfg["px_per_mm"])
         self.px_per_mm = s
         w, h = board.size_mm
@@ -91,7 +152,34 @@ class EagleKingdomsReader:
             if kind == "shield":
                 self.card_labels[cv2.dilate((self.labels == k + 1).astype(np.uint8), kernel) > 0] = k + 1
         self.centres_px = np.array([r.center_mm for r in board.regions]) * s - 0.5
+        spots = stand_spots(board)
+        self.spots_px = np.array([spots[r.id] for r in board.regions]) * s - 0.5
+        # where a card not found would leave its paper: round each stand's spot, the whole shield
+        self.card_zone = np.zeros(self.shape, np.uint8)
+        rad = max(1, round(float(self.cfg["stray_paper_spot_mm"]) * s))
+        for k, (x, y) in enumerate(self.spots_px):
+            if self.kinds[k] == "shield":
+                self.card_zone[self.card_labels == k + 1] = k + 1
+            else:
+                cv2.circle(self.card_zone, (round(x), round(y)), rad, k + 1, -1)
+        # the template's bare margin (never under a piece) and a ring of table round the template
+        clear = max(1, round(float(self.cfg["margin_clear_mm"]) * s))
+        busy = cv2.dilate((self.labels > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * clear + 1, 2 * clear + 1)))
+        busy[:clear, :] = busy[-clear:, :] = 1
+        busy[:, :clear] = busy[:, -clear:] = 1
+        # (not near the centre shield: the felt there holds its overhanging stands and their shadows)
+        reach = max(1, round(22.0 * s))  # a shield stand overhangs its rim by up to 7 mm, with its shadow
+        for k, kind in enumerate(self.kinds):
+            if kind == "shield":
+                busy |= cv2.dilate((self.labels == k + 1).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+        self.margin_mask = busy == 0
+        step = max(1, round(float(self.cfg["margin_step_mm"]) * s))
+        yy, xx = np.mgrid[step // 2 : self.shape[0] : step, step // 2 : self.shape[1] : step]
+        keep = self.margin_mask[yy, xx]
+        self.margin_px = np.c_[xx[keep], yy[keep]]  # canvas px (x, y)
+        self.arms = ArmWatch(board)
         self.last_ms: dict[str, float] = {}
+        self._felt_tol = float(self.cfg["felt_chroma"])
 
     # -- entry points ----------------------------------------------------------------------------------
     def read(self, frame: np.ndarray, pose: PoseResult) -> Observation:
@@ -101,6 +189,17 @@ class EagleKingdomsReader:
         if not pose.usable:
             return Observation.unusable(f"no board pose ({pose.message})")
         t0 = time.perf_counter()
+        cfg = self.cfg
+        q = quality.assess(frame, pose, self.board)
+        problem = q.problem(float(cfg["max_blur_mm"]))
+        if problem is None and q.px_per_mm is not None and q.px_per_mm < float(cfg["min_px_per_mm"]):
+            problem = (f"the board is too small in the picture ({q.px_per_mm:.2f} px per mm, at least {cfg['min_px_per_mm']} "
+                       "to read the characters): bring the camera closer or use a larger picture")
+        if problem is not None:
+            return Observation.unusable(problem, {"quality": (time.perf_counter() - t0) * 1000})
+        light = photometry.measure(frame, pose, self.board)
+        if light is None:
+            return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read")
         w, h = self.board.size_mm
         area = (0.0, 0.0, w, h)
         if pose.camera is not None:  # lens distortion: rectify through the camera model, read the canvas
@@ -111,46 +210,75 @@ class EagleKingdomsReader:
             M = pose.homography @ canvas_to_board(self.px_per_mm, area)
             canvas = cv2.warpPerspective(frame, M, (self.shape[1], self.shape[0]), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
             source = (frame, M)
+        # the lamp's colour is taken out, the exposure left as the camera chose it: the card finder's
+        # brightness limits are in the camera's units (the cards' outlines were tuned so)
+        canvas = light.balance_image(canvas)
         t1 = time.perf_counter()
-        obs = self.read_canvas(canvas, source)
+        obs = self.read_canvas(canvas, source, lambda: self.arms.crossings(frame, pose, light))
         timings = {"rectify": (t1 - t0) * 1000, **obs.timings_ms}
         timings["total"] = (time.perf_counter() - t0) * 1000
-        if pose.status.name == "PARTLY_HIDDEN":
-            status = f"ok ({pose.message})"
-        else:
-            status = "ok"
-        return Observation(obs.regions, obs.confidence, obs.uncertain_below, True, status, timings, obs.extra)
+        if not obs.usable:
+            return Observation.unusable(obs.status, timings)
+        status = "ok" if pose.status.name != "PARTLY_HIDDEN" else f"ok ({pose.message})"
+        if obs.hidden:
+            status += f"; not seen (a hand?): {', '.join(sorted(obs.hidden)[:6])}{'...' if len(obs.hidden) > 6 else ''}"
+        extra = {**obs.extra, **photometry.summary(light), "blur_mm": None if q.blur_mm is None else round(q.blur_mm, 2)}
+        return Observation(obs.regions, obs.confidence, obs.uncertain_below, True, status, timings, extra, obs.hidden)
 
-    def read_canvas(self, canvas: np.ndarray, source: tuple[np.ndarray, np.ndarray] | None = None) -> Observation:
-        """Read a board canvas rectified at ``px_per_mm`` (board mm (0, 0) at the top-left pixel);
-        ``source`` = (frame, canvas px -> frame px) to cut the cards from the frame instead."""
+    def read_canvas(self, canvas: np.ndarray, source: tuple[np.ndarray, np.ndarray] | None = None,
+                    arms: Callable[[], list] | None = None) -> Observation:
+        """Read a normalised board canvas rectified at ``px_per_mm`` (board mm (0, 0) at the top-left
+        pixel); ``source`` = (frame, canvas px -> frame px) to cut the cards from the frame instead;
+        ``arms()`` where an arm crosses the table round the template (asked only when the margin shows
+        no hand: :class:`~companion.vision.readers.occlusion.ArmWatch`)."""
         t0 = time.perf_counter()
         cfg = self.cfg
         if canvas.shape[:2] != self.shape:
             return Observation.unusable(f"canvas is {canvas.shape[1]}x{canvas.shape[0]} px, expected {self.shape[1]}x{self.shape[0]}")
+        f = float(cfg["classes_scale"])
+        small = cv2.resize(canvas, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        felt_bgr, felt_light, agree = self._felt(small, f)
+        if agree < float(cfg["felt_min_share"]):
+            return Observation.unusable("the felt round the eagle is not seen (covered, or not the Eagle Kingdoms template): nothing read")
+        felt_small = _felt_mask(small, felt_bgr, felt_light, self._felt_tol, cfg["felt_light"])
+        light = self._light(small, felt_small, felt_light)
         hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
-        paper = cv2.inRange(hsv, (0, 0, cfg["paper_v_min"]), (180, cfg["paper_s_max"], 255))
-        felt = cv2.inRange(hsv, (cfg["felt_hue"][0], cfg["felt_s_min"], cfg["felt_v_min"]), (cfg["felt_hue"][1], 255, 255))
-        lo, hi = (cfg["piece_s_min"], cfg["piece_v_min"]), (255, 255)
-        piece = cv2.inRange(hsv, (0, *lo), (cfg["piece_hue_max"], *hi)) | cv2.inRange(hsv, (cfg["piece_hue_min_wrap"], *lo), (180, *hi))
+        # paper: unsaturated and bright for the light where it lies (a card in a shadow is paper too)
+        # (light within 20 % of the felt's is daylight's unevenness: the threshold moves only for a shadow)
+        paper_light = np.minimum(1.0, light / 0.8)
+        paper = ((hsv[..., 1] <= int(cfg["paper_s_max"])) & (hsv[..., 2] >= float(cfg["paper_v_min"]) * paper_light)).astype(np.uint8) * 255
+        paper_small = cv2.resize(paper, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+        hand_small, near_small, reaching = self._hand(small, felt_small, paper_small, arms, f)
+        if reaching:
+            return Observation.unusable("something reaches over the board from its edge (a hand, an arm?): nothing read")
+        size = (self.shape[1], self.shape[0])
+        felt = cv2.resize(felt_small, size, interpolation=cv2.INTER_NEAREST)
+        hand = cv2.resize(hand_small, size, interpolation=cv2.INTER_NEAREST)
+        near_hand = cv2.resize(near_small, size, interpolation=cv2.INTER_NEAREST)
         n = len(self.ids) + 1
         # the cards' frames, shadows and bases are neither felt nor piece: leave a band around the paper out
         near_card = cv2.dilate(paper, _NEAR_CARD_KERNEL)
-        free = near_card == 0
-        counts = np.zeros((n, 4))
+        free = (near_card == 0) & (hand == 0)
+        counts = np.zeros((n, 5))
         counts[:, 1] = np.bincount(self.labels[(felt > 0) & free], minlength=n)
-        counts[:, 2] = np.bincount(self.labels[(piece > 0) & free], minlength=n)
-        counts[:, 3] = np.bincount(self.labels[~free], minlength=n)
-        paper = (paper > 0).astype(np.uint8)
+        counts[:, 2] = np.bincount(self.labels[(felt == 0) & free], minlength=n)
+        counts[:, 3] = np.bincount(self.labels[near_card > 0], minlength=n)
+        counts[:, 4] = np.bincount(self.labels[hand > 0], minlength=n)
+        near = np.bincount(self.labels[near_hand > 0], minlength=n)
+        paper = ((paper > 0) & (hand == 0)).astype(np.uint8)
         t1 = time.perf_counter()
         rejected: list[tuple[float, float]] = []
         cards = find_cards(canvas, self.px_per_mm, _card_cfg(cfg), paper, rejected)
-        if source is None:
-            readings = read_cards(canvas, cards, self.px_per_mm, self.classifier)
-        else:
-            readings = read_cards(source[0], cards, self.px_per_mm, self.classifier, source[1])
+        readings = self._read_cards(canvas, cards, source)
         t2 = time.perf_counter()
 
+        # paper that no card found explains (a card broken up by glare or its own ink)
+        explained = np.zeros(self.shape, np.uint8)
+        for card in cards:
+            box = cv2.boxPoints(((card.centre_px[0], card.centre_px[1]), (card.size_mm[0] * self.px_per_mm + 3, card.size_mm[1] * self.px_per_mm + 3), card.angle_deg))
+            cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
+        loose = (paper > 0) & (explained == 0)
+        stray_paper = np.bincount(self.card_zone[loose], minlength=len(self.ids) + 1) / (self.px_per_mm**2)
         per_region: dict[int, list[tuple[Any, float]]] = {}
         stray = 0
         blocked = set()  # regions with paper that is not one readable card (touching cards...)
@@ -163,17 +291,29 @@ class EagleKingdomsReader:
             if k < 0:
                 stray += 1
                 continue
+            if card.partial and self.kinds[k] != "shield":
+                # a smaller paper blob away from where a character stands is printed art (the dice
+                # pictures on the pieces), not a card cut by its own ink or partly hidden
+                if np.hypot(*(self.spots_px[k] - card.centre_px)) > float(cfg["partial_card_spot_mm"]) * self.px_per_mm:
+                    continue
             per_region.setdefault(k, []).append((label, conf))
 
         regions: dict[str, list[Any]] = {}
         confidence: dict[str, float] = {}
+        hidden: set[str] = set()
+        sure = float(cfg["share_sure"])
         for k, rid in enumerate(self.ids):
-            _other, n_felt, n_piece, n_paper = (float(v) for v in counts[k + 1])
-            total = max(float(self.region_px[k + 1]) - n_paper, 1.0)  # what cards leave visible
+            _other, n_felt, n_piece, n_paper, n_hand = (float(v) for v in counts[k + 1])
+            size = max(float(self.region_px[k + 1]), 1.0)
+            if n_hand / size >= float(cfg["hand_hidden_share"]):
+                hidden.add(rid)
+                confidence[rid] = 0.0
+                continue
+            total = max(size - n_paper - n_hand, 1.0)  # what cards and a hand leave visible
             known = (n_felt + n_piece) / total
             share = n_piece / max(n_felt + n_piece, 1.0)
             present = share > 0.5
-            decisive = min(1.0, abs(share - 0.5) * 2.5)
+            decisive = float(np.clip((abs(share - 0.5) - (0.5 - sure)) / 0.15 + 1.0, 0.0, 1.0))
             seen = min(1.0, max(0.0, (known - cfg["known_min"]) / (cfg["known_full"] - cfg["known_min"])))
             conf = decisive * seen
             pieces: list[Any] = [{"piece": True}] if present else []
@@ -183,11 +323,17 @@ class EagleKingdomsReader:
                 conf = min(conf, c)
             if k in blocked:
                 conf = min(conf, 0.3)
+            if stray_paper[k + 1] >= float(cfg["stray_paper_mm2"]):
+                conf = min(conf, 0.4)  # paper where a character stands, but no card found there
+            if self.kinds[k] != "shield" and len(stands) > 1:
+                conf = min(conf, 0.5)  # a piece holds one character: two cards on it are one card cut in two, or art
             if self.kinds[k] == "shield" and len(stands) >= cfg["shield_capacity"]:
                 conf = min(conf, 0.5)  # the shield is full: more characters may hide under these
             if not stands and known < cfg["clear_without_card"]:
                 # no card seen, but part of the region is hidden: a stand could be under it
                 conf = min(conf, known / cfg["clear_without_card"] * 0.85)
+            if near[k + 1] > 0 or n_hand > 0:
+                conf = min(conf, 0.5)  # fingers may cover a stand or a piece's edge
             if pieces:
                 regions[rid] = pieces
             confidence[rid] = round(conf, 4)
@@ -199,8 +345,143 @@ class EagleKingdomsReader:
             True,
             "ok",
             {"classes": (t1 - t0) * 1000, "stands": (t2 - t1) * 1000, "regions": (t3 - t2) * 1000},
-            {"cards": len(cards), "stray_cards": stray},
+            {"cards": len(cards), "stray_cards": stray, "felt_bgr": [round(float(v)) for v in felt_bgr]},
+            frozenset(hidden),
         )
+
+    def teach(self, appearance: Mapping[str, Any] | None) -> None:
+        """Use a taught look of the family's box (:meth:`learn_appearance`): the felt's colour."""
+        self.appearance = dict(appearance or {})
+
+    def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The felt's colour, from the template's bare margin in one photo of the family's board (the
+        pieces need not be known: the margin never holds one)."""
+        light = photometry.measure(frame, pose, self.board) if pose.usable else None
+        if light is None:
+            raise ValueError(f"no board or no markers to learn from ({pose.message})")
+        M = pose.homography @ canvas_to_board(self.px_per_mm, (0.0, 0.0, *self.board.size_mm))
+        if pose.camera is not None:
+            canvas = rectify(frame, pose, (0.0, 0.0, *self.board.size_mm), self.px_per_mm)
+        else:
+            canvas = cv2.warpPerspective(frame, M, (self.shape[1], self.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        f = float(self.cfg["classes_scale"])
+        small = cv2.resize(light.balance_image(canvas), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        saved, self.appearance = self.appearance, {}
+        try:
+            felt, _light, agree = self._felt(small, f)
+        finally:
+            self.appearance = saved
+        if agree < float(self.cfg["felt_min_share"]):
+            raise ValueError("the felt round the eagle is not seen: lay the template out bare round the eagle and try again")
+        return {"felt_bgr": [round(float(v), 1) for v in felt]}
+
+    # -- stages ----------------------------------------------------------------------------------------
+    def _margin(self, f: float) -> np.ndarray:
+        """The margin's sample points in a canvas scaled by ``f`` (x, y)."""
+        return np.minimum(np.round((self.margin_px + 0.5) * f - 0.5).astype(int), np.array([round(self.shape[1] * f) - 1, round(self.shape[0] * f) - 1]))
+
+    def _felt(self, small: np.ndarray, f: float) -> tuple[np.ndarray, float, float]:
+        """(felt colour, its brightness, share of the margin that agrees) from the template's bare margin."""
+        taught = self.appearance.get("felt_bgr")
+        m = self._margin(f)
+        pts = small[m[:, 1], m[:, 0]].astype(np.float64)
+        if not len(pts):
+            return np.full(3, 128.0), 128.0, 0.0
+        c = photometry.chroma(pts)
+        ref = np.asarray(taught, np.float64) if taught is not None else np.median(pts, axis=0)
+        for _ in range(2):  # the margin's dominant colour: a hand or a die on it must not move it
+            near = np.linalg.norm(c - photometry.chroma(ref), axis=1) <= float(self.cfg["felt_chroma"])
+            if near.sum() < 3:
+                break
+            ref = np.median(pts[near], axis=0) if taught is None else ref
+        agree = float(near.mean())
+        light = float(np.percentile(pts[near].mean(axis=1), 75)) if near.any() else float(ref.mean())
+        self._felt_ref, self._felt_light = ref, light
+        # the camera's noise on this felt: the felt's own spread of chromaticity widens the tolerance
+        d = np.linalg.norm(c - photometry.chroma(ref), axis=1)
+        self._felt_tol = max(float(self.cfg["felt_chroma"]), 3.5 * 1.4826 * float(np.median(d)))
+        return ref, light, agree
+
+    def _light(self, small: np.ndarray, felt: np.ndarray, felt_light: float) -> np.ndarray:
+        """The light over the canvas (1: as the lit felt, 0.5: a shadow halves it), float32 at full
+        canvas size: the felt's brightness on a grid of ``light_cell_mm`` cells, spread into the cells
+        without felt (under the pieces) by a normalised Gaussian, never above 1."""
+        cfg = self.cfg
+        f = small.shape[0] / self.shape[0]
+        cell = max(1, round(float(cfg["light_cell_mm"]) * self.px_per_mm * f))
+        gh, gw = -(-small.shape[0] // cell), -(-small.shape[1] // cell)
+        pad = np.zeros((gh * cell, gw * cell), np.float32)
+        w = pad.copy()
+        v = small.astype(np.float32).mean(axis=2) / max(felt_light, 1.0)
+        m = (felt > 0).astype(np.float32)
+        pad[: v.shape[0], : v.shape[1]] = v * m
+        w[: m.shape[0], : m.shape[1]] = m
+        num = pad.reshape(gh, cell, gw, cell).sum(axis=(1, 3))
+        den = w.reshape(gh, cell, gw, cell).sum(axis=(1, 3))
+        den = np.where(den >= 0.3 * cell * cell, den, 0.0)  # a cell with too little felt says nothing
+        num = np.where(den > 0, num, 0.0)
+        sigma = float(cfg["light_spread_mm"]) / float(cfg["light_cell_mm"])
+        n = cv2.GaussianBlur(num, (0, 0), sigma)
+        d = cv2.GaussianBlur(den, (0, 0), sigma)
+        grid = np.where(d > 1e-3, n / np.maximum(d, 1e-6), 1.0)
+        grid = np.clip(grid, float(cfg["light_min"]), 1.0).astype(np.float32)
+        big = cv2.resize(grid, (gw * cell, gh * cell), interpolation=cv2.INTER_LINEAR)[: small.shape[0], : small.shape[1]]
+        return cv2.resize(big, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+    def _hand(self, smooth: np.ndarray, felt: np.ndarray, paper: np.ndarray,
+              arms: Callable[[], list] | None, f: float) -> tuple[np.ndarray, np.ndarray, bool]:
+        """(hand mask, band round it, something reaches in unlocated) on the canvas: seeded where the
+        bare margin is not felt, grown through pixels of the seeds' colour within ``hand_reach_mm``.
+        The table ring round the template only says that something crosses the board's edge where the
+        margin saw nothing (an arm over the eagle's wing tips): then the frame is not read."""
+        cfg = self.cfg
+        shape = smooth.shape[:2]
+        empty = np.zeros(shape, np.uint8)
+        m = self._margin(f)
+        pts = smooth[m[:, 1], m[:, 0]].astype(np.float64)
+        # clearly not felt (not merely a noisy felt pixel): half as far again as the felt's tolerance
+        clear = _felt_mask(smooth, self._felt_ref, self._felt_light, 1.5 * self._felt_tol, [0.15, 2.5])
+        off_felt = (clear[m[:, 1], m[:, 0]] == 0) & (paper[m[:, 1], m[:, 0]] == 0)
+        # a hand is large: a foreign margin point counts when three more lie within two steps of it
+        near = float(cfg["margin_step_mm"]) * 2.1 * self.px_per_mm * f
+        if off_felt.sum():
+            q = m[off_felt].astype(np.float64)
+            close = (((q[:, None, :] - q[None, :, :]) ** 2).sum(-1) <= near * near).sum(axis=1) - 1
+            off_felt[np.flatnonzero(off_felt)[close < 3]] = False
+        seeds_px = m[off_felt]
+        if len(seeds_px) < int(cfg["hand_min_points"]):
+            return empty, empty, bool(arms and arms())
+        colours = pts[off_felt]
+        hand_bgr = np.median(colours, axis=0)
+        mad = np.median(np.abs(colours - hand_bgr), axis=0) * 1.4826
+        spread = np.maximum(3.0 * mad, float(cfg["hand_spread_min"]))
+        like = (np.abs(smooth.astype(np.float32) - hand_bgr.astype(np.float32)) <= spread.astype(np.float32)).all(axis=2)
+        like &= felt == 0
+        like = like.astype(np.uint8)
+        for x, y in seeds_px:
+            like[max(y - 2, 0) : y + 3, max(x - 2, 0) : x + 3] = 1
+        _n, lab = cv2.connectedComponents(like, connectivity=8)
+        touched = np.unique(lab[seeds_px[:, 1], seeds_px[:, 0]])
+        mask = np.isin(lab, touched[touched > 0])
+        seeds = np.full(shape, 255, np.uint8)
+        seeds[seeds_px[:, 1], seeds_px[:, 0]] = 0
+        s = self.px_per_mm * f
+        reach = float(cfg["hand_reach_mm"]) * s
+        mask &= cv2.distanceTransform(seeds, cv2.DIST_L2, 3) <= reach
+        mask = mask.astype(np.uint8)
+        k = max(1, round(3 * s))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+        nk = max(1, round(float(cfg["hand_near_mm"]) * s))
+        near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * nk + 1, 2 * nk + 1)))
+        return mask, near, False
+
+    def _read_cards(self, canvas: np.ndarray, cards: list, source: tuple[np.ndarray, np.ndarray] | None) -> list[tuple[Any, float]]:
+        """(label, confidence) per card; a doubtful value read otherwise with the crop moved is unsure."""
+        if not cards:
+            return []
+        image, M = (canvas, None) if source is None else source
+        return read_cards_checked(image, cards, self.px_per_mm, self.classifier, M, float(self.cfg["stand_agree_shift_px"]),
+                                  float(self.cfg["stand_sure_prob"]))
 
     def _region_at(self, x: float, y: float) -> int:
         """Index of the region a card whose middle is at canvas pixel (x, y) stands on (a shield's
@@ -211,6 +492,18 @@ class EagleKingdomsReader:
             d = np.hypot(*(self.centres_px - (x, y)).T) / self.px_per_mm
             k = int(d.argmin()) if d.min() <= self.cfg["stray_card_mm"] else -1
         return k
+
+
+def _felt_mask(smooth: np.ndarray, felt_bgr: np.ndarray, felt_light: float, max_chroma: float, light_band) -> np.ndarray:
+    """uint8 mask of felt-coloured pixels: chromaticity near the felt's, brightness within the band.
+    A darker pixel's chromaticity is noisier (the same camera noise on smaller values), so its
+    tolerance grows as the square root of how much darker it is than the felt."""
+    c = photometry.chroma(smooth)
+    d = np.linalg.norm(c - photometry.chroma(felt_bgr)[None, None, :], axis=2)
+    light = smooth.astype(np.float32).mean(axis=2) / max(felt_light, 1.0)
+    lo, hi = (float(v) for v in light_band)
+    tol = max_chroma * np.sqrt(np.clip(1.0 / np.maximum(light, 1e-3), 1.0, 4.0))
+    return ((d <= tol) & (light >= lo) & (light <= hi)).astype(np.uint8) * 255
 
 
 def _card_cfg(cfg: Mapping[str, Any]) -> dict[str, Any]:

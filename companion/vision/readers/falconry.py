@@ -54,11 +54,13 @@ import cv2
 import numpy as np
 
 from companion.data import bundled
+from companion.vision import quality
 from companion.vision.boardmap import BoardMap
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation, read_file_main
 from companion.vision.readers.falconry_deck import KINDS, NOBLES, cell_id, draw_card, parse_cell
+from companion.vision.readers.occlusion import ArmWatch
 
 
 def load_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -179,6 +181,7 @@ class FalconryReader:
         self.deck = self.config["cards"]
         self.grid = Grid.from_map(board)
         self.tracker = BoardTracker(board, self.config["pose"], camera)
+        self.arms = ArmWatch(board)
         self.phase_mm: np.ndarray | None = None
         self.peek_offsets, self.peek_positions = _peek_axes(self.rcfg)
         self.points = _sample_points(self.grid.card_mm, self.rcfg)
@@ -191,6 +194,9 @@ class FalconryReader:
         stride = int(self.rcfg["empty_inner_stride"])  # an empty cell's inside: only foreign colours are sought
         self.inner_sparse = np.vstack([self.points["field"], self.points["emblem"]])[::stride]
         self.phase_lines = self._lines()
+        w, h = self.grid.card_mm
+        self.ring_sides = _sides(self.points["ring"], w, h)
+        self.gap_sides = _sides(self.points["gap"], w, h)
 
     def _edge_of(self, marker_id: int) -> bool:
         """True for a marker beyond the play area's far edge (y < play area), False for the near edge."""
@@ -249,6 +255,12 @@ class FalconryReader:
                 "must both be in view",
                 timings,
             )
+        q = quality.assess(frame, pose, self.board)
+        problem = q.problem(float(self.rcfg["max_blur_mm"]))
+        if problem is not None:
+            return Observation.unusable(problem, timings)
+        if self.arms.crossings(frame, pose):
+            return Observation.unusable("a hand or an arm reaches over the table's edge: take it away", timings)
         outside = self._out_of_view(frame, pose)
         if outside:
             # its samples would read black: said as it is, not as a hand over the cards
@@ -424,7 +436,14 @@ class FalconryReader:
         ring_wv, gap_wv = wh[:, :n_ring], wh[:, n_ring:]
         ring_w = np.median(ring_wv, axis=1).astype(np.float64)
         gap_w = np.percentile(gap_wv, 25, axis=1).astype(np.float64)  # peeks may cover two sides
+        # occupied: the border against the table beside it, side by side (a shadow's edge across a cell
+        # lights one side and not another); the second best side (a lower card may peek out on two)
+        side_ring = np.stack([np.median(ring_wv[:, m], axis=1) for m in self.ring_sides], axis=1)
+        side_gap = np.stack([np.median(gap_wv[:, m], axis=1) for m in self.gap_sides], axis=1)
+        side_ratio = np.sort(side_ring / np.maximum(side_gap, 8.0), axis=1)[:, -2].astype(np.float64)
         ratio = ring_w / np.maximum(gap_w, 8.0)
+        # sides that all look like their own table beside them: no card, however the cell's table differs
+        ratio = np.where(side_ratio < float(rc["occupied_band"][0]), side_ratio, ratio)
         lo, hi = rc["occupied_band"]
         occupied = ratio >= float(rc["occupied_ratio"])
         occ_conf = np.where(occupied, np.clip((ratio - lo) / (float(rc["occupied_ratio"]) - lo), 0, 1),
@@ -434,18 +453,27 @@ class FalconryReader:
         K = len(occ_idx)
         ring_bgr = np.median(ring_px[occ_idx], axis=1).astype(np.float64)  # (K, 3)
         table_bgr = np.percentile(gap_px, 25, axis=1)  # (C, 3)
-        paper_w = float(np.percentile(ring_w[occ_idx], 90)) if K else 200.0
-        paper_bgr = np.percentile(ring_bgr, 90, axis=0) if K else np.full(3, 200.0)
-        white_mid = gap_w + 0.5 * (paper_w - gap_w)
+        # the light over each cell, from its own table (a shadow darkens table and card alike): the
+        # paper's whiteness is judged against the paper as lit there, not as in the brightest light
+        level = np.maximum(table_bgr.mean(axis=1), 8.0)
+        light = np.clip(level / float(np.median(level)), float(rc["light_min"]), 1.0)  # brighter: the paper may clip
+        paper_w = float(np.percentile(ring_w[occ_idx] / light[occ_idx], 90)) if K else 200.0
+        paper_bgr = np.percentile(ring_bgr / light[occ_idx, None], 90, axis=0) if K else np.full(3, 200.0)
+        white_mid = gap_w + 0.5 * (paper_w * light - gap_w)
         tol = np.maximum(float(rc["foreign_min_dist"]), float(rc["foreign_rel_dist"]) * np.linalg.norm(table_bgr, axis=1))
 
+        lo_k, hi_k = (float(v) for v in rc["table_light_range"])
+
         def foreign(idx: np.ndarray, samples_bgr: np.ndarray, samples_w: np.ndarray, blends: bool = False) -> np.ndarray:
-            """Fraction of samples neither table nor (with ``blends``) a table/paper blend, nor white."""
+            """Fraction of samples neither table (in any light within ``table_light_range`` of the cell's:
+            a shadow's edge may cross a cell) nor (with ``blends``) a table/paper blend, nor white."""
             tb = table_bgr[idx]
+            k = np.clip(np.einsum("kni,ki->kn", samples_bgr, tb) / np.maximum((tb * tb).sum(1), 1.0)[:, None], lo_k, hi_k)
+            lit = samples_bgr - k[..., None] * tb[:, None, :]
             diff = samples_bgr - tb[:, None, :]
-            far = np.einsum("kni,kni->kn", diff, diff) > (tol[idx] ** 2)[:, None]
+            far = np.einsum("kni,kni->kn", lit, lit) > (tol[idx] ** 2)[:, None]
             if blends:  # a card edge blurred into the table lies between table and paper colour
-                seg = paper_bgr[None, :] - tb  # (k, 3)
+                seg = paper_bgr[None, :] * light[idx, None] - tb  # (k, 3)
                 t = np.clip(np.einsum("kni,ki->kn", diff, seg) / (seg * seg).sum(1)[:, None], 0, 1)
                 off = diff - t[..., None] * seg[:, None, :]
                 far &= np.einsum("kni,kni->kn", off, off) > (tol[idx] ** 2)[:, None]
@@ -500,8 +528,16 @@ class FalconryReader:
             prof = np.median(w, axis=2)  # (K, 4, n_off): field -> border -> (peek) -> table
             f = float(rc["peek_level"])
             rw, gw = ring_w[occ_idx], gap_w[occ_idx]
-            up = (field_w + f * (rw - field_w))[:, None, None]
-            down = (gw + f * (rw - gw))[:, None, None]
+            # each side against its own border, and against its own table where that is clearly more lit
+            # than the cell's darkest (a shadow's edge across the card); otherwise -- a lower card peeking
+            # out, or blur -- the cell's darkest table, lit as that side's border is
+            sr, sg = side_ring[occ_idx], side_gap[occ_idx]  # (K, 4)
+            darkest = (gw / np.maximum(rw, 1.0))[:, None] * sr
+            lit_more = (sg < (sr + darkest) / 2) & (sg > 1.3 * gw[:, None])  # table, and clearly in more light
+            table_side = np.where(lit_more, sg, gw[:, None])
+            side_rw = np.where(lit_more, sr, rw[:, None])
+            up = (field_w[:, None] + f * (side_rw - field_w[:, None]))[:, :, None]
+            down = (table_side + f * (side_rw - table_side))[:, :, None]
             widths = _white_run(prof, up, down, self.peek_offsets, float(rc["peek_dip_mm"]))
             corner = np.minimum(widths, np.roll(widths, -1, axis=1))  # (top, right), (right, bottom), ...
             # the excess over the card's own narrowest side (its border alone: a lower card peeks out on
@@ -539,6 +575,13 @@ class FalconryReader:
             details[rid] = feats[i]
         hidden = sorted(self.cell_ids[i] for i in np.flatnonzero(occluded))
         return regions, confidence, {"features": details, "occluded": hidden}
+
+
+def _sides(points: np.ndarray, w: float, h: float) -> list[np.ndarray]:
+    """Masks of the card-local points nearest each side (top, right, bottom, left)."""
+    d = np.stack([points[:, 1], w - points[:, 0], h - points[:, 1], points[:, 0]], axis=1)
+    near = np.argmin(d, axis=1)
+    return [near == k for k in range(4)]
 
 
 def _whiteness(bgr: np.ndarray) -> np.ndarray:

@@ -34,20 +34,26 @@ import cv2
 import numpy as np
 
 from companion.data import bundled
+from companion.vision import photometry
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation, TrackedReader, read_file_main
 from companion.vision.readers.discs import (
+    PRINTED,
     Prototypes,
     bare_board_points,
+    board_light,
     confidence,
-    fit_illumination,
+    frame_problem,
+    learn_look,
     load_config,
+    look_from,
     patch,
     ring,
     sample_bgr,
 )
+from companion.vision.readers.occlusion import ArmWatch
 
 CONFIG_NAME = "mighty_magpies"
 MAGPIE_COLOURS = ("red", "blue", "green", "yellow")
@@ -86,17 +92,21 @@ class MagpiesReader(TrackedReader):
         config: Mapping[str, Any] | None = None,
         pose_config: Mapping[str, Any] | None = None,
         camera: CameraProfile | None = None,
+        appearance: Mapping[str, Any] | None = None,
     ) -> None:
         self.board = board if board is not None else load_board_map(MAP_PATH)
         self.config = cfg = load_config(CONFIG_NAME, config)
         self.tracker = BoardTracker(self.board, pose_config, camera)
+        self.arms = ArmWatch(self.board)
         self.spots = nest_spots(self.board, cfg["spots"])
         s = cfg["sampling"]
         self._mag = ring(float(s["magpie_radius_mm"]), int(s["magpie_points"]))
         self._ring = ring(float(s["tile_ring_mm"]), int(s["tile_ring_points"]), phase=np.pi / int(s["tile_ring_points"]))
         self._hole = np.vstack([np.zeros((1, 2)), ring(float(s["tile_centre_mm"]), int(s["tile_centre_points"]))])
         il = cfg["illumination"]
-        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]))
+        jitter = float(cfg["paint"]["jitter_mm"])
+        pieces = [(sp.x, sp.y, float(cfg["magpie" if sp.kind == "magpie" else "tile"]["radius_mm"]) + jitter) for sp in self.spots]
+        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]), pieces)
         self._patch = patch(float(il["patch_half_mm"]))
         self._tiles = [i for i, sp in enumerate(self.spots) if sp.kind == "tile"]
         self._mags = [i for i, sp in enumerate(self.spots) if sp.kind == "magpie"]
@@ -110,12 +120,59 @@ class MagpiesReader(TrackedReader):
                 (self._refs[:, None, :] + self._patch[None]).reshape(-1, 2),
             ]
         )
-        pal, board_bgr, empty = cfg["palette_bgr"], cfg["board_bgr"], cfg["classify"]["empty_name"]
-        with_board = {**pal, empty: board_bgr}
-        self._mag_protos = Prototypes.from_palette(with_board, board_bgr, (empty, *MAGPIE_COLOURS))
-        self._tile_protos = Prototypes.from_palette(with_board, board_bgr, (empty, *TILE_KINDS))
-        self._board_ratio = np.ones(3)
-        self._berry_ratio = np.asarray(pal["berry"], np.float64) / np.asarray(board_bgr, np.float64)
+        self.teach(appearance)
+
+    def teach(self, appearance: Mapping[str, Any] | None) -> None:
+        """Use a taught look of the family's box (:meth:`learn_appearance`, saved by
+        :func:`companion.vision.teach.save_appearance`) over the config's colours."""
+        cfg = self.config
+        pal = cfg["palette_bgr"]
+        board = cfg["board_bgr"]
+        holes = {"berry": pal["berry"], "silver": board, "gold": board}  # a ring shows the board (the wood) through its hole
+        palettes = {"magpie": {c: pal[c] for c in MAGPIE_COLOURS}, "tile": {k: pal[k] for k in TILE_KINDS}, "hole": holes}
+        self.look = look = look_from(appearance, board, palettes, len(self._refs), len(self.spots))
+        empty_m, empty_t = look.empty[self._mags], look.empty[self._tiles]
+        name = cfg["classify"]["empty_name"]
+        mag = np.stack([empty_m] + [np.broadcast_to(look.palettes["magpie"][c], empty_m.shape) for c in MAGPIE_COLOURS], axis=1)
+        tile = np.stack([empty_t] + [np.broadcast_to(look.palettes["tile"][k], empty_t.shape) for k in TILE_KINDS], axis=1)
+        self._mag_protos = Prototypes((name, *MAGPIE_COLOURS), mag / empty_m[:, None, :])
+        self._tile_protos = Prototypes((name, *TILE_KINDS), tile / empty_t[:, None, :])
+        self._hole_ratio = {k: np.asarray(look.palettes["hole"][k]) / empty_t for k in TILE_KINDS}  # (T, 3) each
+
+    def _samples(self, frame: np.ndarray, pose: PoseResult, marks: photometry.Photometry):
+        """Normalised (magpie ring, tile ring, tile centre, reference patch) median colours."""
+        nm, nt = len(self._mags), len(self._tiles)
+        bgr = marks.apply(sample_bgr(frame, pose, self._points))
+        k0 = nm * len(self._mag)
+        k1 = k0 + nt * len(self._ring)
+        k2 = k1 + nt * len(self._hole)
+        mag = np.median(bgr[:k0].reshape(nm, len(self._mag), 3), axis=1)
+        ring_ = np.median(bgr[k0:k1].reshape(nt, len(self._ring), 3), axis=1)
+        hole = np.median(bgr[k1:k2].reshape(nt, len(self._hole), 3), axis=1)
+        refs = np.median(bgr[k2:].reshape(len(self._refs), len(self._patch), 3), axis=1)
+        return mag, ring_, hole, refs
+
+    def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any]) -> dict[str, Any]:
+        """The look of this box from one photo of it with its pieces where ``scene`` says (a set-up the
+        referee knows, or one the players confirmed): bare board, magpies, tiles and the tiles' centres."""
+        marks = photometry.measure(frame, pose, self.board) if pose.usable else None
+        if marks is None:
+            raise ValueError(f"no board or no markers to learn from ({pose.message})")
+        mag, ring_, hole, refs = self._samples(frame, pose, marks)
+        n = len(self.spots)
+        full = {f: np.zeros((n, 3)) for f in ("magpie", "tile", "hole")}
+        full["magpie"][self._mags] = mag
+        full["tile"][self._tiles] = ring_
+        full["hole"][self._tiles] = hole
+        expected: dict[str, list[dict[str, str]]] = {}
+        for region, pieces in scene.items():
+            for p in pieces or []:
+                if isinstance(p, Mapping) and "magpie" in p:
+                    expected.setdefault(region, []).append({"magpie": p["magpie"]})
+                elif isinstance(p, Mapping) and "tile" in p:
+                    expected.setdefault(region, []).append({"tile": p["tile"], "hole": p["tile"]})
+        kinds = {r.id: r.kind for r in self.board.regions}
+        return learn_look(self.spots, full, refs, expected, self.look, {"magpie": "magpie", "tile": "tile", "hole": "tile"}, kinds)
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()
@@ -125,37 +182,51 @@ class MagpiesReader(TrackedReader):
         if frame.ndim != 3:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         cfg, cl = self.config, self.config["classify"]
-        nm, nt = len(self._mags), len(self._tiles)
-        bgr = sample_bgr(frame, pose, self._points)
-        k0 = nm * len(self._mag)
-        k1 = k0 + nt * len(self._ring)
-        k2 = k1 + nt * len(self._hole)
-        mag_bgr = np.median(bgr[:k0].reshape(nm, len(self._mag), 3), axis=1)
-        ring_bgr = np.median(bgr[k0:k1].reshape(nt, len(self._ring), 3), axis=1)
-        hole_bgr = np.median(bgr[k1:k2].reshape(nt, len(self._hole), 3), axis=1)
-        ref_bgr = np.median(bgr[k2:].reshape(len(self._refs), len(self._patch), 3), axis=1)
-        light = fit_illumination(self._refs, ref_bgr, float(cfg["illumination"]["outlier_ratio"]))
-        mag = mag_bgr / light.at(self._xy[self._mags])
-        base_t = light.at(self._xy[self._tiles])
+        problem = frame_problem(frame, pose, self.board, cfg["frame"])
+        if problem is not None:
+            return Observation.unusable(problem, timings)
+        marks = photometry.measure(frame, pose, self.board)
+        if marks is None:
+            return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read", timings)
+        mag_bgr, ring_bgr, hole_bgr, ref_bgr = self._samples(frame, pose, marks)
+        il = cfg["illumination"]
+        lit = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
+        if lit.mismatch > float(il["max_board_mismatch"]):
+            return Observation.unusable(
+                "the board does not look like the Mighty Magpies board this reader knows (its bare print is another "
+                "colour): teach it your board with one photo", timings)
+        if self.arms.crossings(frame, pose, marks):
+            return Observation.unusable("a hand or an arm reaches over the board's edge: take it away", timings)
+        light = lit.field
+        bare = lit.field.at(self._xy) * self.look.empty / PRINTED  # the bare board under each spot, as lit now
+        mag = mag_bgr / bare[self._mags]
+        base_t = bare[self._tiles]
         rng_, hole = ring_bgr / base_t, hole_bgr / base_t
         max_d, scale = float(cl["max_distance"]), float(cl["margin_scale"])
-        mi, md1, md2 = self._mag_protos.classify(mag)
+        mi, md1, md2 = self._mag_protos.classify(mag, float(cl["light_tolerance"]))
         mconf = confidence(md1, md2, max_d, scale)
-        ti, td1, td2 = self._tile_protos.classify(rng_)
+        ti, td1, td2 = self._tile_protos.classify(rng_, float(cl["light_tolerance"]))
         tconf = confidence(td1, td2, max_d, scale)
         # the centre must agree: a ring shows the board through its hole, a berry is solid
-        hole_board = np.linalg.norm(hole - self._board_ratio, axis=1)
-        hole_berry = np.linalg.norm(hole - self._berry_ratio, axis=1)
+        hole_board = np.minimum(np.linalg.norm(hole - self._hole_ratio["silver"], axis=1), np.linalg.norm(hole - self._hole_ratio["gold"], axis=1))
+        hole_berry = np.linalg.norm(hole - self._hole_ratio["berry"], axis=1)
         is_ring = (ti == 2) | (ti == 3)
         disagree = (is_ring & (hole_board > hole_berry)) | ((ti == 1) & (hole_berry > hole_board))
         tconf = np.where(disagree, np.minimum(tconf, 0.5), tconf)
-        unknown = int((md1 > max_d).sum() + (td1 > max_d).sum())
+        known_m, known_t = self.look.empty_known[self._mags], self.look.empty_known[self._tiles]
+        # spots whose bare board a taught photo never showed, matching no piece: unsure, not a hand
+        mconf = np.where((md1 > max_d) & ~known_m, np.minimum(mconf, 0.3), mconf)
+        tconf = np.where((td1 > max_d) & ~known_t, np.minimum(tconf, 0.3), tconf)
+        unknown = int(((md1 > max_d) & known_m).sum() + ((td1 > max_d) & known_t).sum())
+        # read as empty where the bare board under the spot was never seen: only a guess
+        mconf = np.where((mi == 0) & ~known_m, np.minimum(mconf, 0.5), mconf)
+        tconf = np.where((ti == 0) & ~known_t, np.minimum(tconf, 0.5), tconf)
         timings["read"] = (time.perf_counter() - t0) * 1000
         cover = cfg["cover"]
-        if len(light.outliers) > int(cover["max_outlier_references"]) or unknown > int(cover["max_unknown_spots"]):
+        if len(light.outliers) > float(cover["max_outlier_share"]) * len(self._refs) or unknown > int(cover["max_unknown_spots"]):
             where = sorted(
-                {self.spots[self._mags[i]].region for i in np.flatnonzero(md1 > max_d)}
-                | {self.spots[self._tiles[i]].region for i in np.flatnonzero(td1 > max_d)}
+                {self.spots[self._mags[i]].region for i in np.flatnonzero((md1 > max_d) & known_m)}
+                | {self.spots[self._tiles[i]].region for i in np.flatnonzero((td1 > max_d) & known_t)}
             )
             near = f" near nest(s) {', '.join(where)}" if where else ""
             return Observation.unusable(
@@ -179,7 +250,7 @@ class MagpiesReader(TrackedReader):
             pieces.sort(key=lambda p: json.dumps(p, sort_keys=True))
         return Observation(
             regions, conf, usable=True, status=f"read ({pose.message})", timings_ms=timings,
-            extra={"pose_status": pose.status.value},
+            extra={"pose_status": pose.status.value, **photometry.summary(marks)},
         )  # fmt: skip
 
 

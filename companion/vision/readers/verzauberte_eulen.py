@@ -17,8 +17,10 @@ the median colour of a ring of samples on the body and of a small disc on the he
 bare board (:mod:`companion.vision.readers.discs`), and names the nearest colour; a body that looks
 like bare board is an empty spot. Vocabulary: ``{"owl": {"head": "red", "body": "blue"}}``.
 
-A frame without a usable pose, or where bare-board patches or spots show colours that belong to
-nothing on the board (a hand, a sleeve), gives an unusable observation with the reason.
+A frame without a usable pose, too blurred or too small for the owls' heads, where an arm reaches
+over the board's edge, where bare-board patches or spots show colours that belong to nothing on the
+board (a hand, a sleeve), or whose bare board is not the colour this reader knows (another print:
+teach the board), gives an unusable observation with the reason.
 """
 
 from __future__ import annotations
@@ -33,20 +35,26 @@ import cv2
 import numpy as np
 
 from companion.data import bundled
+from companion.vision import photometry
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation, TrackedReader, read_file_main
 from companion.vision.readers.discs import (
+    PRINTED,
     Prototypes,
     bare_board_points,
+    board_light,
     confidence,
-    fit_illumination,
+    frame_problem,
+    learn_look,
     load_config,
+    look_from,
     patch,
     ring,
     sample_bgr,
 )
+from companion.vision.readers.occlusion import ArmWatch
 
 CONFIG_NAME = "verzauberte_eulen"
 COLOURS = ("red", "blue", "green", "yellow", "black")
@@ -106,10 +114,12 @@ class EulenReader(TrackedReader):
         config: Mapping[str, Any] | None = None,
         pose_config: Mapping[str, Any] | None = None,
         camera: CameraProfile | None = None,
+        appearance: Mapping[str, Any] | None = None,
     ) -> None:
         self.board = board if board is not None else load_board_map(MAP_PATH)
         self.config = load_config(CONFIG_NAME, config)
         self.tracker = BoardTracker(self.board, pose_config, camera)
+        self.arms = ArmWatch(self.board)
         cfg = self.config
         self.spots = owl_spots(self.board, cfg["spots"])
         self.regions = tuple(r.id for r in self.board.regions)
@@ -118,7 +128,9 @@ class EulenReader(TrackedReader):
         self._head = np.vstack([np.zeros((1, 2)), self._head])
         self._body = ring(float(s["body_radius_mm"]), int(s["body_points"]), phase=np.pi / int(s["body_points"]))
         il = cfg["illumination"]
-        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]))
+        radius = float(cfg["owl"]["radius_mm"]) + float(cfg["paint"]["jitter_mm"])
+        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]),
+                                       [(sp.x, sp.y, radius) for sp in self.spots])
         self._patch = patch(float(il["patch_half_mm"]))
         centres = np.array([[sp.x, sp.y] for sp in self.spots])
         self._points = np.vstack(
@@ -128,10 +140,43 @@ class EulenReader(TrackedReader):
                 (self._refs[:, None, :] + self._patch[None]).reshape(-1, 2),
             ]
         )
-        palette, board_bgr = cfg["palette_bgr"], cfg["board_bgr"]
-        empty = cfg["classify"]["empty_name"]
-        self._body_protos = Prototypes.from_palette({**palette, empty: board_bgr}, board_bgr, (empty, *COLOURS))
-        self._head_protos = Prototypes.from_palette(palette, board_bgr, COLOURS)
+        self.teach(appearance)
+
+    def teach(self, appearance: Mapping[str, Any] | None) -> None:
+        """Use a taught look of the family's box (:meth:`learn_appearance`, saved by
+        :func:`companion.vision.teach.save_appearance`) over the config's colours."""
+        cfg = self.config
+        palette = cfg["palette_bgr"]
+        look = look_from(appearance, cfg["board_bgr"], {"body": palette, "head": palette}, len(self._refs), len(self.spots))
+        self.look = look
+        empty = look.empty  # (N, 3): the bare board under each spot
+        body = np.stack([empty] + [np.broadcast_to(look.palettes["body"][c], empty.shape) for c in COLOURS], axis=1)
+        head = np.stack([np.broadcast_to(look.palettes["head"][c], empty.shape) for c in COLOURS], axis=1)
+        self._body_protos = Prototypes((cfg["classify"]["empty_name"], *COLOURS), body / empty[:, None, :])
+        self._head_protos = Prototypes(COLOURS, head / empty[:, None, :])
+
+    def _samples(self, frame: np.ndarray, pose: PoseResult, marks: photometry.Photometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Normalised (head, body, reference patch) median colours."""
+        n_spots = len(self.spots)
+        nh, nb, npch = len(self._head), len(self._body), len(self._patch)
+        bgr = marks.apply(sample_bgr(frame, pose, self._points))
+        k = n_spots * nh
+        head = np.median(bgr[:k].reshape(n_spots, nh, 3), axis=1)
+        body = np.median(bgr[k : k + n_spots * nb].reshape(n_spots, nb, 3), axis=1)
+        refs = np.median(bgr[k + n_spots * nb :].reshape(len(self._refs), npch, 3), axis=1)
+        return head, body, refs
+
+    def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any]) -> dict[str, Any]:
+        """The look of this box from one photo of it with its owls where ``scene`` says (the set-up the
+        referee knows): the bare board, under each spot and round it, and the owls' colours."""
+        marks = photometry.measure(frame, pose, self.board) if pose.usable else None
+        if marks is None:
+            raise ValueError(f"no board or no markers to learn from ({pose.message})")
+        head, body, refs = self._samples(frame, pose, marks)
+        expected = {r: [{"body": p["owl"]["body"], "head": p["owl"]["head"]} for p in pieces if isinstance(p, Mapping) and "owl" in p]
+                    for r, pieces in scene.items()}
+        kinds = {r.id: r.kind for r in self.board.regions}
+        return learn_look(self.spots, {"body": body, "head": head}, refs, expected, self.look, {"body": "owl", "head": "owl"}, kinds)
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()
@@ -141,31 +186,47 @@ class EulenReader(TrackedReader):
         if frame.ndim != 3:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         cfg = self.config
+        problem = frame_problem(frame, pose, self.board, cfg["frame"])
+        if problem is not None:
+            return Observation.unusable(problem, timings)
+        marks = photometry.measure(frame, pose, self.board)
+        if marks is None:
+            return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read", timings)
         n_spots = len(self.spots)
-        nh, nb, npch = len(self._head), len(self._body), len(self._patch)
-        bgr = sample_bgr(frame, pose, self._points)
-        k = n_spots * nh
-        head_bgr = bgr[:k].reshape(n_spots, nh, 3)
-        body_bgr = bgr[k : k + n_spots * nb].reshape(n_spots, nb, 3)
-        ref_bgr = np.median(bgr[k + n_spots * nb :].reshape(len(self._refs), npch, 3), axis=1)
-        light = fit_illumination(self._refs, ref_bgr, float(cfg["illumination"]["outlier_ratio"]))
+        head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
+        il = cfg["illumination"]
+        light = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
+        if light.mismatch > float(il["max_board_mismatch"]):
+            return Observation.unusable(
+                "the board does not look like the Verzauberte Eulen board this reader knows (its bare print is another "
+                "colour): teach it your board with one photo", timings)
+        arms = self.arms.crossings(frame, pose, marks)
+        if arms:
+            return Observation.unusable("a hand or an arm reaches over the board's edge: take it away", timings)
         spot_xy = np.array([[sp.x, sp.y] for sp in self.spots])
-        base = light.at(spot_xy)
-        head = np.median(head_bgr, axis=1) / base
-        body = np.median(body_bgr, axis=1) / base
+        base = light.field.at(spot_xy) * self.look.empty / PRINTED  # the bare board under each spot, as lit now
+        head = head_bgr / base
+        body = body_bgr / base
         cl = cfg["classify"]
-        bi, bd1, bd2 = self._body_protos.classify(body)
-        hi, hd1, hd2 = self._head_protos.classify(head)
+        bi, bd1, bd2 = self._body_protos.classify(body, float(cl["light_tolerance"]))
+        hi, hd1, hd2 = self._head_protos.classify(head, float(cl["light_tolerance"]))
         bconf = confidence(bd1, bd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         hconf = confidence(hd1, hd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         occupied = bi > 0
         conf = np.where(occupied, np.minimum(bconf, hconf), bconf)
         unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])))
+        # a spot whose bare board the teaching photo never showed (an owl stood there) and that matches
+        # no owl: it may well be empty -- unsure, not a sign of a hand
+        unseen = unknown & ~self.look.empty_known
+        conf = np.where(unseen, np.minimum(conf, 0.3), conf)
+        # and read as empty there, it is only a guess: the bare board under it was never seen
+        conf = np.where(~occupied & ~self.look.empty_known, np.minimum(conf, 0.5), conf)
+        unknown &= self.look.empty_known
         timings["read"] = (time.perf_counter() - t0) * 1000
         cover = cfg["cover"]
-        bad_refs = len(light.outliers)
+        bad_refs = len(light.field.outliers)
         n_unknown = int(unknown.sum())
-        if bad_refs > int(cover["max_outlier_references"]) or n_unknown > int(cover["max_unknown_spots"]):
+        if bad_refs > float(cover["max_outlier_share"]) * len(self._refs) or n_unknown > int(cover["max_unknown_spots"]):
             where = sorted({self.spots[i].region for i in np.flatnonzero(unknown)})
             near = f" near {', '.join(where[:6])}" if where else ""
             return Observation.unusable(
@@ -188,7 +249,7 @@ class EulenReader(TrackedReader):
             usable=True,
             status=f"read ({pose.message})",
             timings_ms=timings,
-            extra={"pose_status": pose.status.value, "spots": n_spots},
+            extra={"pose_status": pose.status.value, "spots": n_spots, **photometry.summary(marks)},
         )
 
 

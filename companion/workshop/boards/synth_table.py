@@ -155,6 +155,7 @@ def render_scene(
     hand_at_mm: tuple[float, float] | None = None,
     camera: CameraProfile | None = None,
     paint=None,
+    rendition: int = 1,
 ) -> Scene:
     rng = rng if rng is not None else np.random.default_rng(0)
     W, H = size
@@ -164,7 +165,7 @@ def render_scene(
     tex_s = float(np.clip(np.ceil(seen_px_per_mm * 1.5), 2, 8))
     tex, T = board_texture(board, tex_s, paint)
     tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * tex_s / max(seen_px_per_mm, 1e-6))
-    image = _table(rng, W, H)
+    image = _table(rng, W, H) if rendition == 1 else linen_table(rng, W, H)
     P = homography @ np.linalg.inv(T)
     cv2.warpPerspective(tex, P, (W, H), dst=image, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
     if hand_at_mm is not None:
@@ -194,6 +195,7 @@ def random_scene(
     camera: CameraProfile | None = None,
     paint: Callable | None = None,
     homography: np.ndarray | None = None,
+    rendition: int = 1,
     **camera_kw,
 ) -> Scene:
     """A random view with random light (gain 0.75-1.15), noise (sigma 1-4) and blur (sigma 0-0.8).
@@ -213,6 +215,7 @@ def random_scene(
         hand_at_mm=hand_at_mm,
         camera=camera,
         paint=paint,
+        rendition=rendition,
     )
 
 
@@ -231,6 +234,16 @@ def _table(rng: np.random.Generator, W: int, H: int) -> np.ndarray:
     )
     base = np.array(TABLE_BGR, np.float32)[None, None, :] * (low * grain)[..., None]
     return np.clip(base, 0, 255).astype(np.uint8)
+
+
+def linen_table(rng: np.random.Generator, W: int, H: int) -> np.ndarray:
+    """The second rendition's table: a grey-green linen cloth with its weave and soft folds."""
+    base = np.array((95, 112, 108), np.float32) * rng.uniform(0.85, 1.15)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    period = rng.uniform(2.5, 4.0)
+    weave = 1.0 + 0.06 * np.sin(xx * 2 * np.pi / period) * np.sin(yy * 2 * np.pi / period)
+    folds = cv2.resize(rng.uniform(0.85, 1.15, size=(5, 8)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC)
+    return np.clip(base[None, None, :] * (weave * folds)[..., None], 0, 255).astype(np.uint8)
 
 
 def _draw_hand(image: np.ndarray, homography: np.ndarray, at_mm: tuple[float, float], rng: np.random.Generator) -> None:

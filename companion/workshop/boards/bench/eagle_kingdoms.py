@@ -11,6 +11,7 @@ import json
 import random
 import sys
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from companion.vision.boardmap import load_board_map
 from companion.vision.pose import BoardTracker
 from companion.vision.readers import Observation, TrackedReader
 from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
-from companion.workshop.boards.bench.evaluation import evaluate_reader
+from companion.workshop.boards.bench.evaluation import evaluate_reader, teach_from_photo
 from companion.workshop.boards.scenes.eagle_kingdoms import render
 
 
@@ -61,7 +62,8 @@ class PosedReader(TrackedReader):
         return replace(obs, timings_ms={**obs.timings_ms, "read": float(obs.timings_ms.get("total", 0.0))})
 
 
-def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
+             taught: bool = False) -> dict[str, Any]:
     """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth
     (the shared loop, :func:`companion.workshop.boards.bench.evaluation.evaluate_reader`; ``reader`` reads with a
     pose handed in, like :class:`~companion.vision.readers.eagle_kingdoms.EagleKingdomsReader`).
@@ -74,7 +76,11 @@ def evaluate(scenes: int, seed: int, *, hands: bool = False, reader: Any = None)
     """
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     posed = PosedReader(board, reader or EagleKingdomsReader(board))
-    return evaluate_reader(board, posed, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
+    if taught:  # ``taught``: first taught the box's look from one photo of another game's set-up
+        teach_from_photo(posed.reader, board, scene_from_state(sample_states(1, seed + 1)[0]), partial(render, rendition=rendition),
+                         seed, pose_reader=posed.reader)
+    return evaluate_reader(board, posed, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
+                          condition=condition)
 
 
 if __name__ == "__main__":

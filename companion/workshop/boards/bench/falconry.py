@@ -12,6 +12,7 @@ import json
 import random
 import sys
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from companion.games.core import State
@@ -69,7 +70,7 @@ def judged_cells(scene: Mapping[str, Any]) -> set[str]:
     return out
 
 
-def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1) -> dict[str, Any]:
     """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame
     (the shared loop, :func:`companion.workshop.boards.bench.evaluation.evaluate_reader`).
 
@@ -87,11 +88,12 @@ def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None) -> dict[st
         reader,
         states,
         lambda sa: sa[1].scene_from_state(sa[0]),
-        render,
+        partial(render, rendition=rendition),
         scenes,
         seed,
         paint_from_state=lambda sa: sa[1].paint_scene(sa[0]),
         judged=judged_cells,
+        condition=condition,
     )
     return {"seed": seed, **result}
 

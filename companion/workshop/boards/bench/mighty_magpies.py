@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from functools import partial
 from typing import Any
 
 from companion.games.mighty_magpies import simulation_policy
@@ -19,7 +20,7 @@ from companion.referee.boardmaps import BOARDS_DIR
 from companion.referee.mighty_magpies import GAME, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers.mighty_magpies import MagpiesReader
-from companion.workshop.boards.bench.evaluation import evaluate_reader
+from companion.workshop.boards.bench.evaluation import evaluate_reader, teach_from_photo
 from companion.workshop.boards.scenes.mighty_magpies import render
 
 
@@ -38,11 +39,16 @@ def sample_states(n: int, seed: int) -> list[MagpiesState]:
     return out[:n]
 
 
-def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
+             taught: bool = False) -> dict[str, Any]:
     """As :func:`companion.workshop.boards.bench.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or MagpiesReader(board)
-    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
+    if taught:  # first taught the box's look from one photo of a four-player set-up
+        setup = MightyMagpies(players=["P1", "P2", "P3", "P4"]).new_initial_state()
+        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed)
+    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
+                          condition=condition)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from functools import partial
 from typing import Any
 
 from companion.games.playout import playout
@@ -19,7 +20,7 @@ from companion.referee.boardmaps import BOARDS_DIR
 from companion.referee.verzauberte_eulen import GAME, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers.verzauberte_eulen import EulenReader
-from companion.workshop.boards.bench.evaluation import evaluate_reader
+from companion.workshop.boards.bench.evaluation import evaluate_reader, teach_from_photo
 from companion.workshop.boards.scenes.verzauberte_eulen import render
 
 
@@ -40,7 +41,8 @@ def sample_states(n: int, seed: int) -> list[EulenState]:
     return out[:n]
 
 
-def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
+def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
+             taught: bool = False) -> dict[str, Any]:
     """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
 
     ``per_space_error``: share of spaces (65 per board) not read exactly -- a wrong reading *or* an
@@ -50,7 +52,11 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None) -> dict[str, Any]:
     """
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or EulenReader(board)
-    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, render, scenes, seed)
+    if taught:  # first taught the box's look from one photo of a four-player set-up
+        setup = VerzauberteEulen(players=["P1", "P2", "P3", "P4"]).new_initial_state()
+        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed)
+    return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
+                          condition=condition)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import cv2
 import numpy as np
 
 from companion.vision.boardmap import BoardMap
+from companion.vision.readers.eagle_kingdoms import stand_spots
+from companion.workshop.boards.scenes import art
 from companion.workshop.boards.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
 from companion.workshop.boards.synth_table import Scene, random_scene
 
@@ -33,6 +35,11 @@ SHIELD_RIM_MM = 4.0  # a place's middle may lie this far beyond the shield's out
 SHIELD_JITTER_MM = 0.3  # characters on the shield stand neatly on their places, turned a little
 SHIELD_MAX_YAW_DEG = 3.0
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.1}
+# the second rendition: navy felt printed in gold (outlines and the dice pictures), an eagle printed in
+# browns, black, grey and gold with feathers, each piece showing its dice picture beside the stand
+FELT2_BGR = (92, 44, 24)
+TEMPLATE_LINE2_BGR = (60, 150, 190)
+PIECE2_BGR = ((35, 50, 80), (32, 33, 40), (55, 85, 125), (45, 110, 160), (30, 150, 200), (78, 80, 84))
 
 
 @dataclass(frozen=True)
@@ -80,40 +87,46 @@ def shield_slots(board: BoardMap, region_id: str = "shield") -> list[tuple[float
 
 
 _SLOTS: dict[tuple[str, str], list[tuple[float, float]]] = {}
-_SPOTS: dict[str, dict[str, tuple[float, float]]] = {}
+_SPOTS: dict[Any, dict[str, tuple[float, float]]] = {}
 
 
-def stand_spots(board: BoardMap) -> dict[str, tuple[float, float]]:
-    """Where a piece's character stands: the point of the piece farthest from its edge (the middle of
-    its widest part), so the stands of neighbouring pieces keep apart; the nearest to the piece's
-    centroid among points within 0.5 mm of that farthest distance."""
-    key = board.digest()
+def dice_spots(board: BoardMap) -> dict[str, tuple[float, float]]:
+    """Where a piece's dice picture is printed (second rendition): the point of the piece at least 5 mm
+    inside its outline that lies farthest from the stand's spot, if it is 15 mm or more away."""
+    key = ("dice", board.digest())
     if key in _SPOTS:
         return _SPOTS[key]
-    s = 4.0
-    spots = {}
+    stands, s, out = stand_spots(board), 2.0, {}
     for r in board.regions:
-        x0, y0, x1, y1 = r.bounds_mm()
-        if r.polygon_mm is None:
-            spots[r.id] = r.center_mm
+        if r.polygon_mm is None or r.kind == "shield":
             continue
+        x0, y0, x1, y1 = r.bounds_mm()
         m = np.zeros((int((y1 - y0) * s) + 3, int((x1 - x0) * s) + 3), np.uint8)
-        pts = np.round((np.asarray(r.polygon_mm) - (x0, y0)) * s * 16).astype(np.int32)
-        cv2.fillPoly(m, [pts], 255, shift=4)
-        d = cv2.distanceTransform(m, cv2.DIST_L2, 5)
-        yy, xx = np.nonzero(d >= d.max() - 0.5 * s)
-        cx, cy = r.center_mm
-        k = int(np.argmin(np.hypot(xx / s + x0 - cx, yy / s + y0 - cy)))
-        spots[r.id] = (float(xx[k] / s + x0), float(yy[k] / s + y0))
-    _SPOTS[key] = spots
-    return spots
+        cv2.fillPoly(m, [np.round((np.asarray(r.polygon_mm) - (x0, y0)) * s * 16).astype(np.int32)], 255, shift=4)
+        yy, xx = np.nonzero(cv2.distanceTransform(m, cv2.DIST_L2, 5) >= 5.0 * s)
+        if not len(xx):
+            continue
+        px, py = xx / s + x0, yy / s + y0
+        d = np.hypot(px - stands[r.id][0], py - stands[r.id][1])
+        k = int(np.argmax(d))
+        if d[k] >= 15.0:
+            out[r.id] = (float(px[k]), float(py[k]))
+    _SPOTS[key] = out
+    return out
+
+
+def piece_colour2(index: int) -> tuple[int, int, int]:
+    return PIECE2_BGR[(index * 5 + index // 3) % len(PIECE2_BGR)]
 
 
 def painter(
-    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, style: StandStyle | None = None
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, style: StandStyle | None = None,
+    rendition: int = 1,
 ) -> tuple[Callable[[np.ndarray, Callable[[np.ndarray], np.ndarray]], None], Truth]:
-    """(paint callback, ground truth) for ``scene`` on the Eagle Kingdoms board map."""
-    style = style or StandStyle.random(rng)
+    """(paint callback, ground truth) for ``scene`` on the Eagle Kingdoms board map, drawn in
+    ``rendition`` 1 (flat colours) or 2 (printed art: :mod:`companion.workshop.boards.scenes.art`)."""
+    art.check_rendition(rendition)
+    style = style or (StandStyle.random(rng) if rendition == 1 else StandStyle.random2(rng))
     felt_shade = rng.uniform(0.85, 1.15)
     placements: list[tuple[str, tuple[float, float], Any, float]] = []
     centres: dict[str, list[tuple[float, float]]] = {}
@@ -141,6 +154,54 @@ def painter(
             centres.setdefault(region.id, []).append((x + jx, y + jy))
 
     def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        if rendition == 2:
+            paint2(tex, to_px)
+        else:
+            paint1(tex, to_px)
+        for _rid, centre, label, yaw in placements:
+            draw_stand(tex, to_px, centre, label, style, yaw)
+
+    if rendition == 2:
+        rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
+    art_seed = art.BOX_SEED  # one box: its print is the same in every scene
+
+    def paint2(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        r2 = np.random.default_rng(art_seed)
+        s = art.px_per_mm(to_px)
+        mask = art.board_mask(tex.shape, board, to_px)
+        art.blend(tex, art.felt(tex.shape[:2], r2, s, np.array(FELT2_BGR) * felt_shade), mask)
+        dice = dice_spots(board)
+        line = max(1, round(0.8 * s))
+        for k, region in enumerate(board.regions):
+            poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
+            present = any(isinstance(p, dict) and p.get("piece") for p in scene.get(region.id, []))
+            if present:
+                piece = np.zeros(tex.shape[:2], np.uint8)
+                cv2.fillPoly(piece, [poly], 255, cv2.LINE_AA, shift=4)
+                x, y, bw, bh = cv2.boundingRect(np.round(poly / 16).astype(np.int32))
+                x, y = max(x - 2, 0), max(y - 2, 0)
+                sub = (slice(y, y + bh + 4), slice(x, x + bw + 4))
+                hh, ww = piece[sub].shape
+                base = np.array(piece_colour2(k), np.float32)
+                yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32)
+                a = r2.uniform(0, np.pi)
+                stripes = 1.0 + 0.18 * np.sin((xx * np.cos(a) + yy * np.sin(a)) / max(s, 1e-3) * 2 * np.pi / 4.0)
+                layer = base * (stripes * (1 + 0.1 * art.noise((hh, ww), r2, 12 * s, 2)))[..., None]
+                roi = tex[sub]
+                art.blend(roi, layer, piece[sub])
+                cv2.polylines(tex, [poly], True, (20, 22, 28), max(1, round(0.7 * s)), cv2.LINE_AA, shift=4)
+                where = dice.get(region.id)
+            else:
+                cv2.polylines(tex, [poly], True, TEMPLATE_LINE2_BGR, line, cv2.LINE_AA, shift=4)
+                where = region.center_mm if region.kind != "shield" else None
+            if where is not None:  # the dice picture: on the piece beside the stand, or printed on the felt
+                values = (k % 6 + 1, (k * 5 + 2) % 6 + 1)
+                for j, v in enumerate(values):
+                    art.die_face(tex, to_px, (where[0] + (j - 0.5) * 7.6, where[1]), 7.0, v, 0.0,
+                                 body=(225, 230, 232) if present else TEMPLATE_LINE2_BGR,
+                                 pip=(25, 25, 25) if present else FELT2_BGR)
+
+    def paint1(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
         w, h = board.size_mm
         quad = to_px(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
         felt = tuple(int(min(255, c * felt_shade)) for c in FELT_BGR)
@@ -154,8 +215,6 @@ def painter(
                 cv2.polylines(tex, [poly], True, (20, 40, 70), max(1, round(0.6 * s)), cv2.LINE_AA, shift=4)
             else:
                 cv2.polylines(tex, [poly], True, TEMPLATE_LINE_BGR, max(1, round(0.5 * s)), cv2.LINE_AA, shift=4)
-        for _rid, centre, label, yaw in placements:
-            draw_stand(tex, to_px, centre, label, style, yaw)
 
     return paint, Truth({k: list(v) for k, v in scene.items() if v}, centres, style)
 
@@ -170,10 +229,11 @@ def render(
     gain: float | None = None,
     homography: np.ndarray | None = None,
     style: StandStyle | None = None,
+    rendition: int = 1,
 ) -> tuple[Scene, Truth]:
-    """A camera frame of ``scene``: random camera (board fills 75-95 % of the frame height), light,
-    noise and blur as :func:`companion.workshop.boards.synth_table.random_scene`."""
-    paint, truth = painter(board, scene, rng, style)
+    """A camera frame of ``scene`` in ``rendition`` 1 or 2: random camera (board fills 75-95 % of the
+    frame height), light, noise and blur as :func:`companion.workshop.boards.synth_table.random_scene`."""
+    paint, truth = painter(board, scene, rng, style, rendition)
     frame = random_scene(
         board,
         rng,
@@ -182,6 +242,7 @@ def render(
         gain=gain,
         paint=paint,
         homography=homography,
+        rendition=rendition,
         **CAMERA,
     )
     return frame, truth

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.workshop.boards.scenes.art import check_rendition
 from companion.workshop.boards.scenes.stands import MAX_YAW_DEG, StandStyle, draw_stand
-from companion.workshop.boards.synth_table import _table
+from companion.workshop.boards.synth_table import _table, linen_table
 
 PITCH_MM = (25.0, 30.0)  # column and row pitch of a tidy kingdom
 MAX_PER_ROW = 12
@@ -27,9 +28,12 @@ class KingdomTruth:
 
 
 def render_kingdom(
-    labels: Sequence[int | str], rng: np.random.Generator, size: tuple[int, int] = (1280, 720), style: StandStyle | None = None
+    labels: Sequence[int | str], rng: np.random.Generator, size: tuple[int, int] = (1280, 720), style: StandStyle | None = None,
+    rendition: int = 1,
 ) -> tuple[np.ndarray, KingdomTruth]:
-    style = style or StandStyle.random(rng)
+    """The frame and its truth; ``rendition`` 2 draws the second rendition's characters on a linen cloth."""
+    check_rendition(rendition)
+    style = style or (StandStyle.random(rng) if rendition == 1 else StandStyle.random2(rng))
     W, H = size
     n = len(labels)
     per_row = min(MAX_PER_ROW, max(1, int(np.ceil(n / max(1, int(np.ceil(n / MAX_PER_ROW)))))))
@@ -59,7 +63,7 @@ def render_kingdom(
     room = np.array([W, H]) / 2 - np.abs(dst).max(axis=0) - 5
     dst += np.array([W / 2, H / 2]) + rng.uniform(-1, 1, 2) * np.maximum(room, 0)
     P = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
-    image = _table(rng, W, H)
+    image = _table(rng, W, H) if rendition == 1 else linen_table(rng, W, H)
     warped = cv2.warpPerspective(tex, P, (W, H), flags=cv2.INTER_AREA)
     # only the stands (card and base) are pasted on the table
     stand_mask = cv2.warpPerspective((~np.all(tex == 0, axis=2)).astype(np.uint8) * 255, P, (W, H), flags=cv2.INTER_LINEAR)

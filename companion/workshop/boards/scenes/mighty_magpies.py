@@ -23,11 +23,21 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.mighty_magpies import CONFIG_NAME, MAGPIE_COLOURS, TILE_KINDS, nest_spots
+from companion.workshop.boards.scenes import art
 from companion.workshop.boards.scenes.verzauberte_eulen import Paint, shape
 from companion.workshop.boards.synth_table import Scene, _table, random_scene
 
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.12}  # the board framed by the user
 WOOD_BGR = (120, 175, 215)  # a tile's bare wood, seen through a ring's hole
+# The second rendition: a meadow with trees printed on the board, the routes as coloured trails, the
+# nests as woven twigs; magpies as painted birds on a base of their player's colour; stickers drawn
+# otherwise (a berry with its leaf, rings on white) on tiles whose wood shows at the rim.
+MAGPIE2_BGR = {"red": (45, 45, 185), "blue": (170, 100, 45), "green": (70, 150, 60), "yellow": (45, 195, 230)}
+BERRY2_BGR = (75, 30, 150)
+RING2_BGR = {"silver": (175, 170, 165), "gold": (45, 170, 220)}
+MEADOW2_BGR = ((80, 150, 120), (60, 135, 110), (95, 165, 150), (70, 120, 100))
+ROUTE2_BGR = {"red": (60, 60, 200), "blue": (180, 110, 50), "green": (60, 160, 70), "yellow": (50, 200, 230)}
+NESTS2_BGR = (55, 95, 130)
 
 
 @dataclass(frozen=True)
@@ -74,10 +84,75 @@ def draw_tile(tex, to_px, centre_mm, kind: str, angle: float, cfg: Mapping[str, 
         raise ValueError(f"unknown tile {kind!r}")
 
 
+def draw_magpie2(tex, to_px, centre_mm, colour: str, angle: float, cfg: Mapping[str, Any]) -> None:
+    m = cfg["magpie"]
+    c = np.asarray(centre_mm, np.float64)
+    art.fill_poly(tex, to_px, art.circle(c, float(m["radius_mm"]) + 0.5), (30, 30, 35))
+    art.fill_poly(tex, to_px, art.circle(c, float(m["radius_mm"])), MAGPIE2_BGR[colour])
+    u = np.array([np.cos(angle), np.sin(angle)])
+    art.fill_poly(tex, to_px, c + _ellipse(6.8, 3.8, angle), (25, 25, 28))
+    art.fill_poly(tex, to_px, c - 1.0 * u + _ellipse(3.5, 2.0, angle), (240, 240, 240))
+    art.fill_poly(tex, to_px, c + 8.0 * u + _ellipse(2.2, 0.8, angle), (25, 25, 28))  # the tail
+    art.fill_poly(tex, to_px, c - 6.3 * u + art.circle((0, 0), 1.7, 12), (25, 25, 28))
+
+
+def draw_tile2(tex, to_px, centre_mm, kind: str, angle: float, cfg: Mapping[str, Any]) -> None:
+    t = cfg["tile"]
+    c = np.asarray(centre_mm, np.float64)
+    r, hole = float(t["radius_mm"]), float(t["hole_mm"])
+    art.fill_poly(tex, to_px, art.circle(c, r), WOOD_BGR)
+    if kind == "berry":
+        art.fill_poly(tex, to_px, art.circle(c, r - 0.8), (230, 235, 238))
+        art.fill_poly(tex, to_px, art.circle(c, r - 1.5), BERRY2_BGR)
+        u = np.array([np.cos(angle), np.sin(angle)])
+        art.fill_poly(tex, to_px, c + 4.0 * u + _ellipse(2.2, 1.0, angle), (50, 140, 60))  # the leaf
+        art.fill_poly(tex, to_px, c - 2.0 * u + art.circle((0, 0), 0.8, 10), (210, 200, 230))
+    elif kind in RING2_BGR:
+        art.fill_poly(tex, to_px, art.circle(c, r - 0.8), (230, 235, 238))
+        art.fill_poly(tex, to_px, art.circle(c, r - 1.6), RING2_BGR[kind])
+        art.fill_poly(tex, to_px, art.circle(c, hole), (230, 235, 238))
+    else:
+        raise ValueError(f"unknown tile {kind!r}")
+
+
+def paint_board2(tex: np.ndarray, to_px, board: BoardMap, rng: np.random.Generator) -> None:
+    """The second rendition's printed board: a meadow, coloured trails between woven nests."""
+    from companion.referee.mighty_magpies_map import mighty_magpies_map
+
+    s = art.px_per_mm(to_px)
+    mask = art.board_mask(tex.shape, board, to_px)
+    keep = art.marker_zones(tex.shape, board, to_px)
+    meadow = art.illustration(tex.shape[:2], rng, s, MEADOW2_BGR, strokes=700, stroke_mm=(2.0, 8.0))
+    art.blend(tex, meadow, cv2.bitwise_and(mask, cv2.bitwise_not(keep)))
+    centres = {r.id: np.asarray(r.center_mm, np.float64) for r in board.regions}
+    routes = mighty_magpies_map()["routes"]
+    pairs = [tuple(sorted(r["ends"])) for r in routes]
+    for k, route in enumerate(routes):
+        a, b = pairs[k]
+        pa, pb = centres[a], centres[b]
+        n = np.array([-(pb - pa)[1], (pb - pa)[0]]) / max(float(np.linalg.norm(pb - pa)), 1e-6)
+        same = [j for j, p in enumerate(pairs) if p == pairs[k]]
+        off = n * 8.0 * (same.index(k) - (len(same) - 1) / 2)  # parallel routes between one pair of nests
+        q = to_px(np.array([pa + off, pb + off]))
+        cv2.line(tex, tuple(np.round(q[0] * 16).astype(int)), tuple(np.round(q[1] * 16).astype(int)),
+                 ROUTE2_BGR.get(route["colour"], (90, 90, 90)), max(1, round(6 * s)), cv2.LINE_AA, shift=4)
+    for r in board.regions:
+        c = centres[r.id]
+        art.fill_poly(tex, to_px, art.circle(c, float(r.radius_mm or 38) - 2), NESTS2_BGR)
+        art.fill_poly(tex, to_px, art.circle(c, 20.0), np.asarray(NESTS2_BGR) * 1.5)
+        for _ in range(60):
+            a = rng.uniform(0, 2 * np.pi)
+            p = c + rng.uniform(21, float(r.radius_mm or 38) - 3) * np.array([np.cos(a), np.sin(a)])
+            art.fill_poly(tex, to_px, p + _ellipse(rng.uniform(2, 4), 0.5, rng.uniform(0, np.pi), 10), np.asarray(NESTS2_BGR) * 0.65)
+
+
 def painter(
-    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, config: Mapping[str, Any] | None = None
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, config: Mapping[str, Any] | None = None,
+    rendition: int = 1,
 ) -> tuple[Paint, Truth]:
-    """(paint callback, ground truth) for ``scene`` on the Mighty Magpies board map."""
+    """(paint callback, ground truth) for ``scene`` on the Mighty Magpies board map, in ``rendition``
+    1 (flat) or 2 (printed art, other pieces)."""
+    art.check_rendition(rendition)
     cfg = load_config(CONFIG_NAME, config)
     free: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for sp in nest_spots(board, cfg["spots"]):
@@ -111,7 +186,16 @@ def painter(
     for pieces in truth.values():
         pieces.sort(key=lambda p: sorted(p.items()))
 
+    if rendition == 2:
+        rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
+    art_seed = art.BOX_SEED  # one box: its print is the same in every scene
+
     def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        if rendition == 2:
+            paint_board2(tex, to_px, board, np.random.default_rng(art_seed))
+            for kind, what, at, angle in items:
+                (draw_magpie2 if kind == "magpie" else draw_tile2)(tex, to_px, at, what, angle, cfg)
+            return
         for kind, what, at, angle in items:
             (draw_magpie if kind == "magpie" else draw_tile)(tex, to_px, at, what, angle, cfg)
 
@@ -127,10 +211,12 @@ def render(
     hand_at_mm: tuple[float, float] | None = None,
     gain: float | None = None,
     config: Mapping[str, Any] | None = None,
+    rendition: int = 1,
     **camera_kw: Any,
 ) -> tuple[Scene, Truth]:
-    """A camera frame of ``scene`` (random camera, light, noise, blur, as ``synth_table.random_scene``)."""
-    paint, truth = painter(board, scene, rng, config)
+    """A camera frame of ``scene`` in ``rendition`` 1 or 2 (random camera, light, noise, blur, as
+    ``synth_table.random_scene``)."""
+    paint, truth = painter(board, scene, rng, config, rendition)
     frame = random_scene(
         board,
         rng,
@@ -138,6 +224,7 @@ def render(
         hand_at_mm=hand_at_mm,
         gain=gain,
         paint=paint,
+        rendition=rendition,
         **CAMERA, **camera_kw,
     )
     return frame, truth

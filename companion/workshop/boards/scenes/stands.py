@@ -42,6 +42,23 @@ class StandStyle:
     paper: tuple[int, int, int] = (215, 232, 242)
     frame: tuple[int, int, int] = (40, 40, 150)
     figure: tuple[int, int, int] = (60, 90, 170)
+    rendition: int = 1  # 2: white card, rounded frame, a shield below the value, a two-pointed cap
+
+    @classmethod
+    def random2(cls, rng: np.random.Generator) -> StandStyle:
+        """The second rendition's characters: white card, a deep frame, coloured ink, another typeface."""
+        paper = tuple(int(v) for v in (rng.uniform(232, 248), rng.uniform(236, 250), rng.uniform(238, 252)))
+        ink = ((110, 40, 20), (30, 30, 120), (20, 20, 20), (40, 70, 20))[int(rng.integers(4))]
+        return cls(
+            font=int((cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX)[rng.integers(3)]),
+            weight=float(rng.uniform(1.0, 1.5)),
+            italic=False,
+            ink=ink,
+            paper=paper,  # type: ignore[arg-type]
+            frame=((20, 20, 110), (90, 30, 20), (20, 80, 30), (80, 20, 80))[int(rng.integers(4))],
+            figure=(30, 140, 190),
+            rendition=2,
+        )
 
     @classmethod
     def random(cls, rng: np.random.Generator) -> StandStyle:
@@ -66,13 +83,22 @@ def card_image(label: int | str, style: StandStyle, px_per_mm: float) -> np.ndar
     img = np.empty((h, w, 3), np.uint8)
     img[:] = style.frame
     b = max(1, round(1.2 * s))
-    img[b : h - b, b : w - b] = style.paper
-    # the little figure in the lower part (a robe and a head)
-    fig = np.array([[9, 16.2], [6.2, 18.8], [11.8, 18.8]]) * s
-    cv2.fillPoly(img, [np.round(fig * 16).astype(np.int32)], style.figure, cv2.LINE_AA, shift=4)
-    cv2.circle(img, (round(9 * s * 16), round(15.9 * s * 16)), round(1.1 * s * 16), style.figure, -1, cv2.LINE_AA, shift=4)
+    if style.rendition == 2:  # rounded inner corners, a small shield below the value
+        r = max(1, round(1.6 * s))
+        cv2.rectangle(img, (b + r, b), (w - b - 1 - r, h - b - 1), style.paper, -1)
+        cv2.rectangle(img, (b, b + r), (w - b - 1, h - b - 1 - r), style.paper, -1)
+        for cx, cy in ((b + r, b + r), (w - b - 1 - r, b + r), (b + r, h - b - 1 - r), (w - b - 1 - r, h - b - 1 - r)):
+            cv2.circle(img, (cx, cy), r, style.paper, -1, cv2.LINE_AA)
+        shield = np.array([[6.6, 14.6], [11.4, 14.6], [11.4, 16.8], [9, 19.0], [6.6, 16.8]]) * s
+        cv2.fillPoly(img, [np.round(shield * 16).astype(np.int32)], style.figure, cv2.LINE_AA, shift=4)
+    else:
+        img[b : h - b, b : w - b] = style.paper
+        # the little figure in the lower part (a robe and a head)
+        fig = np.array([[9, 16.2], [6.2, 18.8], [11.8, 18.8]]) * s
+        cv2.fillPoly(img, [np.round(fig * 16).astype(np.int32)], style.figure, cv2.LINE_AA, shift=4)
+        cv2.circle(img, (round(9 * s * 16), round(15.9 * s * 16)), round(1.1 * s * 16), style.figure, -1, cv2.LINE_AA, shift=4)
     if label == "jester":
-        _jester_cap(img, s, style)
+        (_jester_cap2 if style.rendition == 2 else _jester_cap)(img, s, style)
     else:
         _number(img, str(label), s, style)
     return img
@@ -103,6 +129,14 @@ def _jester_cap(img: np.ndarray, s: float, style: StandStyle) -> None:
     for x, y in ((3.6, 4.2), (9.0, 3.4), (14.4, 4.2)):  # bells, clear of the frame
         cv2.circle(img, (round(x * s * 16), round(y * s * 16)), round(1.0 * s * 16), style.frame, -1, cv2.LINE_AA, shift=4)
     cv2.rectangle(img, (round(4 * s), round(base_y * s)), (round(14 * s), round((base_y + 1.5) * s)), style.ink, -1)
+
+
+def _jester_cap2(img: np.ndarray, s: float, style: StandStyle) -> None:
+    """The second rendition's Jester: a two-pointed cap with bells, drawn in the ink colour."""
+    pts = np.array([[5.0, 11.5], [3.4, 3.6], [9.0, 8.4], [14.6, 3.6], [13.0, 11.5]]) * s
+    cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], style.ink, cv2.LINE_AA, shift=4)
+    for x, y in ((3.8, 3.8), (14.2, 3.8)):
+        cv2.circle(img, (round(x * s * 16), round(y * s * 16)), round(1.1 * s * 16), style.figure, -1, cv2.LINE_AA, shift=4)
 
 
 def draw_stand(

@@ -26,6 +26,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers.discs import load_config
 from companion.vision.readers.verzauberte_eulen import CONFIG_NAME, owl_spots
+from companion.workshop.boards.scenes import art
 from companion.workshop.boards.synth_table import Scene, random_scene
 
 NOTCHES = {"red": 1, "blue": 2, "green": 3, "yellow": 4, "black": 0}
@@ -33,6 +34,16 @@ HEAD_SHAPE = {"red": "circle", "blue": "square", "green": "star", "yellow": "hex
 CAMERA = {"fill": (0.75, 0.95), "max_rotation_deg": 25.0, "perspective": 0.12}  # the board framed by the user (as Eagle Kingdoms)
 
 Paint = Callable[[np.ndarray, Callable[[np.ndarray], np.ndarray]], None]
+
+# The second rendition: a forest printed on the board, the path spaces as stepping stones, the nests as
+# woven nests, the cave as a ruin; wooden owls painted in other shades, their wood showing at the rim,
+# dots instead of notches, eyes on the heads.
+PALETTE2_BGR = {"red": (40, 60, 205), "blue": (150, 75, 35), "green": (55, 135, 70), "yellow": (35, 175, 225), "black": (38, 36, 40)}
+FOREST2_BGR = ((40, 80, 45), (55, 110, 70), (35, 70, 90), (70, 120, 100), (45, 95, 60))
+STONE2_BGR = (150, 175, 185)
+NEST2_BGR = (60, 100, 140)
+RUIN2_BGR = (130, 135, 140)
+WOOD2_BGR = (110, 160, 205)
 
 
 @dataclass(frozen=True)
@@ -91,10 +102,72 @@ def draw_owl(
     _fill(tex, to_px, c + shape(kind, size, angle), palette[head])
 
 
+def draw_owl2(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray], centre_mm: tuple[float, float],
+              head: str, body: str, angle: float, cfg: Mapping[str, Any]) -> None:
+    """One owl of the second rendition seen from above: painted wood, dots for the body's colour, eyes."""
+    owl = cfg["owl"]
+    c = np.asarray(centre_mm, np.float64)
+    r_body, r_head = float(owl["radius_mm"]), float(owl["head_radius_mm"])
+    art.fill_poly(tex, to_px, art.circle(c, r_body), WOOD2_BGR)
+    art.fill_poly(tex, to_px, art.circle(c, r_body - 1.3), PALETTE2_BGR[body])
+    for k in range(NOTCHES[body]):
+        a = angle + 2 * np.pi * k / max(NOTCHES[body], 1) + 0.4
+        art.fill_poly(tex, to_px, art.circle(c + 9.6 * np.array([np.cos(a), np.sin(a)]), 0.8, 12), (235, 238, 240))
+    art.fill_poly(tex, to_px, art.circle(c, r_head + 0.6), (30, 30, 30))
+    art.fill_poly(tex, to_px, art.circle(c, r_head), PALETTE2_BGR[head])
+    u = np.array([np.cos(angle), np.sin(angle)])
+    v = np.array([-u[1], u[0]])
+    for side in (-1, 1):
+        eye = c + 2.6 * v * side + 1.2 * u
+        art.fill_poly(tex, to_px, art.circle(eye, 1.25, 14), (240, 240, 240))
+        art.fill_poly(tex, to_px, art.circle(eye, 0.6, 10), (20, 20, 20))
+    art.fill_poly(tex, to_px, np.array([c - 0.7 * v - 0.4 * u, c + 0.7 * v - 0.4 * u, c - 1.8 * u]), (30, 120, 200))
+
+
+def paint_board2(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray], board: BoardMap, rng: np.random.Generator) -> None:
+    """The second rendition's printed board: forest, stone paths, nests and the ruin."""
+    s = art.px_per_mm(to_px)
+    mask = art.board_mask(tex.shape, board, to_px)
+    keep = art.marker_zones(tex.shape, board, to_px)
+    forest = art.illustration(tex.shape[:2], rng, s, FOREST2_BGR, strokes=900)
+    art.blend(tex, forest, cv2.bitwise_and(mask, cv2.bitwise_not(keep)))
+    centres = {r.id: np.asarray(r.center_mm, np.float64) for r in board.regions}
+    for a, b in board.edges:  # the trail between spaces
+        pa, pb = to_px(np.array([centres[a], centres[b]]))
+        cv2.line(tex, tuple(np.round(pa * 16).astype(int)), tuple(np.round(pb * 16).astype(int)), (95, 130, 150),
+                 max(1, round(14 * s)), cv2.LINE_AA, shift=4)
+    for r in board.regions:
+        c = centres[r.id]
+        shade = np.asarray(STONE2_BGR) * rng.uniform(0.9, 1.08)
+        if r.kind == "nest":
+            art.fill_poly(tex, to_px, art.circle(c, 30.0), NEST2_BGR)
+            art.fill_poly(tex, to_px, art.circle(c, 25.0), np.asarray(NEST2_BGR) * 1.35)
+            for _k in range(40):
+                a = rng.uniform(0, 2 * np.pi)
+                p = c + rng.uniform(25, 30) * np.array([np.cos(a), np.sin(a)])
+                art.fill_poly(tex, to_px, art.circle(p, 1.2, 8), np.asarray(NEST2_BGR) * 0.7)
+        elif r.kind == "cave":
+            art.fill_poly(tex, to_px, np.asarray(r.polygon_mm, np.float64), RUIN2_BGR)
+            for _k in range(25):
+                p = c + rng.uniform(-70, 70, 2)
+                if r.contains(*p):
+                    art.fill_poly(tex, to_px, art.circle(p, rng.uniform(2, 5), 10), np.asarray(RUIN2_BGR) * rng.uniform(0.8, 1.1))
+        elif r.polygon_mm is not None:
+            x0, y0, x1, y1 = r.bounds_mm()
+            rad = min(x1 - x0, y1 - y0) / 2
+            pts = np.asarray(r.polygon_mm, np.float64)
+            art.fill_poly(tex, to_px, c + (pts - c) * 0.96, np.asarray(shade) * 0.8)
+            art.fill_poly(tex, to_px, c + (pts - c) * 0.9, shade)
+            art.fill_poly(tex, to_px, art.circle(c + rng.uniform(-rad / 2, rad / 2, 2), 2.0, 10), np.asarray(shade) * 0.85)
+
+
 def painter(
-    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, config: Mapping[str, Any] | None = None
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator, config: Mapping[str, Any] | None = None,
+    rendition: int = 1,
 ) -> tuple[Paint, Truth]:
-    """(paint callback, ground truth) for ``scene`` on the Verzauberte Eulen board map."""
+    """(paint callback, ground truth) for ``scene`` on the Verzauberte Eulen board map, drawn in
+    ``rendition`` 1 (flat) or 2 (printed art, painted wooden owls)."""
+    art.check_rendition(rendition)
     cfg = load_config(CONFIG_NAME, config)
     spots: dict[str, list[tuple[float, float]]] = {}
     for sp in owl_spots(board, cfg["spots"]):
@@ -123,9 +196,15 @@ def painter(
     for pieces in truth.values():
         pieces.sort(key=lambda p: (p["owl"]["body"], p["owl"]["head"]))
 
+    if rendition == 2:
+        rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
+    art_seed = art.BOX_SEED  # one box: its print is the same in every scene
+
     def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        if rendition == 2:
+            paint_board2(tex, to_px, board, np.random.default_rng(art_seed))
         for at, head, body, angle in owls:
-            draw_owl(tex, to_px, at, head, body, angle, cfg)
+            (draw_owl2 if rendition == 2 else draw_owl)(tex, to_px, at, head, body, angle, cfg)
 
     return paint, Truth(truth, centres)
 
@@ -139,10 +218,12 @@ def render(
     hand_at_mm: tuple[float, float] | None = None,
     gain: float | None = None,
     config: Mapping[str, Any] | None = None,
+    rendition: int = 1,
     **camera_kw: Any,
 ) -> tuple[Scene, Truth]:
-    """A camera frame of ``scene`` (random camera, light, noise, blur, as ``synth_table.random_scene``)."""
-    paint, truth = painter(board, scene, rng, config)
+    """A camera frame of ``scene`` in ``rendition`` 1 or 2 (random camera, light, noise, blur, as
+    ``synth_table.random_scene``)."""
+    paint, truth = painter(board, scene, rng, config, rendition)
     frame = random_scene(
         board,
         rng,
@@ -150,6 +231,7 @@ def render(
         hand_at_mm=hand_at_mm,
         gain=gain,
         paint=paint,
+        rendition=rendition,
         **CAMERA, **camera_kw,
     )
     return frame, truth

@@ -1,0 +1,221 @@
+"""Light the board carries its own reference for: white balance, exposure and shadows.
+
+Every board is seen through its printed markers, whose black cells and white quiet zone are the
+same paper and ink on every table. Sampled through the pose, they give the camera's black and white
+per channel, so a frame is *normalised*: each channel mapped by a gain and an offset so that the
+markers' black reads ``BLACK_LEVEL`` and their white ``WHITE_LEVEL`` whatever the lamp, the white
+balance or the exposure (:func:`measure` -> :class:`Photometry`). OpenCV's own white balance
+(``cv2.xphoto``) is not in opencv-python-headless, and a gain/offset fitted to known black and white
+is what it would estimate from a grey card anyway.
+
+Shadows fall between the markers, so readers also fit a smooth *light field* to references of their
+own board that they know (bare felt, bare board, paper): :class:`LightField` is a Gaussian-weighted
+local mean of the light (observed / expected) in log space, robust to the few references a piece or
+a hand covers, and it tells a shadow (all channels darker alike) from something foreign (another
+colour) by :func:`chroma_distance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap
+from companion.vision.markers import QUIET_MM
+
+WHITE_LEVEL = 235.0  # what the markers' white paper reads in a normalised frame
+BLACK_LEVEL = 0.0  # and their black ink (0: a shadow then scales every channel alike, chromaticity stays)
+MARKER_CELLS = 6  # a 4x4 ArUco marker with its one-cell black border
+MIN_CONTRAST = 25.0  # white minus black (each channel, 8-bit) below this: the marker is not a reference
+
+
+@dataclass(frozen=True)
+class Photometry:
+    """The markers' black and white in one frame, per channel (BGR), and where they were measured."""
+
+    black: np.ndarray  # (3,)
+    white: np.ndarray  # (3,)
+    marker_ids: tuple[int, ...] = ()
+    marker_white: np.ndarray | None = None  # (M, 3) each marker's white
+    marker_xy_mm: np.ndarray | None = None  # (M, 2) their centres
+
+    @property
+    def gain(self) -> np.ndarray:
+        return (WHITE_LEVEL - BLACK_LEVEL) / np.maximum(self.white - self.black, 1.0)
+
+    @property
+    def offset(self) -> np.ndarray:
+        return BLACK_LEVEL - self.black * self.gain
+
+    @property
+    def cast(self) -> np.ndarray:
+        """The light's colour: the white's channels over their mean (1, 1, 1 for neutral light)."""
+        w = np.maximum(self.white - self.black, 1.0)
+        return w / w.mean()
+
+    def apply(self, bgr: np.ndarray) -> np.ndarray:
+        """Normalised samples (float32, any shape (..., 3))."""
+        return (np.asarray(bgr, np.float32) * self.gain.astype(np.float32) + self.offset.astype(np.float32)).astype(np.float32)
+
+    def lut(self) -> np.ndarray:
+        """A (1, 256, 3) uint8 table for ``cv2.LUT``: the normalisation of a whole image in one pass."""
+        x = np.arange(256, dtype=np.float64)[:, None]
+        return np.clip(x * self.gain[None, :] + self.offset[None, :], 0, 255).astype(np.uint8)[None]
+
+    def normalise_image(self, image: np.ndarray) -> np.ndarray:
+        return cv2.LUT(image, self.lut())
+
+    def balance_image(self, image: np.ndarray) -> np.ndarray:
+        """The lamp's colour taken out, the exposure kept: each channel scaled by its gain over the
+        channels' mean gain (white balance only)."""
+        g = self.gain / float(np.mean(self.gain))
+        x = np.arange(256, dtype=np.float64)[:, None]
+        return cv2.LUT(image, np.clip(x * g[None, :], 0, 255).astype(np.uint8)[None])
+
+    def describe(self) -> str:
+        b, g, r = self.cast
+        return f"light cast B {b:.2f} G {g:.2f} R {r:.2f}, white {self.white.mean():.0f}, black {self.black.mean():.0f}"
+
+
+def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,
+                  quiet_mm: float = QUIET_MM) -> tuple[np.ndarray, np.ndarray]:
+    """(black, white) board points of one marker: the middle of its black border cells, and the
+    middle of its white quiet zone, ``per_side`` on each side (corners left out)."""
+    cell = side_mm / MARKER_CELLS
+    h = side_mm / 2
+    t = np.linspace(-h + cell, h - cell, per_side)
+    c = np.asarray(centre_mm, np.float64)
+    out = []
+    for d in (h - cell / 2, h + min(quiet_mm, cell) / 2):
+        pts = np.vstack([np.c_[t, np.full_like(t, -d)], np.c_[np.full_like(t, d), t],
+                         np.c_[t, np.full_like(t, d)], np.c_[np.full_like(t, -d), t]])
+        out.append(pts + c)
+    return out[0], out[1]
+
+
+def measure(frame: np.ndarray, pose: Any, board: BoardMap, markers: Sequence[int] | None = None) -> Photometry | None:
+    """The markers' black and white in ``frame`` (through ``pose``), or None when no marker is a
+    trustworthy reference (none used, or too little contrast: covered, glare)."""
+    ids = [i for i in (markers if markers is not None else pose.markers_used) if board.fiducial(i) is not None]
+    if not ids or frame is None or frame.ndim != 3:
+        return None
+    blacks, whites = [], []
+    for i in ids:
+        f = board.fiducial(i)
+        b, w = marker_points(f.side_mm, f.center_mm)
+        blacks.append(b)
+        whites.append(w)
+    nb = len(blacks[0])
+    pts = np.vstack(blacks + whites)
+    px = pose.board_to_image(pts).astype(np.float32)
+    s = cv2.remap(frame, px[:, 0].reshape(1, -1).copy(), px[:, 1].reshape(1, -1).copy(), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float64)
+    m = len(ids)
+    black = np.median(s[: m * nb].reshape(m, nb, 3), axis=1)
+    white = np.median(s[m * nb:].reshape(m, nb, 3), axis=1)
+    ok = (white - black).min(axis=1) >= MIN_CONTRAST
+    if not ok.any():
+        return None
+    xy = np.array([board.fiducial(i).center_mm for i in ids], np.float64)
+    return Photometry(np.median(black[ok], axis=0), np.median(white[ok], axis=0), tuple(i for i, k in zip(ids, ok, strict=True) if k),
+                      white[ok], xy[ok])
+
+
+def chroma(bgr: np.ndarray) -> np.ndarray:
+    """Chromaticity (..., 3): each channel over the channels' sum -- the same in a shadow."""
+    x = np.asarray(bgr, np.float32) + 1.0
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+def chroma_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(chroma(a) - chroma(b), axis=-1)
+
+
+@dataclass(frozen=True)
+class LightField:
+    """The light over the board: at reference points (board mm) the observed colour over the expected
+    one, spread by a Gaussian of ``sigma_mm`` in log space. ``outliers`` are the references dropped as
+    foreign (their colour, not only their brightness, disagreed with their neighbours)."""
+
+    points_mm: np.ndarray  # (N, 2) kept references
+    log_light: np.ndarray  # (N, 3)
+    sigma_mm: float
+    outliers: np.ndarray  # indices into the references given to :func:`fit_light_field`
+    dark: np.ndarray  # indices of references darker than their neighbours by a shadow's step (informative)
+
+    def at(self, points_mm: np.ndarray) -> np.ndarray:
+        """Light (multiplier, (N, 3)) at board points."""
+        q = np.asarray(points_mm, np.float64).reshape(-1, 2)
+        if not len(self.points_mm):
+            return np.ones((len(q), 3))
+        d2 = ((q[:, None, :] - self.points_mm[None, :, :]) ** 2).sum(-1)
+        w = np.exp(-0.5 * d2 / self.sigma_mm**2) + 1e-12
+        return np.exp((w @ self.log_light) / w.sum(axis=1, keepdims=True))
+
+
+def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.ndarray | Sequence[float], *,
+                    sigma_mm: float = 25.0, max_colour: float = 0.18, max_brighter: float | None = None) -> LightField:
+    """The light field from references whose colour ``expected`` (per point (N, 3) or one colour) is known.
+
+    A reference whose light (observed over expected, in log) differs between its channels from its
+    neighbours' by more than ``max_colour`` is foreign (a piece, a hand) and left out; so is one
+    ``max_brighter`` times brighter than they are, when given (glare). One only darker or brighter is
+    a shadow or its edge, and kept. Three rounds, each against the neighbours kept in the round before."""
+    pts = np.asarray(points_mm, np.float64).reshape(-1, 2)
+    obs = np.maximum(np.asarray(observed, np.float64).reshape(-1, 3), 1.0)
+    exp = np.broadcast_to(np.maximum(np.asarray(expected, np.float64), 1.0), obs.shape)
+    logl = np.log(obs / exp)
+    n = len(pts)
+    if n == 0:
+        return LightField(pts, logl, sigma_mm, np.zeros(0, int), np.zeros(0, int))
+    # a hue far from the expected colour is foreign whatever its neighbours say (a hand covering many
+    # references agrees with itself); a shadow keeps the hue
+    global_off = colour_mismatch(obs, exp) > max_colour
+    keep = ~global_off if (~global_off).sum() >= 3 else np.ones(n, bool)
+    d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+    w = np.exp(-0.5 * d2 / sigma_mm**2)
+    np.fill_diagonal(w, 0.0)
+    foreign = np.zeros(n, bool)
+    step = np.zeros(n)
+    for _ in range(3):
+        ww = w * keep[None, :]
+        tot = ww.sum(axis=1, keepdims=True)
+        fallback = np.median(logl[keep], axis=0) if keep.any() else np.zeros(3)
+        ref = np.where(tot > 1e-3, (ww @ logl) / np.maximum(tot, 1e-12), fallback)
+        diff = logl - ref
+        step = diff.mean(axis=1)
+        colour = np.abs(diff - step[:, None]).max(axis=1)
+        foreign = (colour > max_colour) | global_off
+        if max_brighter is not None:
+            foreign |= step > np.log(max_brighter)
+        if (~foreign).sum() < max(3, n // 4) or np.array_equal(~foreign, keep):
+            break
+        keep = ~foreign
+    dark = np.flatnonzero(~foreign & (step < -0.3))
+    return LightField(pts[~foreign], logl[~foreign], sigma_mm, np.flatnonzero(foreign), dark)
+
+
+def colour_mismatch(observed: np.ndarray, expected: np.ndarray | Sequence[float]) -> np.ndarray:
+    """How far each observed colour's hue is from the expected one's, whatever the light's strength:
+    the largest difference between a channel's log ratio and the ratios' mean."""
+    obs = np.log(np.maximum(np.asarray(observed, np.float64).reshape(-1, 3), 1.0))
+    exp = np.log(np.maximum(np.broadcast_to(np.asarray(expected, np.float64), obs.shape), 1.0))
+    d = obs - exp
+    return np.abs(d - d.mean(axis=1, keepdims=True)).max(axis=1)
+
+
+def lightness_ratio(bgr: np.ndarray, white: float = WHITE_LEVEL) -> np.ndarray:
+    """Brightness of normalised samples as a share of the paper's white (mean of the channels)."""
+    return np.asarray(bgr, np.float32).mean(axis=-1) / white
+
+
+def summary(photometry: Photometry | None) -> Mapping[str, Any]:
+    """Plain numbers for an observation's ``extra`` (the light the frame was read under)."""
+    if photometry is None:
+        return {"light": "no marker reference"}
+    return {"light_cast_bgr": [round(float(v), 3) for v in photometry.cast],
+            "white": [round(float(v), 1) for v in photometry.white], "black": [round(float(v), 1) for v in photometry.black]}

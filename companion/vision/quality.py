@@ -1,0 +1,123 @@
+"""Is this frame worth reading? Blur measured on the markers' edges, and motion.
+
+A defocused or shaken frame still gives a pose (the markers are big), but the pieces' details -- a
+stand's digits, an owl's head -- are gone, and a reader that reads them anyway guesses. The
+markers' outer edges are a known black-to-white step, so their profile *is* the blur: across each
+edge the 25 % and 75 % crossings of the step lie 1.349 sigma apart for a Gaussian blur (a defocus
+disc or a short shake is near enough). Measured in camera pixels and turned into board millimetres
+through the pose, the blur is compared with what each reader can bear (``max_blur_mm`` in its
+config); a frame over it is skipped with the reason ("too blurred: ..."), never read.
+
+Motion between frames is :class:`companion.vision.motion.MotionMeter`'s; :func:`assess` takes one
+when the caller has it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.vision.boardmap import BoardMap
+
+EDGE_SAMPLES = 6  # profiles per marker side
+IQR_TO_SIGMA = 1.349
+
+
+@dataclass(frozen=True)
+class FrameQuality:
+    blur_px: float | None  # edge spread (sigma) in camera pixels; None: no marker edge measured
+    blur_mm: float | None  # the same in board millimetres at the markers
+    px_per_mm: float | None  # the board's scale at the markers
+    moving: bool = False
+
+    def problem(self, max_blur_mm: float) -> str | None:
+        """Plain words why a reader that bears ``max_blur_mm`` should skip this frame, or None."""
+        if self.moving:
+            return "something is moving: waiting for a still picture"
+        if self.blur_mm is not None and self.blur_mm > max_blur_mm:
+            return (f"too blurred: edges spread {self.blur_mm:.1f} mm ({self.blur_px:.1f} px; at most {max_blur_mm:.1f} mm "
+                    "can be read): hold the camera still and let it focus")
+        return None
+
+
+def _gray(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def marker_edge_blur(frame: np.ndarray, pose: Any, board: BoardMap) -> tuple[float | None, float | None]:
+    """(blur sigma in px, board px per mm at the markers) from the outer edges of the pose's markers.
+
+    For each side of each marker, ``EDGE_SAMPLES`` profiles are read across the edge from 1.5 cells
+    inside (black) to 1.5 cells outside (the white quiet zone is one cell), in quarter pixels; the
+    blur is the median over a side's profiles of the 25-75 % distance over 1.349, and the frame's
+    blur the larger of the median over horizontal and over vertical sides (a shake blurs one way)."""
+    if pose is None or not getattr(pose, "usable", False):
+        return None, None
+    gray = _gray(frame).astype(np.float32)
+    widths_h, widths_v, scales = [], [], []
+    for i in pose.markers_used:
+        f = board.fiducial(i)
+        if f is None:
+            continue
+        c = f.corners_mm()  # TL, TR, BR, BL
+        px = pose.board_to_image(c)
+        side_px = float(np.mean(np.linalg.norm(np.roll(px, -1, axis=0) - px, axis=1)))
+        scales.append(side_px / f.side_mm)
+        cell = side_px / 6.0
+        if cell < 2.0:
+            continue
+        offs = np.arange(-1.2 * cell, 1.2 * cell + 1e-9, 0.25)
+        centre = px.mean(axis=0)
+        for k in range(4):
+            a, b = px[k], px[(k + 1) % 4]
+            t = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+            n = np.array([t[1], -t[0]])
+            if np.dot(n, (a + b) / 2 - centre) < 0:
+                n = -n  # outward
+            along = np.linspace(0.25, 0.75, EDGE_SAMPLES)
+            base = a[None, :] + along[:, None] * (b - a)[None, :]
+            pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
+            flat = pts.reshape(-1, 2).astype(np.float32)
+            prof = cv2.remap(gray, flat[:, 0].reshape(1, -1).copy(), flat[:, 1].reshape(1, -1).copy(), cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE).reshape(EDGE_SAMPLES, len(offs))
+            q = max(2, len(offs) // 6)
+            lo, hi = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
+            ok = hi - lo >= 25.0
+            if ok.sum() < 2:
+                continue
+            w = [_spread(p, l0, h0, offs) for p, l0, h0, good in zip(prof, lo, hi, ok, strict=True) if good]
+            w = [v for v in w if v is not None]
+            if not w:
+                continue
+            (widths_h if abs(t[0]) >= abs(t[1]) else widths_v).append(float(np.median(w)))
+    if not scales:
+        return None, None
+    scale = float(np.median(scales))
+    groups = [np.median(g) for g in (widths_h, widths_v) if g]
+    if not groups:
+        return None, scale
+    return float(max(groups)) / IQR_TO_SIGMA, scale
+
+
+def _spread(prof: np.ndarray, lo: float, hi: float, offs: np.ndarray) -> float | None:
+    """Distance between the 25 % and 75 % crossings of a rising step profile."""
+    out = []
+    for level in (lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)):
+        above = np.flatnonzero(prof >= level)
+        if not len(above) or above[0] == 0:
+            return None
+        j = above[0]
+        a, b = prof[j - 1], prof[j]
+        out.append(offs[j - 1] + (level - a) / max(b - a, 1e-6) * (offs[j] - offs[j - 1]))
+    return float(out[1] - out[0])
+
+
+def assess(frame: np.ndarray, pose: Any, board: BoardMap, motion: Any = None) -> FrameQuality:
+    """Blur at the markers (and motion, when a :class:`~companion.vision.motion.MotionMeter` is given)."""
+    blur_px, scale = marker_edge_blur(frame, pose, board)
+    moving = bool(motion.moving(frame)) if motion is not None else False
+    blur_mm = blur_px / scale if blur_px is not None and scale else None
+    return FrameQuality(blur_px, blur_mm, scale, moving)

@@ -1,0 +1,211 @@
+"""Real light, optics and hands (issue 20, item 4): the board's own references, frame quality, the lens
+fitted from the markers, and every reader on small rendered scenes of both renditions under the
+ordinary conditions -- read right, marked unsure or hidden, or refused with a reason: never silently wrong."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.referee.boardmaps import BOARDS_DIR
+from companion.vision import photometry, quality
+from companion.vision.boardmap import load_board_map
+from companion.vision.pose import BoardTracker
+from companion.vision.readers import canonical
+from companion.workshop.boards.bench.conditions import apply, board_quad
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return {g: load_board_map(BOARDS_DIR / f"{g}.json") for g in ("eagle-kingdoms", "verzauberte-eulen", "mighty-magpies")}
+
+
+def _ve_frame(board, rendition=1, seed=3, state_index=2):
+    from companion.referee.verzauberte_eulen import scene_from_state
+    from companion.workshop.boards.bench.verzauberte_eulen import sample_states
+    from companion.workshop.boards.scenes.verzauberte_eulen import render
+
+    truth = scene_from_state(sample_states(state_index + 1, 0)[state_index])
+    frame, _ = render(board, truth, np.random.default_rng(seed), rendition=rendition)
+    return frame, truth
+
+
+def silent(board, obs, truth, judged=None):
+    """Regions read confidently (not uncertain, not hidden) and wrongly."""
+    ids = judged if judged is not None else [r.id for r in board.regions]
+    return [r for r in ids if not obs.is_uncertain(r) and canonical(truth.get(r)) != canonical(obs.regions.get(r))]
+
+
+# -- the references the board carries -----------------------------------------------------------------
+
+
+def test_the_markers_measure_a_warm_lamp_and_normalise_it_away(boards):
+    board = boards["verzauberte-eulen"]
+    frame, _ = _ve_frame(board)
+    warm = apply("warm", frame.image, board_quad(board, frame.homography), np.random.default_rng(0), frame.homography).image
+    plain = photometry.measure(frame.image, BoardTracker(board).update(frame.image), board)
+    lamp = photometry.measure(warm, BoardTracker(board).update(warm), board)
+    assert plain is not None and lamp is not None
+    assert np.allclose(plain.cast, 1.0, atol=0.03)
+    assert lamp.cast[0] < 0.85 < 1.05 < lamp.cast[2]  # blue weak, red strong
+    assert np.allclose(lamp.apply(lamp.white), photometry.WHITE_LEVEL, atol=0.5)
+    assert np.allclose(lamp.apply(lamp.black), photometry.BLACK_LEVEL, atol=0.5)
+
+
+def test_the_light_field_follows_a_shadow_and_leaves_out_what_is_another_colour():
+    xs, ys = np.meshgrid(np.arange(0, 300, 20.0), np.arange(0, 200, 20.0))
+    pts = np.c_[xs.ravel(), ys.ravel()]
+    board = np.array([170.0, 205.0, 225.0])
+    light = np.where(pts[:, 0] < 150, 1.0, 0.5)
+    seen = board[None, :] * light[:, None]
+    hand = 40  # one patch under a hand: skin, not board
+    seen[hand] = [120.0, 150.0, 200.0]
+    field = photometry.fit_light_field(pts, seen, board, sigma_mm=20.0, max_colour=0.08)
+    assert list(field.outliers) == [hand]
+    lit, shaded = field.at(np.array([[40.0, 100.0], [260.0, 100.0]]))
+    assert lit == pytest.approx([1, 1, 1], abs=0.05) and shaded == pytest.approx([0.5, 0.5, 0.5], abs=0.05)
+
+
+def test_blur_is_measured_on_the_markers_edges_in_board_millimetres(boards):
+    board = boards["verzauberte-eulen"]
+    frame, _ = _ve_frame(board)
+    pose = BoardTracker(board).update(frame.image)
+    sharp = quality.assess(frame.image, pose, board)
+    blurred = cv2.GaussianBlur(frame.image, (0, 0), 1.4)
+    soft = quality.assess(blurred, BoardTracker(board).update(blurred), board)
+    assert sharp.blur_mm is not None and soft.blur_mm is not None
+    assert sharp.blur_mm < 1.0 < soft.blur_mm and 0.6 < sharp.px_per_mm < 1.6
+    assert sharp.problem(1.4) is None and "too blurred" in soft.problem(1.4)
+
+
+def test_a_wide_lens_without_a_profile_is_fitted_from_the_markers(boards):
+    board = boards["eagle-kingdoms"]
+    from companion.workshop.boards.synth_table import random_scene
+
+    scene = random_scene(board, np.random.default_rng(4), fill=(0.8, 0.9))
+    bent = apply("wide-lens", scene.image, board_quad(board, scene.homography), np.random.default_rng(0), scene.homography)
+    pose = BoardTracker(board).update(bent.image)
+    assert pose.usable and pose.camera is not None and pose.camera.name == "estimated"
+    assert pose.camera.dist_coeffs[0] == pytest.approx(-0.15, abs=0.03)
+    pts = np.array([r.center_mm for r in board.regions])
+    truth = bent.camera.distort_points(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), scene.homography).reshape(-1, 2))
+    assert np.abs(pose.board_to_image(pts) - truth).max() < 1.5
+    plain = BoardTracker(board).update(scene.image)
+    assert plain.camera is None  # a straight lens is left alone
+
+
+# -- every reader under the conditions: never silently wrong --------------------------------------------
+
+
+def _read_ek(board, condition, rendition, seed):
+    from companion.referee.eagle_kingdoms import scene_from_state
+    from companion.vision.readers.eagle_kingdoms import EagleKingdomsReader
+    from companion.workshop.boards.bench.eagle_kingdoms import sample_states
+    from companion.workshop.boards.scenes.eagle_kingdoms import render
+
+    reader = _read_ek.reader = getattr(_read_ek, "reader", None) or EagleKingdomsReader(board)
+    truth = scene_from_state(sample_states(2, seed)[1])
+    frame, _ = render(board, truth, np.random.default_rng(seed), rendition=rendition)
+    p = apply(condition, frame.image, board_quad(board, frame.homography), np.random.default_rng(seed + 1), frame.homography)
+    return reader.read(p.image, BoardTracker(board).update(p.image)), truth, p
+
+
+def _read_discs(board, game, condition, rendition, seed):
+    import importlib
+
+    mod = game.replace("-", "_")
+    scene_from_state = importlib.import_module(f"companion.referee.{mod}").scene_from_state
+    sample_states = importlib.import_module(f"companion.workshop.boards.bench.{mod}").sample_states
+    render = importlib.import_module(f"companion.workshop.boards.scenes.{mod}").render
+    readers = importlib.import_module(f"companion.vision.readers.{mod}")
+    reader = (readers.EulenReader if mod == "verzauberte_eulen" else readers.MagpiesReader)(board)
+    truth = scene_from_state(sample_states(2, seed)[1])
+    frame, _ = render(board, truth, np.random.default_rng(seed), rendition=rendition)
+    p = apply(condition, frame.image, board_quad(board, frame.homography), np.random.default_rng(seed + 1), frame.homography)
+    return reader.read(p.image), truth, p
+
+
+CASES = [
+    ("eagle-kingdoms", "warm", 1, "exact"),
+    ("eagle-kingdoms", "shadow", 1, "safe"),
+    ("eagle-kingdoms", "hand", 1, "hidden"),
+    ("eagle-kingdoms", "wide-lens", 1, "safe"),
+    ("eagle-kingdoms", "defocus", 1, "refused"),
+    ("eagle-kingdoms", "as-rendered", 2, "safe"),
+    ("eagle-kingdoms", "hand", 2, "hidden"),
+    ("verzauberte-eulen", "shadow", 1, "exact"),
+    ("verzauberte-eulen", "wide-lens", 1, "exact"),
+    ("verzauberte-eulen", "hand", 1, "refused"),
+    ("verzauberte-eulen", "as-rendered", 2, "refused"),
+    ("mighty-magpies", "warm", 1, "exact"),
+    ("mighty-magpies", "wide-lens", 1, "exact"),
+    ("mighty-magpies", "shadow", 2, "refused"),
+]
+
+
+@pytest.mark.parametrize(("game", "condition", "rendition", "expect"), CASES)
+def test_readers_are_right_unsure_hidden_or_refused_never_silently_wrong(boards, game, condition, rendition, expect):
+    board = boards[game]
+    if game == "eagle-kingdoms":
+        obs, truth, perturbed = _read_ek(board, condition, rendition, 5)
+    else:
+        obs, truth, perturbed = _read_discs(board, game, condition, rendition, 5)
+    if expect == "refused":
+        assert not obs.usable and obs.status and obs.regions == {}
+        return
+    assert obs.usable or expect == "hidden", obs.status
+    assert not obs.usable or silent(board, obs, truth) == []
+    if expect == "exact":
+        assert not obs.uncertain and not obs.hidden
+    if expect == "hidden" and not obs.usable:
+        assert "hand" in obs.status or "arm" in obs.status  # refused for the hand, with the reason
+        return
+    if expect == "hidden":
+        assert obs.hidden and all(r not in obs.regions and obs.confidence_of(r) == 0.0 for r in obs.hidden)
+        from companion.workshop.boards.bench.conditions import covered_share
+        from companion.workshop.boards.bench.evaluation import region_points
+
+        pts = region_points(board)
+        under = {r for r in pts if covered_share(pts[r], perturbed) >= 0.5}
+        assert under and under <= obs.hidden | obs.uncertain  # every space under the hand is unknown, not read
+
+
+def test_falconry_in_a_shadow_reads_the_table_and_refuses_the_other_deck():
+    from companion.referee.falconry import board_map
+    from companion.vision.readers.falconry import FalconryReader
+    from companion.workshop.boards.bench.falconry import judged_cells, sample_states
+    from companion.workshop.boards.scenes.falconry import render
+
+    board = board_map()
+    reader = FalconryReader(board)
+    state, adapter = sample_states(3, 0)[2]
+    for rendition, condition in ((1, "shadow"), (2, "as-rendered")):
+        frame, _ = render(board, adapter.paint_scene(state), np.random.default_rng(7), rendition=rendition)
+        p = apply(condition, frame.image, board_quad(board, frame.homography), np.random.default_rng(8), frame.homography)
+        reader.reset()
+        obs = reader.read(p.image)
+        truth = adapter.scene_from_state(state)
+        if rendition == 2:
+            assert not obs.usable  # another deck's look is not guessed at
+        else:
+            assert obs.usable and silent(board, obs, truth, sorted(judged_cells(truth))) == []
+
+
+def test_the_kingdom_scan_balances_a_warm_lamp_and_refuses_a_hand():
+    from companion.vision.readers.kingdom import KingdomReader
+    from companion.workshop.boards.bench.kingdom_scan import kingdom_quad
+    from companion.workshop.boards.scenes.kingdom import render_kingdom
+
+    reader = KingdomReader()
+    labels = (3, 7, 10, "jester", 5)
+    for rendition in (1, 2):
+        image, truth = render_kingdom(labels, np.random.default_rng(rendition), rendition=rendition)
+        warm = apply("warm", image, kingdom_quad(truth), np.random.default_rng(0)).image
+        read = reader.read(warm)
+        assert read.usable and sorted(map(str, (s.label for s in read.stands))) == sorted(map(str, labels))
+        assert not read.uncertain
+    image, truth = render_kingdom(labels, np.random.default_rng(3))
+    hand = apply("hand", image, kingdom_quad(truth), np.random.default_rng(2)).image
+    read = reader.read(hand)
+    assert not read.usable and "hand" in read.status
