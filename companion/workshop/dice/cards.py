@@ -6,20 +6,38 @@ import math
 from pathlib import Path
 
 CREDITS = """\
-Real photos (from `../shared/datasets/`, never copied into this repository):
+Real photos (from `../shared/datasets/`, never copied into this repository). Every set trains, and every set
+keeps photos it never trained on (`realdata.SPLITS`): its own validation splits, or, for a set that comes as one
+folder, a part of it (`realdata.PARTS`). 10% of each training split (by a hash of the file name) calibrates.
 
-- `dice-photos-matteop65`: about 396 webcam photos of white d6 on wood (MIT licence). Used for training
-  (`train`, 90%; 10% calibrates) and reported (`valid`, never trained on).
-- `dice-photos-roboflow-catan`: about 436 photos of many small dice of many colours on a white table and a
-  Catan board, from Roboflow Universe (CC BY 4.0). Used for training (`train`, 90%; 10% calibrates) and
-  reported (`valid`, `test`, never trained on). Not every die is labelled, so its "extra detections"
-  are partly real dice.
-- `dice-photos-aws-reinvent2019`: about 290 phone photos of coloured d6 on wood, boards, carpet and
-  stone (Apache 2.0). **Never used in training or calibration**, and models are chosen on the validation
-  splits and synthetic scenes, not on it. One exception (session 5, `dice_detector.md`): on its carpet
-  photos earlier models saw dozens of phantom dice, which is why the renderer draws carpets since
-  synth.VERSION 5, and it decided between two carpet textures. On carpets it is less of a stranger than
-  on other tables.
+- `dice-photos-matteop65`: 396 webcam photos of white d6 on wood (MIT licence, Copyright (c) 2021 Matteo
+  Anthony Penlington). `train` trains, `valid` is reported.
+- `dice-photos-roboflow-catan`: 436 photos of many small dice of many colours on a white table and a Catan
+  board, from Roboflow Universe (CC BY 4.0). `train` trains, `valid` and `test` are reported. Not every die is
+  labelled, so its "extra detections" are partly real dice (and it gives no "none" crops).
+- `dice-photos-aws-reinvent2019`: 290 phone photos of coloured d6 on wood, boards, carpet and stone (AWS
+  re:Invent 2019 dice set, Apache License 2.0). One folder: the last 30% of each sequence of photos by file name
+  is reported (`all/valid`), the rest trains (`all/train`), with the reviewed labels of its training part (a die
+  whose top face the photo does not show trains as unreadable). Until these models it was never trained on.
+- `dice-photos-rune55`: 765 photos, Pixel phone photos of marbled d6 in felt trays and grey tray, table and
+  fisheye-rig frames (Rune55 v3 by Roboflow user rune-zkmvl, CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition).
+  `train` trains, `valid` and `test` are reported.
+- `dice-photos-skovy-catan`: 49 webcam photos of a red and a yellow Catan die on a wood-effect floor
+  (github.com/skovy/tensorflow-dice-model, MIT licence). `train` trains, `valid` is reported.
+- `dice-crops-tomitomi3-gray`: 1,200 greyscale top-down crops of one white d6 (Copyright (c) 2018 N.Tomi,
+  github.com/tomitomi3/DiceRecognitionDatasetForML, MIT licence; copy from gilleshermans/FirstNeuralNetwork).
+  One folder: a 20% hash of the file names is reported (`train/valid`).
+- `dice-crops-chase-casino`: 279 crops of red and blue casino dice on green felt (Copyright (c) 2024 Chase,
+  github.com/chaseelliottpatterson/dice-reader, MIT licence). `train` trains, `val` and `test` are reported.
+- `dice-crops-skovy-catan`: 151 crops of the Catan dice above (skovy, MIT licence). Crops of the webcam set's
+  validation photos, and a 20% hash of the photos that set does not have, are reported (`train/valid`).
+- `dice-crops-burks-polyhedral`: 86 photos of one numeral die per photo on black felt (Copyright (c) 2024 Andrew
+  Burks, github.com/burksbuilds/dicetower-dev, MIT licence). Its d6 and its 8 d8 faces (the only real d8 photos)
+  train; its other dice (d4, d10, d12, d20) are kinds the reader does not read. Too small to report.
+
+Hard negatives: the four games' boards with their pieces (`companion/workshop/dice/boards.py`): rendered by the
+board benchmarks' scene painters at states of simulated games, bare (the detector's scenes without a die, and
+"none" crops where a blob detector says a die could be) and as the table of synthetic dice scenes.
 """
 
 
