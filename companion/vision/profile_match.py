@@ -6,15 +6,23 @@ profile's crops once (and their mirror images, for faces a mirror keeps: pips an
 each find its similarity to every taught face (the mean of its nearest examples) and to the things on
 this table that are not dice.
 
-How a reading is decided (:meth:`ProfileMatcher.decide`; thresholds in ``DEFAULTS``):
+How a reading is decided (:meth:`ProfileMatcher.decide`; thresholds in ``DEFAULTS``). Measured on the real
+sets and on synthetic boxes of dice (models/dice_classifier.md, docs/vision-notes.md dice reader ruling 16), a
+profile's nearest examples read a die less well than the generic reader does (the generic reader has seen far
+more dice), but when a find is *familiar* (an example of the profile is very like it) and the two agree, the
+reading is right more often than either alone; so the profile is a second opinion, not a second reader:
 
-- a find that resembles a taught face (similarity at least ``near``) reads as that face. It is sure when
-  it resembles that face clearly more than any other (``margin``) and either the generic reader agrees or
-  the find is all but one of the taught crops (its nearest example at least ``same``: the very die and pose
-  a family confirmed or corrected, so a corrected mistake is not made again);
-- a find that resembles a non-die of the table more than any die is dropped;
-- a find unlike every taught die (the profile of other dice, or a face not taught yet) keeps the generic
-  reading, and is marked uncertain when the profile would read it otherwise.
+- a familiar find the generic reader reads as the same face is sure from a lower confidence
+  (``agree_above`` instead of the model's ``uncertain_below``);
+- a find that resembles a taught die (``resembles``) but one of another face than the generic reading is
+  asked (flagged), whatever the generic reader's confidence: a profile of other dice never makes a reading sure
+  that the generic reader would not, and flags those it disagrees with;
+- a find all but identical to one of the taught crops (``same``: the very die and pose a family confirmed or
+  corrected) reads as that crop's face, sure (a kind the model card lists as always confirmed, the d8, is
+  still shown for a tap, with the taught face): a corrected mistake is not made again;
+- a find more like something on this table that is not a die (taught as such) than like any die, and not
+  read surely by the generic reader, is dropped;
+- otherwise the generic reading stands.
 """
 
 from __future__ import annotations
@@ -24,16 +32,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.vision.classes import CLASSES
+from companion.vision.classify import normalize
 from companion.vision.profile import DiceProfile, ProfileError
 
 DEFAULTS = {
-    "near": 0.6,  # similarity from which a find is taken for one of the taught dice
-    "margin": 0.05,  # how much more like its face than like any other face a sure reading must be
-    "same": 0.95,  # from here a find is the taught crop itself: it is read as taught even against the generic reader
+    "familiar": 0.9,  # nearest example at least this alike: the profile vouches for the generic reading's face
+    "agree_above": 0.9,  # the generic confidence from which a familiar, agreeing reading is sure
+    "resembles": 0.8,  # nearest example at least this alike and of another face: the reading is flagged
+    "same": 0.98,  # thumbnails this alike: the find is the taught crop itself, read as taught
+    "non_die": 0.9,  # this alike to a taught non-die (and more than to any die): not a die
     "neighbours": 3,  # a face's similarity: the mean of its nearest examples
-    "scale": 20.0,  # similarities x scale -> a softmax over the faces: the reading's confidence
+    "scale": 20.0,  # similarities x scale -> a softmax over the faces: the profile's confidence in its face
 }
 MIRRORED_KINDS = ("d6", "magpie")  # a mirrored pip or colour face is the same face; a numeral is not
+THUMB_BLOCK = 8  # a crop's thumbnail: the means of its 8x8-pixel blocks
+
+
+def thumbnails(crops: np.ndarray) -> np.ndarray:
+    """N x size x size x 3 crops -> unit vectors of their standardized block means: nearly equal for the same
+    die in the same pose however its box is rounded, unlike for any other die (what "the taught crop itself"
+    is judged by; the learnt embedding moves more than that for a box one pixel off)."""
+    x = normalize(crops)
+    n, c, h, w = x.shape
+    b = THUMB_BLOCK
+    t = x[:, :, : h // b * b, : w // b * b].reshape(n, c, h // b, b, w // b, b).mean(axis=(3, 5)).reshape(n, -1)
+    return t / (np.linalg.norm(t, axis=1, keepdims=True) + 1e-6)
 
 
 @dataclass
@@ -46,6 +69,8 @@ class Match:
     non_die: float  # to the nearest non-die of the table (-1 when none is taught)
     confidence: float  # softmax share of that face among the taught faces
     nearest: float = -1.0  # to the single nearest example of that face
+    closest_face: tuple[str, int | str] | None = None  # the face of the taught crop whose thumbnail is nearest
+    closest: float = -1.0  # how alike the two thumbnails are
 
 
 class ProfileMatcher:
@@ -65,15 +90,19 @@ class ProfileMatcher:
         examples = [e for e in profile.examples if kinds is None or e.kind in kinds]
         self.faces = sorted({(e.kind, e.value) for e in examples}, key=lambda f: CLASSES.index(f)
                             if f in CLASSES else len(CLASSES))
-        crops, labels = [], []
+        crops, labels, plain = [], [], []
         for e in examples:
             k = self.faces.index((e.kind, e.value))
+            plain.append(len(crops))  # the row of each example's own crop (its mirror image follows)
             crops.append(e.crop)
             labels.append(k)
             if e.kind in MIRRORED_KINDS:
                 crops.append(np.ascontiguousarray(e.crop[:, ::-1]))
                 labels.append(k)
         self.labels = np.array(labels, np.int64)
+        self.thumbs = thumbnails(np.stack([e.crop for e in examples])) if examples else np.zeros((0, 1), np.float32)
+        self.thumb_faces = [self.faces.index((e.kind, e.value)) for e in examples]
+        self.plain_rows = np.array(plain, np.int64)
         self._cache: dict[bytes, np.ndarray] = {}  # crop bytes -> embedding
         known = previous._cache if previous is not None else {}
         self.examples = self._embed(classifier, crops, known)
@@ -94,7 +123,8 @@ class ProfileMatcher:
     def kinds(self) -> tuple[str, ...]:
         return self.profile.kinds()
 
-    def match(self, embeddings: np.ndarray) -> list[Match]:
+    def match(self, embeddings: np.ndarray, crops: np.ndarray) -> list[Match]:
+        """Each find (its embedding and its crop) against the taught dice."""
         if not len(embeddings):
             return []
         if not self.faces:
@@ -115,23 +145,32 @@ class ProfileMatcher:
         soft = np.exp(z - z.max(1, keepdims=True))
         soft /= soft.sum(1, keepdims=True)
         out = []
+        # the taught crop itself: its thumbnail all but equal, and its embedding familiar too (a thumbnail alone
+        # can match another face of identical dice under identical light)
+        same = thumbnails(crops) @ self.thumbs.T
+        same = np.where(sim[:, self.plain_rows] >= self.config["familiar"], same, -1.0)
+        closest = same.argmax(1)
         for i in range(len(embeddings)):
             best = int(order[i, 0])
             second = float(per_face[i, order[i, 1]]) if len(self.faces) > 1 else -1.0
             out.append(Match(self.faces[best], float(per_face[i, best]), second, float(non_die[i]),
-                             float(soft[i, best]), float(nearest[i, best])))
+                             float(soft[i, best]), float(nearest[i, best]), self.faces[self.thumb_faces[closest[i]]],
+                             float(same[i, closest[i]])))
         return out
 
-    def decide(self, m: Match, generic: tuple[str, int | str], generic_sure: bool) -> tuple[tuple, bool, str]:
-        """(face, sure, why) of one find: why is "taught" (read as taught), "generic" (the generic reading
-        stands) or "not a die"."""
+    def decide(self, m: Match, generic: tuple[str, int | str], generic_conf: float, generic_sure: bool,
+               always_confirm=()) -> tuple[tuple, bool, str]:
+        """(face, sure, why) of one find: why is "taught" (the profile decided), "generic" (the generic
+        reading stands) or "not a die"."""
         c = self.config
-        best_sim = max(m.similarity, m.runner_up)
-        if m.non_die > best_sim and m.non_die >= c["near"]:
+        if m.non_die >= c["non_die"] and m.non_die > m.similarity and not generic_sure:
             return generic, False, "not a die"
-        if m.face is not None and m.similarity >= c["near"]:
-            clear = m.similarity - max(m.runner_up, m.non_die) >= c["margin"]
-            sure = clear and (m.face == generic or m.nearest >= c["same"])
-            return m.face, sure, "taught"
-        disagrees = m.face is not None and m.face != generic
-        return generic, generic_sure and not disagrees, "generic"
+        if m.face is None:
+            return generic, generic_sure, "generic"
+        if m.closest >= c["same"]:  # the taught crop itself (a kind always confirmed is still confirmed)
+            return m.closest_face, m.closest_face[0] not in always_confirm, "taught"
+        if m.face != generic and m.nearest >= c["resembles"]:
+            return generic, False, "taught"
+        if m.face == generic and m.nearest >= c["familiar"] and generic[0] not in always_confirm:
+            return generic, generic_sure or generic_conf >= c["agree_above"], "taught"
+        return generic, generic_sure, "generic"

@@ -137,7 +137,9 @@ class DiceReader:
             if rows:
                 d8_probs = self.d8_reader.probabilities(frame, [dets[i].box for i in rows])
                 probs[rows] = d8read.merge(probs[rows], d8_probs)
-        matches = self.matcher.match(embeddings) if self.matcher is not None and len(dets) else None
+        matches = None
+        if self.matcher is not None and len(dets):
+            matches = self.matcher.match(embeddings, self.classifier.crops(frame, boxes))
         t2 = time.perf_counter()
         readings = []
         for i, (det, p) in enumerate(zip(dets, probs, strict=True)):
@@ -150,12 +152,14 @@ class DiceReader:
             kind, value = CLASSES[best]
             uncertain = conf < self.uncertain_below or kind in self.always_confirm_kinds
             if matches is not None:
-                face, sure, why = self.matcher.decide(matches[i], (kind, value), not uncertain)
+                face, sure, why = self.matcher.decide(matches[i], (kind, value), conf, not uncertain,
+                                                      self.always_confirm_kinds)
                 if why == "not a die":
                     continue
-                if why == "taught":
-                    kept = kept or sure  # a faint find that is clearly one of the taught dice counts
-                    conf = matches[i].confidence if face != (kind, value) else max(conf, matches[i].confidence)
+                if why == "taught" and sure:
+                    kept = True  # a faint find the profile vouches for counts
+                    if face != (kind, value):
+                        conf = matches[i].confidence
                 (kind, value), uncertain = face, not sure
             if not kept:
                 continue

@@ -33,7 +33,7 @@ import numpy as np
 from companion.vision import imageio
 from companion.vision.classes import NONE
 from companion.vision.errors import ImageError, ModelError, VisionError
-from companion.vision.profile import FACES, DiceProfile, ProfileError, check_face
+from companion.vision.profile import FACES, DiceProfile, ProfileError, check_face, check_name
 
 LABELS = "labels.json"
 TEACH_THRESHOLD = 0.05  # the detector's floor when looking for a labelled die: it is there, find its box
@@ -244,9 +244,9 @@ def teach_images(teacher: DiceTeacher, images: list[LabelledImage], negatives: b
     return {"dice": added, "not_dice": not_dice}
 
 
-def teach_folders(folders, reader, name: str, profile: DiceProfile | None = None) -> tuple[DiceProfile, dict]:
-    """Check every folder, then teach ``profile`` (a new one named ``name`` when None). TeachError or
-    ProfileError on bad input, before anything is learned."""
+def read_folders(folders) -> tuple[list[LabelledImage], dict[str, int]]:
+    """Every folder checked (``read_folder``); TeachError on the first problem, or when no die of a kind the
+    reader reads is labelled at all."""
     images, skipped = [], {}
     for folder in folders:
         got, left = read_folder(folder)
@@ -256,11 +256,7 @@ def teach_folders(folders, reader, name: str, profile: DiceProfile | None = None
     if not any(item.dice for item in images):
         raise TeachError("no labelled dice of a kind the reader reads (" + ", ".join(FACES) + ") in "
                          + ", ".join(str(f) for f in folders))
-    cls = reader.classifier.config
-    profile = profile or DiceProfile.new(name, cls["size"], cls["crop_scale"])
-    teacher = DiceTeacher(reader, profile)
-    counts = teach_images(teacher, images)
-    return profile, {**counts, "photos": len(images), "skipped": skipped}
+    return images, skipped
 
 
 # ---------------------------------------------------------------- command line
@@ -282,11 +278,14 @@ def cmd_teach_dice(args: argparse.Namespace) -> int:
     out = Path(args.out)
     started = time.perf_counter()
     try:
+        images, skipped = read_folders(args.folders)  # every folder checked before a model is loaded
         previous = DiceProfile.load(out) if args.add and out.exists() else None
         reader = DiceReader(threads=1, backend=args.backend)
-        profile, counts = teach_folders(args.folders, reader, args.name or out.stem, previous)
+        cls = reader.classifier.config
+        profile = previous or DiceProfile.new(args.name or out.stem, cls["size"], cls["crop_scale"])
+        counts = {**teach_images(DiceTeacher(reader, profile), images), "photos": len(images), "skipped": skipped}
         if args.name:
-            profile.name = args.name
+            profile.name = check_name(args.name)
         profile.save(out)
     except (TeachError, ProfileError, ModelError) as exc:
         print(f"error: {exc.reason}", file=sys.stderr)

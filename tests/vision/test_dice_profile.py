@@ -86,7 +86,7 @@ def test_each_face_keeps_a_bounded_number_of_examples_dropping_confirmed_ones_be
     (lambda text: text.replace('"crop":"iVBOR', '"crop":"#BOR', 1), "not base64 PNG"),
     (lambda text: text.replace('"name":"Eagle Kingdoms"', '"name":""'), "needs a name"),
 ])
-def test_a_damaged_profile_gives_one_clear_reason(tmp_path, capsys, damage, words, thumbnails):
+def test_a_damaged_profile_gives_one_clear_reason(tmp_path, capsys, damage, words):
     path = _profile().save(tmp_path / "p.json")
     path.write_text(damage(path.read_text()))
     with pytest.raises(ProfileError, match=words) as err:
@@ -148,25 +148,45 @@ def _matcher_decide(config=None):
     return m
 
 
-def test_a_die_unlike_the_taught_ones_keeps_the_generic_reading_and_is_flagged_when_the_profile_disagrees():
-    m = _matcher_decide()
-    far = m.config["near"] - 0.2
-    assert m.decide(Match(("d6", 4), far, far - 0.1, -1, 0.5), ("d6", 5), True) == (("d6", 5), False, "generic")
-    assert m.decide(Match(("d6", 5), far, far - 0.1, -1, 0.5), ("d6", 5), True) == (("d6", 5), True, "generic")
+def _m(face, nearest, non_die=-1.0):
+    return Match(face, nearest - 0.05, nearest - 0.3, non_die, 0.9, nearest, face, nearest)
 
 
-def test_a_die_like_a_taught_face_reads_as_that_face_and_is_sure_only_when_clear():
+def test_a_die_unlike_the_taught_ones_keeps_the_generic_reading():
     m = _matcher_decide()
-    near, margin, same = m.config["near"], m.config["margin"], m.config["same"]
-    s = (near + same) / 2
-    assert m.decide(Match(("d6", 4), s, s - 2 * margin, -1, 0.9), ("d6", 4), False) == (("d6", 4), True, "taught")
-    # the generic reader reads otherwise: asked, unless the find is the taught crop itself
-    assert m.decide(Match(("d6", 4), s, s - 2 * margin, -1, 0.9), ("d6", 5), True) == (("d6", 4), False, "taught")
-    assert m.decide(Match(("d6", 4), s, s - 2 * margin, -1, 0.9, 0.99), ("d6", 5), True) == (("d6", 4), True, "taught")
-    # as like another face: asked
-    assert m.decide(Match(("d6", 4), s, s - margin / 2, -1, 0.6), ("d6", 4), True)[1] is False
-    # more like something on this table that is not a die
-    assert m.decide(Match(("d6", 4), s, s - 2 * margin, s + 0.01, 0.9), ("d6", 4), True)[2] == "not a die"
+    far = m.config["resembles"] - 0.2
+    assert m.decide(_m(("d6", 4), far), ("d6", 5), 0.99, True) == (("d6", 5), True, "generic")
+    assert m.decide(_m(("d6", 4), far), ("d6", 5), 0.7, False) == (("d6", 5), False, "generic")
+
+
+def test_a_profile_that_reads_another_face_flags_the_reading_and_never_makes_one_sure_alone():
+    m = _matcher_decide()
+    like = (m.config["resembles"] + m.config["same"]) / 2
+    assert m.decide(_m(("d6", 4), like), ("d6", 5), 0.999, True) == (("d6", 5), False, "taught")
+    # another die the profile has never seen a face of: it cannot vouch, the generic reading stands
+    assert m.decide(_m(None, -1.0), ("d6", 5), 0.999, True) == (("d6", 5), True, "generic")
+
+
+def test_a_familiar_die_read_alike_by_both_is_sure_from_a_lower_confidence():
+    m = _matcher_decide()
+    familiar, bar = m.config["familiar"] + 0.01, m.config["agree_above"]
+    assert m.decide(_m(("d6", 4), familiar), ("d6", 4), bar + 0.01, False) == (("d6", 4), True, "taught")
+    assert m.decide(_m(("d6", 4), familiar), ("d6", 4), bar - 0.01, False) == (("d6", 4), False, "taught")
+    # the d8 is always confirmed: agreement alone does not make it sure
+    assert m.decide(_m(("d8", 4), familiar), ("d8", 4), 0.99, False, ("d8",))[1] is False
+
+
+def test_the_taught_crop_itself_reads_as_taught_even_against_the_generic_reader():
+    m = _matcher_decide()
+    assert m.decide(_m(("d6", 4), 0.99), ("d6", 5), 0.999, True) == (("d6", 4), True, "taught")
+    # a kind always confirmed (the d8) shows the taught face, for a tap
+    assert m.decide(_m(("d8", 4), 0.99), ("d8", 5), 0.999, False, ("d8",)) == (("d8", 4), False, "taught")
+
+
+def test_something_of_this_table_that_is_not_a_die_is_dropped_unless_the_generic_reader_is_sure():
+    m = _matcher_decide()
+    assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.7, False)[2] == "not a die"
+    assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.99, True)[2] != "not a die"
 
 
 # ---------------------------------------------------------------- at the table
@@ -238,8 +258,7 @@ def teaching_folder(tmp_path_factory):
     return folder
 
 
-def test_teach_dice_writes_a_profile_and_dice_reads_with_it_in_todays_json(teaching_folder, tmp_path, capsys,
-                                                                          thumbnails):
+def test_teach_dice_writes_a_profile_and_dice_reads_with_it_in_todays_json(teaching_folder, tmp_path, capsys):
     out = tmp_path / "box.json"
     assert main(["teach-dice", str(teaching_folder), "--out", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -277,7 +296,7 @@ def _folder_with(tmp_path, labels, images=("a.png",)):
     ({"a.png": []}, ("a.png",), "no labelled dice"),
     (None, (), "the folder is empty"),
 ])
-def test_bad_teaching_input_gives_one_line_and_writes_nothing(tmp_path, capsys, labels, images, words, thumbnails):
+def test_bad_teaching_input_gives_one_line_and_writes_nothing(tmp_path, capsys, labels, images, words):
     folder = _folder_with(tmp_path, labels, images)
     out = tmp_path / "box.json"
     assert main(["teach-dice", str(folder), "--out", str(out)]) == 2
@@ -286,8 +305,7 @@ def test_bad_teaching_input_gives_one_line_and_writes_nothing(tmp_path, capsys, 
     assert not out.exists()
 
 
-def test_a_bad_folder_among_good_ones_leaves_an_existing_profile_unchanged(teaching_folder, tmp_path, capsys,
-                                                                          thumbnails):
+def test_a_bad_folder_among_good_ones_leaves_an_existing_profile_unchanged(teaching_folder, tmp_path, capsys):
     out = _profile().save(tmp_path / "box.json")
     before = out.read_bytes()
     missing = tmp_path / "nowhere"
@@ -296,7 +314,7 @@ def test_a_bad_folder_among_good_ones_leaves_an_existing_profile_unchanged(teach
     assert out.read_bytes() == before
 
 
-def test_a_profile_of_other_dice_still_loads_and_is_used(teaching_folder, tmp_path, capsys, thumbnails):
+def test_a_profile_of_other_dice_still_loads_and_is_used(teaching_folder, tmp_path, capsys):
     """A profile taught on other dice (here: one colour die on another table) loads and reads; readings it
     would take otherwise than the generic reader are flagged (test above), never an error."""
     rng = np.random.default_rng(8)

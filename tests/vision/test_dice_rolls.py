@@ -46,3 +46,15 @@ def test_a_synthetic_box_is_taught_and_counted(thumbnails):
     for r in got.values():
         assert r["untaught"]["dice"] == r["taught"]["dice"] > 0
         assert np.isclose(sum(r["taught"]["rolls"].values()), 1.0)
+
+
+def test_sure_begins_where_taps_and_silent_errors_cost_least():
+    from companion.workshop.dice.evaluate import cheapest_threshold
+
+    conf = np.array([0.99, 0.99, 0.97, 0.96, 0.7, 0.65, -1.0])
+    right = np.array([True, True, False, True, True, False, False])
+    grid = (0.6, 0.9, 0.98)
+    # 0.6: 1 tap + 2 wrong; 0.9: 3 taps + 1 wrong; 0.98: 5 taps, none wrong
+    assert cheapest_threshold(conf, right, cost=20, grid=grid) == 0.98
+    assert cheapest_threshold(conf, right, cost=1, grid=grid) == 0.6
+    assert cheapest_threshold(conf, right, cost=2, grid=grid) == 0.6  # a tie (5 each): the lowest

@@ -47,6 +47,24 @@ def _always_confirm(cls: dict) -> str:
     return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
 
 
+def _embedding(cls: dict) -> str:
+    dim = cls.get("embedding_dim")
+    if not dim:
+        return ""
+    return (f"\nSecond output `embedding`: Nx{dim} unit vectors from a second head on the same features, trained beside the "
+            "logits on episodes (a few dice per face of one set of dice as prototypes, other dice of that set read by the "
+            "nearest prototype): what a taught dice profile compares (`companion/vision/profile_match.py`).")
+
+
+def _sure_calibration(cls: dict) -> str:
+    cal = cls.get("sure_calibration")
+    if not cal:
+        return ""
+    return (f"\nThat threshold is calibrated (`evaluate.calibrate_uncertain_below`): on the {cal['dice']} dice of the held-out "
+            f"10% of the real training photos it costs least when a sure wrong reading costs {cal['cost']:g} taps "
+            f"({cal['sure']} sure, {cal['wrong_sure']} of them wrong).")
+
+
 def _d8_second_look(manifest: dict) -> str:
     if "dice_d8_reader" not in manifest:
         return ""
@@ -128,6 +146,50 @@ the side, blurred or covered, and the label names the face towards the camera):
 """
 
 
+def _roll_cells(r: dict) -> str:
+    rr = r["rolls"]
+    return (f"{_pct(r['right_sure'])} / {r['wrong_of_sure'] * 100:.2f}% | {_pct(rr['right_without_tap'])} / "
+            f"{_pct(rr['asked'])} / {rr['silently_wrong'] * 100:.2f}%")
+
+
+def rolls_table(results: dict) -> str:
+    """Two-dice rolls per set, untaught and taught (rolls.py), and the synthetic boxes."""
+    rows = [(f"{r['dataset']} ({r['photos_counted']} {r['counted_on']})", r) for r in results.get("rolls") or []]
+    rows += [(f"synthetic {kind} ({r['boxes']} boxes)", r) for kind, r in (results.get("rolls_synthetic") or {}).items()]
+    if not rows:
+        return ""
+    lines = ["| set (counted on) | dice | untaught: right and sure / wrong of sure | untaught rolls: right without a tap / "
+             "asked / silently wrong | taught: right and sure / wrong of sure | taught rolls |",
+             "|---|---|---|---|---|---|"]
+    for name, r in rows:
+        u, t = _roll_cells(r["untaught"]).split(" | "), _roll_cells(r["taught"]).split(" | ")
+        lines.append(f"| {name} | {r['untaught']['dice']} | {u[0]} | {u[1]} | {t[0]} | {t[1]} |")
+    return "\n".join(lines)
+
+
+def extra_real_text(results: dict) -> str:
+    parts = []
+    table = rolls_table(results)
+    if table:
+        parts.append("### Two-dice rolls, untaught and taught\n\nEach labelled die is right (found, read right, sure), "
+                     "asked (missed or uncertain) or wrong (sure and wrong); a roll of two dice drawn from a set is right "
+                     "without a tap when both are right and silently wrong when either is wrong (`rolls.py`). Taught: a "
+                     "profile taught on the set's first 10 photos by file name, both figures counted on its validation "
+                     "photos after them; synthetic boxes: one set of dice on one table each, taught on 10 scenes, counted "
+                     "on 30 more.\n\n" + table)
+    hidden = results.get("top_hidden")
+    if hidden:
+        parts.append(f"Dice whose face on top the photo does not show (reviewed \"top hidden\", validation photos): "
+                     f"{hidden['dice']}, of them {hidden['sure']} read sure (a guess), {hidden['uncertain']} uncertain, "
+                     f"{hidden['missed']} not found.")
+    boards = results.get("board_frames_without_dice")
+    if boards:
+        parts.append(f"The four games' boards with their pieces and no dice ({boards['frames']} rendered 1280x720 frames, "
+                     f"`boards.py`): {boards['finds_per_frame']:.2f} finds and {boards['sure_per_frame']:.2f} sure dice "
+                     f"per frame; {_pct(boards['frames_with_a_sure_die'])} of the frames show a sure die.")
+    return "".join(p + "\n\n" for p in parts)
+
+
 def synth_table(syn: dict) -> str:
     lines = ["| kind | dice | found (recall) | read right (of found) | uncertain |", "|---|---|---|---|---|"]
     for kind, s in syn["per_kind"].items():
@@ -196,11 +258,11 @@ stone, carpet, patterned cloth and plain or illustrated game boards with printed
 neighbouring dice, fingers).
 
 {CREDITS}
-## Evaluation on real photos (six-sided dice only, read with `--kinds d6`; boxes matched by centres)
+## Evaluation on real photos (six-sided dice only, read with `--kinds d6`; boxes matched by centres; sets of single-die crops read at their labelled box)
 
 {real_table(results['real'])}
 
-{review_text(results)}## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
+{review_text(results)}{extra_real_text(results)}## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
 
 {synth_table(results['synthetic'])}
 
@@ -230,8 +292,10 @@ Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 f
   many and waits (or sets the extra aside when it is uncertain: docs/vision-notes.md, dice reader ruling 11).
 - A die filling much of the frame (a close-up) can be found as its pips rather than as a die, each pip read as
   a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
-- The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
-  those dice were available): expect lower accuracy on real ones than the synthetic figures.
+- The d8, colour-face and magpie classes were trained on synthetic renders and, for the d8, the 8 faces of one
+  real numeral die (no other real photos of those dice were available): expect lower accuracy on real ones than
+  the synthetic figures. A taught profile does not change that for the d8: its embedding tells numerals apart
+  no better than the classifier (ruling 16 in docs/vision-notes.md).
 - Glare that washes out a pip, and pips the same colour as the body, cause misreads.
 - On fine, high-contrast textures (loop-pile carpet, speckled cloth) the detector still proposes dozens of
   candidates: small dice there are missed more often, some texture is reported as uncertain dice, and
@@ -247,7 +311,8 @@ and padded to a multiple of 32 (dynamic H, W). Outputs `heat` (1x1xH/4xW/4, prob
 (1x4xH/4xW/4: x/y offset in cells, log width/height in cells). Peaks above {det['config']['threshold']} are
 candidate dice; {_faint_finds(det)}a find whose centre lies well inside a much larger find is dropped (a pip of a close die).
 Opset 13, exported with `torch.onnx.export(..., dynamo=False)`; loads in onnxruntime and OpenCV DNN.
-Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 30% real training photos).
+Trained {det['trained_steps']} steps on 256x256 patches (30% real training photos, 10% bare rendered game boards with their
+pieces and no die, 60% synthetic scenes, some of them laid on those boards).
 
 {det_hand}{common}
 {failures}""")
@@ -259,9 +324,9 @@ on a {cls['config']['size']}x{cls['config']['size']} crop centred on the detecti
 {cls['bytes'] / 1024:.0f} KiB, SHA-256 `{cls['sha256']}`.
 Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; output `logits`: Nx{len(cls['classes'])}
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
-{', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.
+{', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.{_embedding(cls)}
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain{_always_confirm(cls)}.{_mirror(cls)}
+is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.

@@ -243,15 +243,27 @@ def time_motion(h: int = 720, w: int = 1280, frames: int = 30, seed: int = 6) ->
     return statistics.median(times[1:])
 
 
-SURE_WRONG_TARGET = 0.002  # of sure readings on the calibration photos; the issue's bar is 0.5% per real set
+# A sure reading that is wrong costs the family as much as this many taps on readings shown as unsure:
+# the reader is sure from the confidence that costs least on the calibration photos (asks + cost x wrong).
+SILENT_ERROR_COST = 20
 SURE_GRID = tuple(float(t) for t in np.round(np.arange(0.5, 0.995, 0.005), 3))
 
 
-def calibrate_uncertain_below(folder: Path, photos, target: float = SURE_WRONG_TARGET) -> dict:
-    """The lowest confidence from which a reading is sure, so that at most ``target`` of the sure readings of
-    the calibration photos (``photos``: (dataset, Photo) held out of training) are wrong. Every six-sided die
-    labelled there is read by the whole reader (found, then read; crops at their labelled box), and each found
-    die gives (confidence, right). Returns {"uncertain_below", "dice", "sure", "wrong_sure"} at that threshold."""
+def cheapest_threshold(conf: np.ndarray, right: np.ndarray, cost: float = SILENT_ERROR_COST, grid=SURE_GRID) -> float:
+    """The threshold of ``grid`` with the least taps (a die read below it, or missed: confidence -1) plus
+    ``cost`` times the dice read at or above it and wrong; the lowest such threshold on a tie."""
+    costs = [float((conf < t).sum() + cost * (~right & (conf >= t)).sum()) for t in grid]
+    return grid[int(np.argmin(costs))]
+
+
+def calibrate_uncertain_below(folder: Path, photos, cost: float = SILENT_ERROR_COST) -> dict:
+    """The confidence from which a reading is sure: the one that costs least on the calibration photos
+    (``photos``: (dataset, Photo) held out of training), counting a tap for each die read uncertain or
+    missed and ``cost`` taps for each sure and wrong one. Every six-sided die labelled there is read by the
+    whole reader (found, then read; crops at their labelled box). The issue's bar, at most 0.5% of sure
+    readings wrong, is out of reach on these photos at any threshold (their surest misreads are oblique
+    close-ups), so the threshold is a trade, and the trade is this one. Returns {"uncertain_below", "dice",
+    "sure", "wrong_sure", "cost"} at that threshold."""
     from companion.vision.reader import DiceReader
 
     reader = DiceReader(kinds=("d6",), threads=1, models_folder=folder, uncertain_below=0.0)
@@ -266,19 +278,15 @@ def calibrate_uncertain_below(folder: Path, photos, target: float = SURE_WRONG_T
         else:
             readings = reader.read(img)
             by_die = {j: readings[i] for i, j in match([r.box for r in readings], [d.box for d in dice])}
-        for j, r in by_die.items():
-            conf.append(r.confidence)
-            right.append(r.value == dice[j].value)
+        for j in range(len(dice)):
+            r = by_die.get(j)
+            conf.append(r.confidence if r is not None else -1.0)
+            right.append(r is not None and r.value == dice[j].value)
     c, ok = np.array(conf), np.array(right, bool)
-    chosen = SURE_GRID[-1]
-    for t in SURE_GRID:
-        sure = c >= t
-        if sure.any() and (~ok[sure]).sum() <= target * sure.sum():
-            chosen = t
-            break
+    chosen = cheapest_threshold(c, ok, cost)
     sure = c >= chosen
-    return {"uncertain_below": chosen, "dice": int(len(c)), "sure": int(sure.sum()), "wrong_sure": int((~ok[sure]).sum()),
-            "target": target}
+    return {"uncertain_below": chosen, "dice": int(len(c)), "sure": int(sure.sum()),
+            "wrong_sure": int((~ok[sure]).sum()), "cost": cost}
 
 
 def real_splits(roles=("valid", "heldout", "train")):
@@ -318,6 +326,18 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
     results = {"synthetic": syn, "classifier": cls_stats, "real": real, "real_reviewed": real_reviewed,
                "label_review": label_review.summary_rows(), "ms_1280x720_one_thread": timing,
                "ms_640x640_25_dice_one_thread": time_frames(one, (25,), 640, 640, size_range=(20, 70))["25_dice"]}
+    if realdata.available():
+        results["top_hidden"] = top_hidden(d6_reader)
+    from companion.workshop.dice import boards, rolls
+
+    results["board_frames_without_dice"] = boards.phantom_dice(one, boards.board_frames(40, 91, long_side=1280))
+    if one.classifier.has_embedding:
+        def make_reader(kinds):
+            return DiceReader(kinds=kinds, threads=1, models_folder=out)
+
+        if realdata.available():
+            results["rolls"] = rolls.evaluate_real(make_reader)
+        results["rolls_synthetic"] = rolls.synthetic_boxes(make_reader)
     (out / "dice_eval.json").write_text(json.dumps(results, indent=2) + "\n")
     from companion.workshop.dice.cards import write_model_cards
 

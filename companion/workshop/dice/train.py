@@ -1,23 +1,25 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.workshop.dice.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
+Usage: ``python -m companion.workshop.dice.train [--seed 1] [--det-steps 16000] [--cls-steps 30000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
-[--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
-"training"): one cold run of them made both committed files in about 23 minutes on the 2-core machine, and
-the same recipe with seed 0, run cold twice, gave the same files bit for bit both times (seeded; one torch
-thread per model; the step counts, not the time caps, end a run there).
+[--crop-jitter narrow|wide] [--no-boards] [--embed-dim 64] [--keep-detector models] [--out DIR] [--quick]``. The
+defaults are the recipe of the committed models (models/manifest.json "training"): one cold run of them made both
+committed files in 79 minutes on the shared 2-core machine (under nice, other jobs running; seeded, one torch
+thread per model; the step counts, not the time caps, end a run).
 ``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
 ``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
 Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 5: upright
 leaning cameras and cameras looking down; plain, carpeted, patterned and illustrated tables; cached
-under runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
-AWS re:Invent set is never trained on), then train the detector
-(in a second process, one thread) while training the classifier (one thread; rare synthetic classes such
-as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes), fit the temperature
-on a calibration set (synthetic + 10% of the real training photos), export both models
-(torch.onnx.export, dynamo=False, opset 13), check the classifier's ONNX against torch, write
-models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
+under runs/dice-cache/), render the four games' boards with their pieces (boards.py: bare frames, and synthetic
+dice laid on them), add crops and scenes from the real training splits of every shared set (realdata.SPLITS), then
+train the detector (in a second process, one thread) while training the classifier (one thread; rare synthetic
+classes such as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes; its
+embedding head on episodes within one set of dice), fit the temperature on a calibration set (synthetic + 10% of the
+real training photos), export both models (torch.onnx.export, dynamo=False, opset 13; the classifier with its
+outputs ``logits`` and ``embedding``), check the classifier's ONNX against torch, write models/manifest.json with
+SHA-256 hashes, choose the confidence from which a reading is sure on the held-out photos
+(evaluate.calibrate_uncertain_below), then evaluate and write the model cards.
 The d8 reader (stage 2b) is trained by its own command, ``python -m companion.workshop.dice.train_d8``; ``make train``
 runs both. This command keeps its entry in the manifest.
 Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
