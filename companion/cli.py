@@ -13,7 +13,13 @@ from companion.games.registry import GAMES, load_game
 from companion.inputs import InputError, ascii_int, check_name, decimal_argument, int_argument, option_pairs
 
 # Subcommands that live beside their code; each module has register(subparsers).
-EXTRA_COMMANDS = ["companion.vision.cli", "companion.app.cli", "companion.referee.follow", "companion.referee.read_board"]
+EXTRA_COMMANDS = [
+    "companion.vision.cli",
+    "companion.vision.teach_dice",
+    "companion.app.cli",
+    "companion.referee.follow",
+    "companion.referee.read_board",
+]
 # Commands whose module parses its own arguments: name -> (module with main(argv), help).
 PASSTHROUGH = {
     "scan-kingdom": ("companion.referee.kingdom_scan", "score a row of Eagle Kingdoms character stands from photos"),

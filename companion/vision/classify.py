@@ -20,8 +20,10 @@ import numpy as np
 from companion.vision.classes import CLASSES, NONE
 from companion.vision.confidence import softmax
 from companion.vision.imageio import shrink
+from companion.vision.models import output_names
 
 DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95}
+LOGITS, EMBEDDING = "logits", "embedding"  # the model's outputs, asked for by name (OpenCV orders them its own way)
 # bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
 CROP_VERSION = 2  # 2: shrunk by imageio.shrink instead of INTER_AREA
 
@@ -63,16 +65,36 @@ class Classifier:
         self.session = session
         self.config = {**DEFAULTS, **(config or {})}
         self.input = session.get_inputs()[0].name
+        # a classifier trained with the embedding head also gives each crop a unit vector (profile_match)
+        self.has_embedding = EMBEDDING in output_names(session)
+        self._outputs = [LOGITS, EMBEDDING] if self.has_embedding else [LOGITS]
+
+    def crops(self, img: np.ndarray, boxes) -> np.ndarray:
+        size, scale = self.config["size"], self.config["crop_scale"]
+        return np.stack([crop(img, b, size, scale) for b in boxes])
+
+    def embedding_dim(self) -> int:
+        size = self.config["size"]
+        return int(self.embed_crops(np.zeros((1, size, size, 3), np.uint8)).shape[1])
+
+    def embed_crops(self, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+        """N x size x size x 3 uint8 crops -> N x D unit vectors (needs ``has_embedding``)."""
+        return np.concatenate([self.session.run([EMBEDDING], {self.input: normalize(crops[i:i + batch])})[0]
+                               for i in range(0, len(crops), batch)])
 
     def logits(self, img: np.ndarray, boxes, floor=None, kinds=None) -> np.ndarray:
-        """``floor`` (one value per box, optional): a doubtful crop whose best die reading ("none" aside;
-        only ``kinds`` when given) is below its floor is not read again (the reader passes one for faint
-        finds that could not count)."""
+        return self.read(img, boxes, floor, kinds)[0]
+
+    def read(self, img: np.ndarray, boxes, floor=None, kinds=None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(logits, embeddings or None) of each box's crop. ``floor`` (one value per box, optional): a doubtful
+        crop whose best die reading ("none" aside; only ``kinds`` when given) is below its floor is not read
+        again (the reader passes one for faint finds that could not count). The embedding is the unmirrored
+        crop's."""
         if not len(boxes):
-            return np.zeros((0, len(CLASSES)), np.float32)
-        size, scale = self.config["size"], self.config["crop_scale"]
-        x = normalize(np.stack([crop(img, b, size, scale) for b in boxes]))
-        logits = self.session.run(None, {self.input: x})[0]
+            return np.zeros((0, len(CLASSES)), np.float32), None
+        x = normalize(self.crops(img, boxes))
+        outs = self.session.run(self._outputs, {self.input: x})
+        logits, embeddings = outs[0], (outs[1] if self.has_embedding else None)
         probs = softmax(logits)
         doubtful = probs.max(1) < float(self.config["mirror_below"])
         if floor is not None:
@@ -82,11 +104,15 @@ class Classifier:
         doubtful = np.flatnonzero(doubtful)
         if len(doubtful):  # x is N x C x H x W: mirror the W axis (the per-crop standardization is unchanged)
             mirrored = np.ascontiguousarray(x[doubtful][..., ::-1])
-            logits[doubtful] = (logits[doubtful] + self.session.run(None, {self.input: mirrored})[0]) / 2
-        return logits
+            logits[doubtful] = (logits[doubtful] + self.session.run([LOGITS], {self.input: mirrored})[0]) / 2
+        return logits, embeddings
 
     def probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None) -> np.ndarray:
-        logits = self.logits(img, boxes, floor, kinds)
+        return self.read_probabilities(img, boxes, kinds, floor)[0]
+
+    def read_probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(probabilities over CLASSES, only ``kinds`` when given; embeddings or None)."""
+        logits, embeddings = self.read(img, boxes, floor, kinds)
         if kinds is not None:
             logits = np.where(kind_mask(kinds)[None], logits, -1e9)
-        return softmax(logits)
+        return softmax(logits), embeddings

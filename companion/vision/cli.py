@@ -1,5 +1,5 @@
-"""``companion dice PATH... [--json] [--annotate DIR] [--kinds d6,d8,magpie] [--board MAP|none] [--before IMAGE]``:
-read dice in image files.
+"""``companion dice PATH... [--json] [--annotate DIR] [--kinds d6,d8,magpie] [--board MAP|none] [--before IMAGE]
+[--profile PROFILE.json]``: read dice in image files.
 
 With --json, exactly one JSON object per image, one per line:
 {"image": path, "dice": [{"kind", "value", "confidence", "box": [x, y, w, h], "uncertain"}], "ms": ...}
@@ -30,7 +30,7 @@ from companion.storage import plain_os_error, write_atomic
 from companion.vision import imageio
 from companion.vision.boardmap import BoardMapError
 from companion.vision.classes import parse_kinds
-from companion.vision.errors import ImageError, ModelError
+from companion.vision.errors import ImageError, VisionError
 
 
 def register(subparsers) -> None:
@@ -50,6 +50,8 @@ def register(subparsers) -> None:
                    help="the picture taken before the roll from the same place: finds where nothing changed are no dice")
     p.add_argument("--explain", action="store_true",
                    help="also list the finds that are no dice, with the reason (JSON: \"rejected\"; --annotate: grey boxes)")
+    p.add_argument("--profile", metavar="PROFILE.json",
+                   help="read with a dice profile (companion teach-dice); --kinds defaults to the profile's kinds")
     p.add_argument("--backend", choices=("auto", "onnxruntime", "opencv"), default=None,
                    help="inference runtime (default auto: onnxruntime if installed, else OpenCV DNN; "
                         "or $COMPANION_DICE_BACKEND)")
@@ -109,9 +111,21 @@ def cmd_dice(args: argparse.Namespace) -> int:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"error: cannot load registry {args.registry}: {exc}", file=sys.stderr)
             return 2
+    profile = None
+    if args.profile:
+        from companion.vision.profile import DiceProfile
+
+        try:
+            profile = DiceProfile.load(args.profile)
+        except VisionError as exc:
+            print(f"error: {exc.reason}", file=sys.stderr)
+            return 2
+        if not args.kinds and profile.kinds():
+            kinds = profile.kinds()
     try:
-        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry, backend=args.backend)
-    except ModelError as exc:
+        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry, backend=args.backend,
+                            profile=profile)
+    except VisionError as exc:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2
     try:

@@ -125,6 +125,13 @@ class OpenCVSession:
         return [np.asarray(o) for o in outs]
 
 
+def output_names(session) -> list[str]:
+    """The output names of an onnxruntime session or an OpenCVSession ([] for a stand-in without them)."""
+    if isinstance(session, OpenCVSession):
+        return list(session.outputs)
+    return [o.name for o in session.get_outputs()] if hasattr(session, "get_outputs") else []
+
+
 def resolve_backend(backend: str | None = None) -> str:
     """"onnxruntime" or "opencv": the explicit choice, else $COMPANION_DICE_BACKEND, else what is importable."""
     choice = (backend or os.environ.get(BACKEND_ENV) or "auto").strip().lower()

@@ -57,7 +57,7 @@ class Reading:
 class DiceReader:
     def __init__(self, kinds=KINDS, threads: int = 1, uncertain_below: float | None = None,
                  detector_threshold: float | None = None, models_folder=None, registry=None,
-                 backend: str | None = None):
+                 backend: str | None = None, profile=None):
         det_session, det_entry, self.backend = backend_session("dice_detector", backend, threads, models_folder)
         cls_session, cls_entry, _ = backend_session("dice_classifier", self.backend, threads, models_folder)
         det_cfg = dict(det_entry.get("config", {}))
@@ -80,6 +80,24 @@ class DiceReader:
             self.d8_reader = d8read.D8Reader(d8_session, d8_entry.get("config", {}))
         self.registry = registry
         self.last_ms: dict[str, float] = {}
+        self.matcher = None
+        if profile is not None:
+            self.set_profile(profile)
+
+    def set_profile(self, profile, config: dict | None = None) -> None:
+        """Read with the family's taught dice (``profile.DiceProfile``), or with the generic reader alone
+        (None). ProfileError when this classifier cannot use it (no embedding output, other crops)."""
+        from companion.vision.profile_match import ProfileMatcher
+
+        previous = self.matcher if self.matcher is not None and self.matcher.profile is profile else None
+        if config is None and previous is not None:
+            config = previous.config
+        self.matcher = None if profile is None else ProfileMatcher(profile, self.classifier, config, previous,
+                                                                   self.kinds)
+
+    @property
+    def profile(self):
+        return None if self.matcher is None else self.matcher.profile
 
     def _kept(self, score: float, conf: float, p_none: float) -> bool:
         """Whether a find with this detector score, best reading's confidence and P(none) counts as a die."""
@@ -92,10 +110,24 @@ class DiceReader:
     def read(self, frame: np.ndarray) -> list[Reading]:
         t0 = time.perf_counter()
         dets = self.detector(frame)
-        t1 = time.perf_counter()
+        return self._read_finds(frame, dets, t0, time.perf_counter())
+
+    def read_boxes(self, frame: np.ndarray, boxes) -> list[Reading]:
+        """Read dice where they are known to be (a die the family tapped, a photo of one die): one reading per
+        box, in order, uncertain when its face cannot be read."""
+        from companion.vision.detect import Detection
+
+        t0 = time.perf_counter()
+        return self._read_finds(frame, [Detection(tuple(float(v) for v in b), 1.0) for b in boxes], t0, t0)
+
+    def _read_finds(self, frame: np.ndarray, dets, t0: float, t1: float) -> list[Reading]:
         # a faint find read below half of faint_min_confidence cannot count (_kept): its crop is not mirrored
         floor = [self.faint_min_confidence / 2 if d.score < self.sure_above else 0.0 for d in dets]
-        probs = self.classifier.probabilities(frame, [d.box for d in dets], self.kinds, floor)
+        boxes = [d.box for d in dets]
+        if self.matcher is None:
+            probs, embeddings = self.classifier.probabilities(frame, boxes, self.kinds, floor), None
+        else:  # the embeddings too, to compare each find with the taught dice
+            probs, embeddings = self.classifier.read_probabilities(frame, boxes, self.kinds, floor)
         if self.d8_reader is not None and len(dets):
             # after the second look a d8 reading's confidence is at most the d8 share, and P(none) only grows:
             # finds dropped even at that confidence (clutter read faintly as a d8) are not read again
@@ -105,20 +137,34 @@ class DiceReader:
             if rows:
                 d8_probs = self.d8_reader.probabilities(frame, [dets[i].box for i in rows])
                 probs[rows] = d8read.merge(probs[rows], d8_probs)
+        matches = None
+        if self.matcher is not None and len(dets):
+            matches = self.matcher.match(embeddings, self.classifier.crops(frame, boxes))
         t2 = time.perf_counter()
         readings = []
-        for det, p in zip(dets, probs, strict=True):
+        for i, (det, p) in enumerate(zip(dets, probs, strict=True)):
             p_none = float(p[NONE])
             q = p.copy()
             q[NONE] = 0
             best = int(q.argmax())
             conf = float(q[best])
-            if not self._kept(det.score, conf, p_none):
-                continue
+            kept = self._kept(det.score, conf, p_none)
             kind, value = CLASSES[best]
+            uncertain = conf < self.uncertain_below or kind in self.always_confirm_kinds
+            if matches is not None:
+                face, sure, why = self.matcher.decide(matches[i], (kind, value), conf, not uncertain,
+                                                      self.always_confirm_kinds)
+                if why == "not a die":
+                    continue
+                if why == "taught" and sure:
+                    kept = True  # a faint find the profile vouches for counts
+                    if face != (kind, value):
+                        conf = matches[i].confidence
+                (kind, value), uncertain = face, not sure
+            if not kept:
+                continue
             x, y, w, h = det.box
             box = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))
-            uncertain = conf < self.uncertain_below or kind in self.always_confirm_kinds
             readings.append(Reading(kind, value, conf, box, uncertain, None, det.score))
         if self.registry is not None:
             self.registry.identify_all(frame, readings)

@@ -72,3 +72,26 @@ def test_backend_chosen_by_environment(monkeypatch):
     monkeypatch.setenv(models.BACKEND_ENV, "tflite")
     with pytest.raises(ModelError, match="unknown dice backend"):
         models.resolve_backend()
+
+
+def test_both_backends_read_alike_with_a_profile(readers):
+    """The embedding output (what a taught profile compares) comes out of OpenCV's DNN as out of onnxruntime."""
+    from companion.vision.profile import DiceProfile
+    from companion.vision.teach_dice import DiceTeacher, LabelledImage, teach_images
+
+    ort, cv = readers
+    assert ort.classifier.has_embedding and cv.classifier.has_embedding
+    rng = np.random.default_rng(4)
+    scenes = [render_scene(rng, 360, 480, n_dice=3, size_range=(50, 90), kinds=("d6",), allow_fingers=False)
+              for _ in range(3)]
+    images = [LabelledImage(None, [(d.kind, d.value, d.box) for d in s.dice if d.label != 19], s.image) for s in scenes]
+    try:
+        for reader in (ort, cv):
+            teach_images(DiceTeacher(reader, DiceProfile.new("box")), images[:2])
+        crops = ort.classifier.crops(scenes[2].image, [d.box for d in scenes[2].dice])
+        np.testing.assert_allclose(ort.classifier.embed_crops(crops), cv.classifier.embed_crops(crops), atol=1e-4)
+        a, b = ort.read(scenes[2].image), cv.read(scenes[2].image)
+        assert [(r.kind, r.value, r.uncertain, r.box) for r in a] == [(r.kind, r.value, r.uncertain, r.box) for r in b]
+    finally:
+        ort.set_profile(None)
+        cv.set_profile(None)

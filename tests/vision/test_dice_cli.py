@@ -50,8 +50,10 @@ def test_plain_text_output(scene_files, capsys):
 
 
 def test_bench_dice_json_gives_accuracy_and_timings_with_the_motion_meter(capsys):
-    assert main(["bench", "dice", "--scenes", "3", "--no-real", "--json"]) == 0
+    assert main(["bench", "dice", "--scenes", "3", "--no-real", "--no-rolls", "--board-frames", "2", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
+    boards = result["board_frames_without_dice"]
+    assert boards["frames"] == 2 and 0 <= boards["sure_per_frame"] <= boards["finds_per_frame"]
     assert set(result["synthetic"]["per_kind"]) == {"d6", "d8", "magpie"}
     timings = [*result["ms_1280x720_one_thread"].values(), result["ms_640x640_25_dice_one_thread"],
                result["ms_motion_meter_1280x720"]]

@@ -197,11 +197,17 @@ def case_of(game: str, light: str = "as-rendered") -> dice_scenes.DiceCase:
     return dice_scenes.cases(game, 1, SEEDS[game], lights=(light,), places=places)[0]
 
 
+def candidates(reader, frame):
+    """Every find the detector proposes, each read as a die: since the models of issue 21 the reader alone drops
+    most of them (docs/vision-notes.md, dice reader ruling 18), so the filter is given them all."""
+    return reader.read_boxes(frame, [d.box for d in reader.detector(frame)])
+
+
 @pytest.mark.parametrize("game", dice_scenes.GAMES)
 def test_no_piece_is_taken_for_a_die_on_any_board(game, readers, boards):
     case = case_of(game)
-    raw = readers["all"].read(case.before)
-    assert len(raw) >= 3  # the pieces and markers the reader alone takes for dice
+    raw = candidates(readers["all"], case.before)
+    assert len(raw) >= 3  # the pieces and markers the detector proposes as dice
     single = filter_on_boards(raw, case.before, find_boards(case.before, boards))
     assert single.dice == [], [(r.kind, r.value, r.box) for r in single.dice]
     assert len(single.rejected) == len(raw) and all(why for _, why in single.rejected)
@@ -210,7 +216,7 @@ def test_no_piece_is_taken_for_a_die_on_any_board(game, readers, boards):
     again = dice_scenes._noisy(case.before, np.random.default_rng(1))
     from companion.vision.pose import BoardTracker
 
-    piped = filter_dice(kinds.read(again), again, pose=BoardTracker(case.board).update(again), board=case.board,
+    piped = filter_dice(candidates(kinds, again), again, pose=BoardTracker(case.board).update(again), board=case.board,
                         settled=case.settled, before=case.before, expected=case.expected)
     assert piped.dice == []
 
@@ -247,8 +253,8 @@ def test_companion_dice_gives_no_dice_on_a_board_with_pieces_and_keeps_its_json(
     assert main(["dice", str(before), "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert set(obj) == {"image", "dice", "ms"} and obj["dice"] == []
-    assert main(["dice", str(before), "--json", "--board", "none"]) == 0
-    assert len(json.loads(capsys.readouterr().out)["dice"]) >= 3
+    assert main(["dice", str(before), "--json", "--board", "none"]) == 0  # the reader alone, nothing set aside
+    assert len(json.loads(capsys.readouterr().out)["dice"]) == len(DiceReader(threads=1).read(case.before))
     # the frame before the roll from the same place: the die thrown onto an empty space is a die again
     assert main(["dice", str(after), "--json", "--explain", "--before", str(before), "--kinds", "d6"]) == 0
     obj = json.loads(capsys.readouterr().out)
@@ -284,6 +290,6 @@ def test_bench_dice_on_board_reports_false_dice_recall_and_time(capsys):
     for way in ("raw", "single_picture", "raw_game_kinds", "pipeline"):
         r = result[way]
         assert {"false_dice_per_frame_without_dice", "found_and_read_right", "per_place", "ms_added_median"} <= set(r)
-    assert result["raw"]["false_dice_per_frame_without_dice"] > 0
     assert result["pipeline"]["false_dice_per_frame_without_dice"] == 0
+    assert result["raw"]["false_dice_per_frame_without_dice"] >= result["pipeline"]["false_dice_per_frame_without_dice"]
     assert main(["bench", "dice-on-board", "--games", "chess"]) == 2

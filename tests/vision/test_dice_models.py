@@ -89,9 +89,9 @@ def test_classifier_same_outputs_in_opencv_dnn():
     scene = render_scene(np.random.default_rng(3), 320, 320, n_dice=4)
     size = entry["config"]["size"]
     x = normalize(np.stack([crop(scene.image, d.box, size) for d in scene.dice]))
-    logits = session.run(None, {"crops": x})[0]
+    logits = session.run(["logits"], {"crops": x})[0]
     net.setInput(x)
-    logits_cv = net.forward()
+    logits_cv = net.forward("logits")  # by name: the classifier has a second output, its embedding
     np.testing.assert_allclose(logits_cv, logits, atol=1e-3)
     assert (logits_cv.argmax(1) == logits.argmax(1)).all()
 

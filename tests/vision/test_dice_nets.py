@@ -100,3 +100,25 @@ def test_grid_head_keeps_where_a_feature_is():
 def test_grid_must_be_0_or_3():
     with pytest.raises(ValueError):
         DiceClassifier(20, grid=2)
+
+
+def test_classifier_with_an_embedding_head_exports_both_outputs_alike(tmp_path):
+    torch.manual_seed(0)
+    net = _with_random_statistics(DiceClassifier(20, grid=3, embed_dim=32))
+    path = tmp_path / "ce.onnx"
+    export_onnx(ClassifierExport(net, 0.8), torch.zeros(2, 3, 48, 48), path, ["crops"], ["logits", "embedding"],
+                {"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}})
+    x = np.random.default_rng(3).standard_normal((4, 3, 48, 48)).astype(np.float32)
+    with torch.no_grad():
+        want_logits = net(torch.from_numpy(x)).numpy() / 0.8
+        want_emb = net.embedding(net.pooled(torch.from_numpy(x))).numpy()
+    got_logits, got_emb = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        ["logits", "embedding"], {"crops": x})
+    np.testing.assert_allclose(got_logits, want_logits, atol=1e-4)
+    np.testing.assert_allclose(got_emb, want_emb, atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(got_emb, axis=1), 1.0, atol=1e-5)
+    cv_net = cv2.dnn.readNetFromONNX(str(path))
+    cv_net.setInput(x)
+    cv_logits, cv_emb = cv_net.forward(["logits", "embedding"])  # by name: OpenCV lists outputs in its own order
+    np.testing.assert_allclose(cv_logits, want_logits, atol=1e-4)
+    np.testing.assert_allclose(cv_emb, want_emb, atol=1e-4)

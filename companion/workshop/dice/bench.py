@@ -1,9 +1,11 @@
-"""``companion bench dice [--json] [--scenes N] [--no-real]``: dice-reading benchmark.
+"""``companion bench dice [--json] [--scenes N] [--no-real] [--no-rolls]``: dice-reading benchmark.
 
 Prints per-kind accuracy on a fresh synthetic set (and the six-sided dice's by the angle their top face
 is seen at), recall and accuracy on the real photos (each split with its role: validation, or never used
 in training; the per-die and per-photo shares with their 95% intervals; again with the labels reviewed
-where they and the reader disagreed), the median ms per 1280x720 frame with 2, 5 and 10 dice using one
+where they and the reader disagreed), two-dice rolls per validation split untaught and after teaching a profile
+on the split's first photos (``rolls``; synthetic boxes too, for the d8 and the colour dice), what the reader sees
+on the four games' boards without any dice (``boards``), the median ms per 1280x720 frame with 2, 5 and 10 dice using one
 onnxruntime thread, and that of the motion meter that holds a roll back while something moves over the
 table. Exit status 0, or 2 when the models cannot be loaded.
 """
@@ -15,7 +17,7 @@ import json
 import sys
 
 from companion.vision.errors import ModelError
-from companion.workshop.dice import evaluate, realdata
+from companion.workshop.dice import boards, evaluate, realdata, rolls
 from companion.workshop.dice.cards import pct_with_interval
 
 
@@ -29,12 +31,39 @@ def _print_real(r: dict, extra: str = "") -> None:
           f"extra {r['extra_detections']}{extra}")
 
 
+def _roll_line(label: str, r: dict) -> str:
+    rr = r["rolls"]
+    return (f"{label}: {r['dice']} dice, {100 * r['right_sure']:.1f}% right and sure, {100 * r['asked']:.1f}% asked, "
+            f"{100 * r['wrong_of_sure']:.2f}% of sure readings wrong; two-dice rolls {100 * rr['right_without_tap']:.1f}% "
+            f"right without a tap, {100 * rr['asked']:.1f}% asked, {100 * rr['silently_wrong']:.2f}% silently wrong")
+
+
+def _print_rolls(result: dict) -> None:
+    if isinstance(result.get("rolls"), str):
+        print(f"two-dice rolls: {result['rolls']}")
+    elif "rolls" in result:
+        print(f"two-dice rolls per set, untaught and taught on the set's first {rolls.TEACH_PHOTOS} photos "
+              "(counted on its validation photos after them):")
+        for r in result["rolls"]:
+            print(f"  {r['dataset']} ({r['photos_counted']} {r['counted_on']}; profile {r['profile']['dice']} dice, "
+                  f"{r['profile']['not_dice']} not dice" + (f", missing {r['profile']['missing']}" if r["profile"]["missing"] else "") + ")")
+            print("    " + _roll_line("untaught", r["untaught"]))
+            print("    " + _roll_line("taught  ", r["taught"]))
+    for kind, r in result.get("rolls_synthetic", {}).items():
+        print(f"  synthetic {kind} ({r['boxes']} boxes of one set of dice on one table)")
+        print("    " + _roll_line("untaught", r["untaught"]))
+        print("    " + _roll_line("taught  ", r["taught"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="companion bench dice", description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--scenes", type=int, default=200, help="synthetic scenes (default 200)")
     ap.add_argument("--no-real", action="store_true", help="skip the real photos")
     ap.add_argument("--all-splits", action="store_true", help="also report the training splits")
+    ap.add_argument("--no-rolls", action="store_true", help="skip the roll-level figures (untaught and taught)")
+    ap.add_argument("--boxes", type=int, default=4, help="synthetic boxes of dice per kind, taught and not (default 4)")
+    ap.add_argument("--board-frames", type=int, default=40, help="rendered board frames without dice (default 40)")
     args = ap.parse_args(argv)
     from companion.vision.reader import DiceReader
 
@@ -53,9 +82,26 @@ def main(argv: list[str] | None = None) -> int:
                               for d, s in evaluate.real_splits(roles)]
             result["real_reviewed"] = [evaluate.evaluate_real(d6_reader, d, s, reviewed=True, readings_cache=cache)
                                        for d, s in evaluate.reviewed_splits(roles)]
+            result["top_hidden"] = evaluate.top_hidden(d6_reader)
         else:
             result["real"] = f"skipped: no datasets at {realdata.datasets_root()}"
+    if not args.no_rolls and not reader.classifier.has_embedding:
+        result["rolls"] = "skipped: the dice classifier in models/ has no embedding output (retrain it)"
+    elif not args.no_rolls:
+        def make_reader(kinds):
+            return DiceReader(kinds=kinds, threads=1)
+
+        if realdata.available() and not args.no_real:
+            result["rolls"] = rolls.evaluate_real(make_reader)
+        if args.boxes:
+            result["rolls_synthetic"] = rolls.synthetic_boxes(make_reader, args.boxes)
+    result["board_frames_without_dice"] = boards.phantom_dice(reader, boards.board_frames(args.board_frames, 91,
+                                                                                         long_side=1280))
     result["ms_1280x720_one_thread"] = evaluate.time_frames(reader)
+    if reader.classifier.has_embedding:  # the same frames read with a taught profile (a box of six-sided dice)
+        profiled = DiceReader(threads=1)
+        rolls.synthetic_profile(profiled)
+        result["ms_1280x720_one_thread_with_profile"] = evaluate.time_frames(profiled)
     result["ms_640x640_25_dice_one_thread"] = evaluate.time_frames(reader, (25,), 640, 640, size_range=(20, 70))["25_dice"]
     result["ms_motion_meter_1280x720"] = evaluate.time_motion()
     if args.json:
@@ -79,8 +125,19 @@ def main(argv: list[str] | None = None) -> int:
             for r in result["real_reviewed"]:
                 _print_real(r, f"; {r['labels_changed']} labels changed")
         print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")
+        h = result["top_hidden"]
+        print(f"  dice whose face on top the photo does not show (reviewed, validation photos): {h['dice']}: "
+              f"{h['sure']} read sure (a guess), {h['uncertain']} uncertain, {h['missed']} not found")
+    _print_rolls(result)
+    b = result["board_frames_without_dice"]
+    print(f"the four games' boards with their pieces, no dice ({b['frames']} rendered frames): "
+          f"{b['finds_per_frame']:.2f} finds and {b['sure_per_frame']:.2f} sure dice per frame; "
+          f"{100 * b['frames_with_a_sure_die']:.0f}% of frames show a sure die")
     print("median ms per 1280x720 frame (1 thread): "
           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread"].items()))
+    if "ms_1280x720_one_thread_with_profile" in result:
+        print("  the same with a taught profile: " + ", ".join(
+            f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread_with_profile"].items()))
     print(f"median ms per 640x640 photo with 25 dice (1 thread): {result['ms_640x640_25_dice_one_thread']:.1f}")
     print(f"median ms of the motion meter (is anything moving over the table?) per 1280x720 frame: "
           f"{result['ms_motion_meter_1280x720']:.1f}")

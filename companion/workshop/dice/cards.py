@@ -6,20 +6,38 @@ import math
 from pathlib import Path
 
 CREDITS = """\
-Real photos (from `../shared/datasets/`, never copied into this repository):
+Real photos (from `../shared/datasets/`, never copied into this repository). Every set trains, and every set
+keeps photos it never trained on (`realdata.SPLITS`): its own validation splits, or, for a set that comes as one
+folder, a part of it (`realdata.PARTS`). 10% of each training split (by a hash of the file name) calibrates.
 
-- `dice-photos-matteop65`: about 396 webcam photos of white d6 on wood (MIT licence). Used for training
-  (`train`, 90%; 10% calibrates) and reported (`valid`, never trained on).
-- `dice-photos-roboflow-catan`: about 436 photos of many small dice of many colours on a white table and a
-  Catan board, from Roboflow Universe (CC BY 4.0). Used for training (`train`, 90%; 10% calibrates) and
-  reported (`valid`, `test`, never trained on). Not every die is labelled, so its "extra detections"
-  are partly real dice.
-- `dice-photos-aws-reinvent2019`: about 290 phone photos of coloured d6 on wood, boards, carpet and
-  stone (Apache 2.0). **Never used in training or calibration**, and models are chosen on the validation
-  splits and synthetic scenes, not on it. One exception (session 5, `dice_detector.md`): on its carpet
-  photos earlier models saw dozens of phantom dice, which is why the renderer draws carpets since
-  synth.VERSION 5, and it decided between two carpet textures. On carpets it is less of a stranger than
-  on other tables.
+- `dice-photos-matteop65`: 396 webcam photos of white d6 on wood (MIT licence, Copyright (c) 2021 Matteo
+  Anthony Penlington). `train` trains, `valid` is reported.
+- `dice-photos-roboflow-catan`: 436 photos of many small dice of many colours on a white table and a Catan
+  board, from Roboflow Universe (CC BY 4.0). `train` trains, `valid` and `test` are reported. Not every die is
+  labelled, so its "extra detections" are partly real dice (and it gives no "none" crops).
+- `dice-photos-aws-reinvent2019`: 290 phone photos of coloured d6 on wood, boards, carpet and stone (AWS
+  re:Invent 2019 dice set, Apache License 2.0). One folder: the last 30% of each sequence of photos by file name
+  is reported (`all/valid`), the rest trains (`all/train`), with the reviewed labels of its training part (a die
+  whose top face the photo does not show trains as unreadable). Until these models it was never trained on.
+- `dice-photos-rune55`: 765 photos, Pixel phone photos of marbled d6 in felt trays and grey tray, table and
+  fisheye-rig frames (Rune55 v3 by Roboflow user rune-zkmvl, CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition).
+  `train` trains, `valid` and `test` are reported.
+- `dice-photos-skovy-catan`: 49 webcam photos of a red and a yellow Catan die on a wood-effect floor
+  (github.com/skovy/tensorflow-dice-model, MIT licence). `train` trains, `valid` is reported.
+- `dice-crops-tomitomi3-gray`: 1,200 greyscale top-down crops of one white d6 (Copyright (c) 2018 N.Tomi,
+  github.com/tomitomi3/DiceRecognitionDatasetForML, MIT licence; copy from gilleshermans/FirstNeuralNetwork).
+  One folder: a 20% hash of the file names is reported (`train/valid`).
+- `dice-crops-chase-casino`: 279 crops of red and blue casino dice on green felt (Copyright (c) 2024 Chase,
+  github.com/chaseelliottpatterson/dice-reader, MIT licence). `train` trains, `val` and `test` are reported.
+- `dice-crops-skovy-catan`: 151 crops of the Catan dice above (skovy, MIT licence). Crops of the webcam set's
+  validation photos, and a 20% hash of the photos that set does not have, are reported (`train/valid`).
+- `dice-crops-burks-polyhedral`: 86 photos of one numeral die per photo on black felt (Copyright (c) 2024 Andrew
+  Burks, github.com/burksbuilds/dicetower-dev, MIT licence). Its d6 and its 8 d8 faces (the only real d8 photos)
+  train; its other dice (d4, d10, d12, d20) are kinds the reader does not read. Too small to report.
+
+Hard negatives: the four games' boards with their pieces (`companion/workshop/dice/boards.py`): rendered by the
+board benchmarks' scene painters at states of simulated games, bare (the detector's scenes without a die, and
+"none" crops where a blob detector says a die could be) and as the table of synthetic dice scenes.
 """
 
 
@@ -27,6 +45,24 @@ Real photos (from `../shared/datasets/`, never copied into this repository):
 def _always_confirm(cls: dict) -> str:
     kinds = cls["config"].get("always_confirm_kinds") or []
     return f", and so is every reading of {', '.join(kinds)} (`always_confirm_kinds`), whatever its confidence" if kinds else ""
+
+
+def _embedding(cls: dict) -> str:
+    dim = cls.get("embedding_dim")
+    if not dim:
+        return ""
+    return (f"\nSecond output `embedding`: Nx{dim} unit vectors from a second head on the same features, trained beside the "
+            "logits on episodes (a few dice per face of one set of dice as prototypes, other dice of that set read by the "
+            "nearest prototype): what a taught dice profile compares (`companion/vision/profile_match.py`).")
+
+
+def _sure_calibration(cls: dict) -> str:
+    cal = cls.get("sure_calibration")
+    if not cal:
+        return ""
+    return (f"\nThat threshold is calibrated (`evaluate.calibrate_uncertain_below`): on the {cal['dice']} dice of the held-out "
+            f"10% of the real training photos it costs least when a sure wrong reading costs {cal['cost']:g} taps "
+            f"({cal['sure']} sure, {cal['wrong_sure']} of them wrong).")
 
 
 def _d8_second_look(manifest: dict) -> str:
@@ -110,6 +146,50 @@ the side, blurred or covered, and the label names the face towards the camera):
 """
 
 
+def _roll_cells(r: dict) -> str:
+    rr = r["rolls"]
+    return (f"{_pct(r['right_sure'])} / {r['wrong_of_sure'] * 100:.2f}% | {_pct(rr['right_without_tap'])} / "
+            f"{_pct(rr['asked'])} / {rr['silently_wrong'] * 100:.2f}%")
+
+
+def rolls_table(results: dict) -> str:
+    """Two-dice rolls per set, untaught and taught (rolls.py), and the synthetic boxes."""
+    rows = [(f"{r['dataset']} ({r['photos_counted']} {r['counted_on']})", r) for r in results.get("rolls") or []]
+    rows += [(f"synthetic {kind} ({r['boxes']} boxes)", r) for kind, r in (results.get("rolls_synthetic") or {}).items()]
+    if not rows:
+        return ""
+    lines = ["| set (counted on) | dice | untaught: right and sure / wrong of sure | untaught rolls: right without a tap / "
+             "asked / silently wrong | taught: right and sure / wrong of sure | taught rolls |",
+             "|---|---|---|---|---|---|"]
+    for name, r in rows:
+        u, t = _roll_cells(r["untaught"]).split(" | "), _roll_cells(r["taught"]).split(" | ")
+        lines.append(f"| {name} | {r['untaught']['dice']} | {u[0]} | {u[1]} | {t[0]} | {t[1]} |")
+    return "\n".join(lines)
+
+
+def extra_real_text(results: dict) -> str:
+    parts = []
+    table = rolls_table(results)
+    if table:
+        parts.append("### Two-dice rolls, untaught and taught\n\nEach labelled die is right (found, read right, sure), "
+                     "asked (missed or uncertain) or wrong (sure and wrong); a roll of two dice drawn from a set is right "
+                     "without a tap when both are right and silently wrong when either is wrong (`rolls.py`). Taught: a "
+                     "profile taught on the set's first 10 photos by file name, both figures counted on its validation "
+                     "photos after them; synthetic boxes: one set of dice on one table each, taught on 10 scenes, counted "
+                     "on 30 more.\n\n" + table)
+    hidden = results.get("top_hidden")
+    if hidden:
+        parts.append(f"Dice whose face on top the photo does not show (reviewed \"top hidden\", validation photos): "
+                     f"{hidden['dice']}, of them {hidden['sure']} read sure (a guess), {hidden['uncertain']} uncertain, "
+                     f"{hidden['missed']} not found.")
+    boards = results.get("board_frames_without_dice")
+    if boards:
+        parts.append(f"The four games' boards with their pieces and no dice ({boards['frames']} rendered 1280x720 frames, "
+                     f"`boards.py`): {boards['finds_per_frame']:.2f} finds and {boards['sure_per_frame']:.2f} sure dice "
+                     f"per frame; {_pct(boards['frames_with_a_sure_die'])} of the frames show a sure die.")
+    return "".join(p + "\n\n" for p in parts)
+
+
 def synth_table(syn: dict) -> str:
     lines = ["| kind | dice | found (recall) | read right (of found) | uncertain |", "|---|---|---|---|---|"]
     for kind, s in syn["per_kind"].items():
@@ -178,11 +258,11 @@ stone, carpet, patterned cloth and plain or illustrated game boards with printed
 neighbouring dice, fingers).
 
 {CREDITS}
-## Evaluation on real photos (six-sided dice only, read with `--kinds d6`; boxes matched by centres)
+## Evaluation on real photos (six-sided dice only, read with `--kinds d6`; boxes matched by centres; sets of single-die crops read at their labelled box)
 
 {real_table(results['real'])}
 
-{review_text(results)}## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
+{review_text(results)}{extra_real_text(results)}## Evaluation on fresh synthetic scenes (seed never used in training, {results['synthetic']['scenes']} scenes)
 
 {synth_table(results['synthetic'])}
 
@@ -212,8 +292,10 @@ Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 f
   many and waits (or sets the extra aside when it is uncertain: docs/vision-notes.md, dice reader ruling 11).
 - A die filling much of the frame (a close-up) can be found as its pips rather than as a die, each pip read as
   a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
-- The d8, colour-face and magpie classes were trained on synthetic renders only (no real photos of
-  those dice were available): expect lower accuracy on real ones than the synthetic figures.
+- The d8, colour-face and magpie classes were trained on synthetic renders and, for the d8, the 8 faces of one
+  real numeral die (no other real photos of those dice were available): expect lower accuracy on real ones than
+  the synthetic figures. A taught profile does not change that for the d8: its embedding tells numerals apart
+  no better than the classifier (ruling 16 in docs/vision-notes.md).
 - Glare that washes out a pip, and pips the same colour as the body, cause misreads.
 - On fine, high-contrast textures (loop-pile carpet, speckled cloth) the detector still proposes dozens of
   candidates: small dice there are missed more often, some texture is reported as uncertain dice, and
@@ -229,7 +311,8 @@ and padded to a multiple of 32 (dynamic H, W). Outputs `heat` (1x1xH/4xW/4, prob
 (1x4xH/4xW/4: x/y offset in cells, log width/height in cells). Peaks above {det['config']['threshold']} are
 candidate dice; {_faint_finds(det)}a find whose centre lies well inside a much larger find is dropped (a pip of a close die).
 Opset 13, exported with `torch.onnx.export(..., dynamo=False)`; loads in onnxruntime and OpenCV DNN.
-Trained {det['trained_steps']} steps on 256x256 patches (70% synthetic scenes, 30% real training photos).
+Trained {det['trained_steps']} steps on 256x256 patches (30% real training photos, 10% bare rendered game boards with their
+pieces and no die, 60% synthetic scenes, some of them laid on those boards).
 
 {det_hand}{common}
 {failures}""")
@@ -241,9 +324,9 @@ on a {cls['config']['size']}x{cls['config']['size']} crop centred on the detecti
 {cls['bytes'] / 1024:.0f} KiB, SHA-256 `{cls['sha256']}`.
 Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; output `logits`: Nx{len(cls['classes'])}
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
-{', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.
+{', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.{_embedding(cls)}
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain{_always_confirm(cls)}.{_mirror(cls)}
+is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.

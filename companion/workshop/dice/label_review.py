@@ -73,23 +73,26 @@ def _seen_value(seen) -> int | None | str:
 
 
 def apply_reviews(photos: list[realdata.Photo], dataset: str, split: str,
-                  reviews: dict[tuple, dict] | None = None) -> tuple[list[realdata.Photo], int]:
+                  reviews: dict[tuple, dict] | None = None,
+                  top_hidden_unreadable: bool = False) -> tuple[list[realdata.Photo], int]:
     """The photos with reviewed labels: a value seen otherwise replaces the label, a die marked unclear is
     neither counted nor blamed, a box that is not a die is dropped, and a box drawn around one pip of a die
-    (``seen_box``) is replaced by one around its face; a die whose top is hidden keeps its label.
-    Returns (photos, labels changed)."""
+    (``seen_box``) is replaced by one around its face; a die whose top is hidden keeps its label (for the
+    figures), or gets the value TOP_HIDDEN with ``top_hidden_unreadable`` (training: such a die is unreadable).
+    ``split`` may be a part of a folder ("all/train"): the reviews name the folder. Returns (photos, labels changed)."""
     reviews = load_reviews() if reviews is None else reviews
+    folder = realdata.folder_of(split)
     out, changed = [], 0
     for p in photos:
         dice = []
         for d in p.dice:
-            entry = reviews.get(_key(dataset, split, p.path.name, d.box))
+            entry = reviews.get(_key(dataset, folder, p.path.name, d.box))
             if entry is None:
                 dice.append(d)
                 continue
             seen = _seen_value(entry["seen"])
             if seen == TOP_HIDDEN:
-                seen = d.value
+                seen = TOP_HIDDEN if top_hidden_unreadable else d.value
             box = tuple(int(c) for c in entry.get("seen_box", d.box))
             changed += seen != d.value or box != d.box
             if seen != NOT_A_DIE:

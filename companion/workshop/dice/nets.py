@@ -73,10 +73,13 @@ class DiceClassifier(nn.Module):
     ``separable_layers`` makes every layer after the first a depthwise-separable one (``separable``), and
     ``extra_layers`` adds that many more at the last resolution (named variants: ``CLASSIFIER_ARCHS``):
     4x faster, but they read the validation photos worse within the training budget (model card).
+    ``embed_dim`` adds a second head beside the linear one: a unit vector per crop (``embedding``), trained so
+    that crops of one face of one set of dice lie together (train.py's episodes): what a taught dice profile
+    (``companion.vision.profile``) compares.
     """
 
     def __init__(self, n_classes: int, c=(16, 24, 32, 48, 64, 96), full_res_stem: bool = False, grid: int = 0,
-                 separable_layers: bool = False, extra_layers: int = 0):
+                 separable_layers: bool = False, extra_layers: int = 0, embed_dim: int = 0):
         super().__init__()
         if grid not in (0, 3):
             raise ValueError("grid must be 0 (global pool) or 3")
@@ -92,6 +95,11 @@ class DiceClassifier(nn.Module):
         self.pool = nn.AvgPool2d(3, 2, 1) if grid else None
         self.drop = nn.Dropout(0.2)
         self.fc = nn.Linear(c[5] * max(1, grid) ** 2, n_classes)
+        self.embed = nn.Linear(c[5] * max(1, grid) ** 2, embed_dim) if embed_dim else None
+
+    def embedding(self, pooled):
+        """Unit vectors from ``pooled`` features (the second head; needs ``embed_dim``)."""
+        return F.normalize(self.embed(pooled), dim=1)
 
     def pooled(self, x):
         """The features the linear layer sees: one vector per crop (per cell of the grid, flattened)."""
@@ -129,7 +137,8 @@ CLASSIFIER_ARCHS = {
 
 
 class ClassifierExport(nn.Module):
-    """Bakes the calibration temperature into the graph: outputs logits / T."""
+    """Bakes the calibration temperature into the graph: outputs logits / T, and the embedding when the net
+    has that head (outputs ``logits``, ``embedding``)."""
 
     def __init__(self, net: nn.Module, temperature: float):
         super().__init__()
@@ -137,7 +146,10 @@ class ClassifierExport(nn.Module):
         self.register_buffer("inv_t", torch.tensor(1.0 / temperature))
 
     def forward(self, x):
-        return self.net(x) * self.inv_t
+        if getattr(self.net, "embed", None) is None:
+            return self.net(x) * self.inv_t
+        pooled = self.net.pooled(x)
+        return self.net.fc(pooled) * self.inv_t, self.net.embedding(pooled)
 
 
 def export_onnx(module: nn.Module, example, path, inputs, outputs, dynamic_axes) -> None:

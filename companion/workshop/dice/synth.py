@@ -588,13 +588,19 @@ def random_kind_value(rng: np.random.Generator, kinds=("d6", "d8", "magpie"), we
 
 def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: int | None = None,
                  size_range=(15, 120), kinds=("d6", "d8", "magpie"), kind_weights=None,
-                 allow_fingers: bool = True, effects: bool = True, blank_eight: float = 0.0) -> Scene:
-    img = background(rng, h, w)
+                 allow_fingers: bool = True, effects: bool = True, blank_eight: float = 0.0,
+                 backdrop: np.ndarray | None = None, material: Material | None = None,
+                 upright: bool | None = None) -> Scene:
+    """``backdrop`` (h x w x 3): the table to lay the dice on (a rendered game board, ``boards.backdrop``)
+    instead of a drawn one; ``material``: every die of this one set of dice; ``upright``: the kind of camera
+    (default: drawn)."""
+    img = background(rng, h, w) if backdrop is None else backdrop.astype(np.float32)
     light = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5), 1.0])
     light /= np.linalg.norm(light)
     # an upright camera leaning towards the table (a phone on a stand: little roll), or one looking
     # down from above in any orientation
-    upright = bool(rng.random() < UPRIGHT_SHARE)
+    if upright is None:
+        upright = bool(rng.random() < UPRIGHT_SHARE)
     if upright:
         view_tilt, roll = rng.uniform(0.2, 1.1), 0.0
     else:
@@ -614,7 +620,7 @@ def render_scene(rng: np.random.Generator, h: int = 384, w: int = 384, n_dice: i
     for _ in range(n):
         kind, value = random_kind_value(rng, kinds, kind_weights)
         size = float(np.clip(typical * rng.uniform(0.8, 1.25), lo, hi)) / (1.6 if kind == "d6" else 1.9)
-        m = shared_m if same_set and kind == "d6" else None
+        m = material if material is not None else shared_m if same_set and kind == "d6" else None
         tilt = abs(rng.normal(0, 0.12)) if rng.random() < 0.3 else 0.0
         info: dict = {}
         die_roll = roll + rng.normal(0, 0.15) if upright else roll

@@ -1,23 +1,25 @@
 """Train both dice stages on the CPU and export them to ONNX in ``models/``.
 
-Usage: ``python -m companion.workshop.dice.train [--seed 1] [--det-steps 8000] [--cls-steps 10000] [--cls-size 48]
+Usage: ``python -m companion.workshop.dice.train [--seed 1] [--det-steps 16000] [--cls-steps 30000] [--cls-size 48]
 [--cls-grid 0|3] [--cls-arch conv|separable|separable-deep] [--no-balance-classes] [--cls-full-res-stem]
-[--crop-jitter narrow|wide] [--keep-detector models] [--out DIR] [--quick]``. The defaults are the recipe of the committed models (models/manifest.json
-"training"): one cold run of them made both committed files in about 23 minutes on the 2-core machine, and
-the same recipe with seed 0, run cold twice, gave the same files bit for bit both times (seeded; one torch
-thread per model; the step counts, not the time caps, end a run there).
+[--crop-jitter narrow|wide] [--no-boards] [--embed-dim 64] [--keep-detector models] [--out DIR] [--quick]``. The
+defaults are the recipe of the committed models (models/manifest.json "training"): one cold run of them made both
+committed files in 79 minutes on the shared 2-core machine (under nice, other jobs running; seeded, one torch
+thread per model; the step counts, not the time caps, end a run).
 ``--keep-detector FOLDER`` trains the classifier only and keeps that folder's (checked) detector;
 ``--cls-size`` changes the crop side (written to the manifest config, which the reader follows).
 
 Steps (each seeded): render synthetic detector scenes and classifier crops (synth.VERSION 5: upright
 leaning cameras and cameras looking down; plain, carpeted, patterned and illustrated tables; cached
-under runs/dice-cache/), add crops and scenes from the real training splits (see realdata.SPLITS; the
-AWS re:Invent set is never trained on), then train the detector
-(in a second process, one thread) while training the classifier (one thread; rare synthetic classes such
-as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes), fit the temperature
-on a calibration set (synthetic + 10% of the real training photos), export both models
-(torch.onnx.export, dynamo=False, opset 13), check the classifier's ONNX against torch, write
-models/manifest.json with SHA-256 hashes, then evaluate and write the model cards.
+under runs/dice-cache/), render the four games' boards with their pieces (boards.py: bare frames, and synthetic
+dice laid on them), add crops and scenes from the real training splits of every shared set (realdata.SPLITS), then
+train the detector (in a second process, one thread) while training the classifier (one thread; rare synthetic
+classes such as each d8 face are drawn more often, weight 1/sqrt(class count), unless --no-balance-classes; its
+embedding head on episodes within one set of dice), fit the temperature on a calibration set (synthetic + 10% of the
+real training photos), export both models (torch.onnx.export, dynamo=False, opset 13; the classifier with its
+outputs ``logits`` and ``embedding``), check the classifier's ONNX against torch, write models/manifest.json with
+SHA-256 hashes, choose the confidence from which a reading is sure on the held-out photos
+(evaluate.calibrate_uncertain_below), then evaluate and write the model cards.
 The d8 reader (stage 2b) is trained by its own command, ``python -m companion.workshop.dice.train_d8``; ``make train``
 runs both. This command keeps its entry in the manifest.
 Needs the ``train`` extra (torch==2.13.0, onnx, tqdm).
@@ -55,9 +57,12 @@ CLS_SIZE = classify.DEFAULTS["size"]  # the helpers' default; the trained size i
 ALWAYS_CONFIRM_KINDS = ("d8",)
 
 # the recipe of the committed models (models/manifest.json); `python -m companion.workshop.dice.train` repeats it
-DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 8000, 24.0
-DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 10000, 48, 24.0
+DEFAULT_DET_STEPS, DEFAULT_MINUTES_DET = 16000, 240.0
+DEFAULT_CLS_STEPS, DEFAULT_CLS_SIZE, DEFAULT_MINUTES_CLS = 30000, 48, 240.0
 DEFAULT_CLS_GRID, DEFAULT_CLS_ARCH = 3, "conv"
+DEFAULT_EMBED_DIM = 64
+# shares of the classifier's batches besides the synthetic crops: dice on boards and bare boards, real photos
+BOARD_SHARE, REAL_SHARE = 0.2, 0.9
 # seeds 0 and 1 of this recipe were trained; 1 read the validation photos and synthetic scenes better
 # (models/dice_detector.md, "This run")
 DEFAULT_SEED = 1
@@ -155,21 +160,25 @@ def _pool_map(fn, jobs, desc):
     return results
 
 
-def synthetic_detector_set(seed: int, n: int):
-    # plain arrays only (boxes of all scenes concatenated, with per-scene counts): no pickled objects
-    path = CACHE / f"det_v{synth.VERSION}_{seed}_{n}.npz"
+def _cached_scenes(path: Path, chunk, jobs, desc: str):
+    """Detector scenes rendered by ``chunk`` over ``jobs``, kept in ``path`` as plain arrays (boxes of all
+    scenes concatenated, with per-scene counts: no pickled objects)."""
     if path.is_file():
         z = np.load(path)
         return list(z["imgs"]), np.split(z["boxes"], np.cumsum(z["counts"])[:-1])
-    jobs = [(seed * 100_000 + i, 25) for i in range(n // 25)]
     imgs, targets = [], []
-    for a, b in _pool_map(_det_chunk, jobs, "render detector scenes"):
+    for a, b in _pool_map(chunk, jobs, desc):
         imgs += a
         targets += b
     CACHE.mkdir(parents=True, exist_ok=True)
     np.savez(path, imgs=np.stack(imgs), boxes=np.concatenate(targets).reshape(-1, 5),
              counts=np.array([len(t) for t in targets], np.int64))
     return imgs, targets
+
+
+def synthetic_detector_set(seed: int, n: int):
+    return _cached_scenes(CACHE / f"det_v{synth.VERSION}_{seed}_{n}.npz", _det_chunk,
+                          [(seed * 100_000 + i, 25) for i in range(n // 25)], "render detector scenes")
 
 
 def blank_eight_key(blank_eight: float) -> str:
@@ -197,16 +206,124 @@ def synthetic_crop_set(seed: int, n_scenes: int, size: int = CLS_SIZE, jitter=CR
     return x, y, upright
 
 
+# ---------------------------------------------------------------- the games' boards (hard negatives)
+BOARD_FRAMES = 320  # rendered board frames (80 per game), cached
+BOARD_SCENES = 600  # synthetic dice scenes on a board backdrop, per model
+
+
+def board_frame_set(seed: int, n: int) -> np.ndarray:
+    """N x 360 x 640 x 3 board frames without dice (boards.board_frames), cached as one plain array."""
+    from companion.workshop.dice import boards
+
+    path = CACHE / f"boards_v{boards.VERSION}_{seed}_{n}.npy"
+    if not path.is_file():
+        with render_pool() as pool:
+            frames = boards.board_frames(n, seed, pool)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(path, np.stack(frames))
+    return np.load(path, mmap_mode="r")
+
+
+def _board_det_chunk(args):
+    seed, n, frames_seed, n_frames = args
+    from companion.workshop.dice import boards
+
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    frames = board_frame_set(frames_seed, n_frames)  # rendered by the parent first
+    imgs, targets = [], []
+    for _ in range(n):
+        s = synth.render_scene(rng, DET_SIZE, DET_SIZE, size_range=(6, 110),
+                               backdrop=boards.backdrop(rng, frames, DET_SIZE, DET_SIZE))
+        imgs.append(s.image)
+        targets.append(np.array([[*d.box, d.top_visible] for d in s.dice], np.float32).reshape(-1, 5))
+    return imgs, targets
+
+
+def _board_cls_chunk(args):
+    seed, n, size, jitter, frames_seed, n_frames = args
+    from companion.workshop.dice import boards
+
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    frames = board_frame_set(frames_seed, n_frames)  # rendered by the parent first
+    crops = []
+    for _ in range(n):
+        s = synth.render_scene(rng, 448, 448, size_range=(15, 120), kind_weights=[0.5, 0.25, 0.25],
+                               backdrop=boards.backdrop(rng, frames, 448, 448))
+        upright = bool(s.dice and s.dice[0].upright)
+        for d in s.dice:
+            crops += [(c, lab, upright) for c, lab in jittered_crops(rng, s.image, d.box, 2, d.label, size, jitter)]
+        crops += [(c, lab, upright) for c, lab in negative_crops(rng, s.image, [d.box for d in s.dice],
+                                                                 max(1, len(s.dice) // 2), size)]
+    return crops
+
+
+def board_detector_set(seed: int, frames_seed: int, n_frames: int, n: int):
+    """Synthetic dice scenes laid on parts of board frames (a die on a board is still a die), cached."""
+    from companion.workshop.dice import boards
+
+    return _cached_scenes(CACHE / f"det_boards_v{synth.VERSION}b{boards.VERSION}_{seed}_{n}_{frames_seed}_{n_frames}.npz",
+                          _board_det_chunk, [(seed * 100_000 + 70_000 + i, 20, frames_seed, n_frames)
+                                             for i in range(n // 20)], "render dice on boards (detector)")
+
+
+def board_crop_set(seed: int, frames_seed: int, n_frames: int, n: int, size: int, jitter):
+    """Classifier crops: dice laid on board frames (labelled), and "none" crops of the bare frames where a
+    die detector would look (boards.proposals) or anywhere. (x, y, upright), cached."""
+    from companion.workshop.dice import boards
+
+    (lo, hi), sd = jitter
+    path = CACHE / (f"cls_boards_v{synth.VERSION}b{boards.VERSION}c{classify.CROP_VERSION}_j{lo}-{hi}-{sd}_{seed}_{n}"
+                    f"_{frames_seed}_{n_frames}_{size}.npz")
+    if path.is_file():
+        z = np.load(path)
+        return z["x"], z["y"], z["upright"]
+    jobs = [(seed * 100_000 + 80_000 + i, 20, size, jitter, frames_seed, n_frames) for i in range(n // 20)]
+    crops = []
+    for r in _pool_map(_board_cls_chunk, jobs, "render dice on boards (classifier)"):
+        crops += r
+    rng = np.random.default_rng(seed + 11)
+    frames = board_frame_set(frames_seed, n_frames)
+    for f in frames:
+        f = np.asarray(f)
+        for box in boards.proposals(f):
+            s = rng.uniform(0.85, 1.2)
+            x, y, w, h = box
+            crops.append((classify.crop(f, (x + w * (1 - s) / 2, y + h * (1 - s) / 2, w * s, h * s), size, CROP_SCALE),
+                          NONE, bool(rng.random() < 0.5)))
+        crops += [(c, lab, True) for c, lab in negative_crops(rng, f, [], 6, size)]
+    x = np.stack([c for c, _, _ in crops])
+    y = np.array([lab for _, lab, _ in crops], np.int64)
+    upright = np.array([u for _, _, u in crops], bool)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.savez(path, x=x, y=y, upright=upright)
+    return x, y, upright
+
+
+def board_detector_negatives(frames) -> list:
+    """The bare board frames at the detector's scale, as (image, no boxes)."""
+    long_side = detect.DEFAULTS["long_side"]
+    return [(imageio.shrink(np.asarray(f), long_side / max(f.shape[:2])), np.zeros((0, 5), np.float32)) for f in frames]
+
+
 # ---------------------------------------------------------------- real data
 def real_training_photos():
+    """(train, calibration) lists of (dataset, photo) from every training split (realdata.SPLITS), labels
+    reviewed where a review looked (``label_review``: a die whose top face the photo does not show is
+    trained as unreadable, "none")."""
+    from companion.workshop.dice import label_review
+
     if not realdata.available():
         print("note: ../shared/datasets not found; training on synthetic data only", file=sys.stderr)
         return [], []
     train, calib = [], []
+    reviews = label_review.load_reviews()
     for (ds, split), role in realdata.SPLITS.items():
         if role != "train":
             continue
-        a, b = realdata.split_for_calibration(realdata.load_split(ds, split))
+        photos, _ = label_review.apply_reviews(realdata.load_split(ds, split), ds, split, reviews, top_hidden_unreadable=True)
+        a, b = realdata.split_for_calibration(photos)
         train += [(ds, p) for p in a]
         calib += [(ds, p) for p in b]
     return train, calib
@@ -221,12 +338,32 @@ def _label_box(ds: str, box):
 
 
 # Real sets photographed by an upright, leaning camera: their crops keep their orientation in training
-# (the upward face is the one at the top of the die's image). The matteop65 webcam looks straight down.
-UPRIGHT_SETS = {"dice-photos-roboflow-catan"}
+# (the upward face is the one at the top of the die's image). The other sets look straight down.
+UPRIGHT_SETS = {"dice-photos-roboflow-catan", "dice-photos-aws-reinvent2019", "dice-photos-rune55",
+                "dice-photos-skovy-catan", "dice-crops-skovy-catan"}
+# Fully labelled photo sets: a crop with no labelled die in it shows none (catan does not label every die).
+NEGATIVE_SETS = {"dice-photos-matteop65", "dice-photos-aws-reinvent2019", "dice-photos-rune55",
+                 "dice-photos-skovy-catan"}
+
+
+def _label_class(d) -> int | None:
+    """The classifier's class of a labelled die: None when it cannot train (unclear, or a kind the reader
+    does not read, such as a d20); "none" when the review says its top face is not in the photo."""
+    from companion.workshop.dice.label_review import TOP_HIDDEN
+
+    if d.value == TOP_HIDDEN:
+        return NONE
+    if d.value is None:
+        return None
+    try:
+        return class_index(d.kind, d.value)
+    except (ValueError, IndexError):
+        return None
 
 
 def real_crops(rng, photos, per_die: int, negatives: bool = True, size: int = CLS_SIZE, jitter=CROP_JITTER):
-    """Crops of the labelled dice (and, from fully labelled sets, background): (crop, label, upright)."""
+    """Crops of the labelled dice (and, from fully labelled sets, background):
+    (crop, label, upright, dataset, die id), the die id -1 for background."""
     out = []
     for ds, p in photos:
         img = cv2.imread(str(p.path))
@@ -234,13 +371,14 @@ def real_crops(rng, photos, per_die: int, negatives: bool = True, size: int = CL
             continue
         boxes = [_label_box(ds, d.box) for d in p.dice]
         for d, b in zip(p.dice, boxes, strict=True):
-            if d.value is None:
+            label = _label_class(d)
+            if label is None:
                 continue
-            crops = jittered_crops(rng, img, b, per_die, class_index("d6", d.value), size, jitter)
-            out += [(c, lab, ds in UPRIGHT_SETS) for c, lab in crops]
-        # catan photos do not label every die: no negatives from them
-        if negatives and ds == "dice-photos-matteop65":
-            out += [(c, lab, False) for c, lab in negative_crops(rng, img, boxes, 2, size)]
+            die = int(rng.integers(1 << 62))
+            crops = jittered_crops(rng, img, b, per_die, label, size, jitter)
+            out += [(c, lab, ds in UPRIGHT_SETS, ds, die) for c, lab in crops]
+        if negatives and ds in NEGATIVE_SETS:
+            out += [(c, lab, ds in UPRIGHT_SETS, ds, -1) for c, lab in negative_crops(rng, img, boxes, 2, size)]
     return out
 
 
@@ -249,6 +387,8 @@ def real_detector_scenes(photos):
     out = []
     long_side = detect.DEFAULTS["long_side"]
     for ds, p in photos:
+        if ds in realdata.CROP_SETS:  # one die filling the picture: nothing to find
+            continue
         img = cv2.imread(str(p.path))
         if img is None:
             continue
@@ -310,7 +450,12 @@ def augment_patch(rng, img, boxes):
     return np.ascontiguousarray(img), boxes
 
 
-def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log, bar_position=0):
+# shares of the detector's training patches: real photos, bare board frames (hard negatives); the rest synthetic
+DET_REAL_SHARE, DET_BOARD_SHARE = 0.3, 0.1
+
+
+def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minutes, log, bar_position=0,
+                   board_scenes=()):
     from tqdm import tqdm
 
     from companion.workshop.dice.nets import DiceDetector
@@ -326,8 +471,12 @@ def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minut
     while step < total and time.time() < deadline:
         xs, tg = [], []
         for _ in range(batch):
-            if real_scenes and rng.random() < 0.3:
+            pick = rng.random()
+            if real_scenes and pick < DET_REAL_SHARE:
                 img, boxes = real_scenes[int(rng.integers(len(real_scenes)))]
+                img, boxes = random_patch(rng, img, boxes, DET_SIZE)
+            elif board_scenes and pick < DET_REAL_SHARE + DET_BOARD_SHARE:
+                img, boxes = board_scenes[int(rng.integers(len(board_scenes)))]
                 img, boxes = random_patch(rng, img, boxes, DET_SIZE)
             else:
                 i = int(rng.integers(len(syn_imgs)))
@@ -384,8 +533,64 @@ def cls_batch_augment(rng, x, upright):
     return out
 
 
-def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None):
-    """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers)."""
+# Episodes train the embedding head (nets.DiceClassifier ``embed_dim``) for taught dice profiles: within one
+# set of dice (a real dataset, or the synthetic renders), a few dice per face are the "taught" ones, and other
+# dice of that set are read by the nearest face mean (a prototypical network's loss).
+EPISODE_WAYS, EPISODE_SHOTS, EPISODE_QUERIES = 8, 2, 2
+EPISODE_SCALE = 10.0  # cosine similarities times this are the logits of an episode's query
+EPISODE_SYNTHETIC_SHARE = 0.3
+
+
+def episode_index(y: np.ndarray, domains: np.ndarray, dies: np.ndarray) -> dict:
+    """domain -> class -> [crop indices of one die, ...]: the classes with enough dice for an episode.
+    A crop with die id -1 (background, a synthetic crop) counts as its own die."""
+    grouped: dict = {}
+    for i, (dom, lab, die) in enumerate(zip(domains.tolist(), y.tolist(), dies.tolist(), strict=True)):
+        grouped.setdefault(dom, {}).setdefault(lab, {}).setdefault(die if die != -1 else -(i + 2), []).append(i)
+    need = EPISODE_SHOTS + EPISODE_QUERIES
+    out = {}
+    for dom, by_class in grouped.items():
+        usable = {lab: list(by_die.values()) for lab, by_die in by_class.items() if len(by_die) >= need}
+        if len(usable) >= 2:
+            out[dom] = usable
+    return out
+
+
+def sample_episode(rng, index: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(crop indices, class of each: 0..ways-1): per class EPISODE_SHOTS support then EPISODE_QUERIES query
+    crops, each of another die."""
+    real = [d for d in index if d != -1]
+    if -1 in index and (not real or rng.random() < EPISODE_SYNTHETIC_SHARE):
+        dom = -1
+    else:
+        dom = real[int(rng.integers(len(real)))]
+    classes = list(index[dom])
+    chosen = rng.choice(len(classes), min(EPISODE_WAYS, len(classes)), replace=False)
+    idx, lab = [], []
+    for k, c in enumerate(chosen):
+        dice = index[dom][classes[c]]
+        for d in rng.choice(len(dice), EPISODE_SHOTS + EPISODE_QUERIES, replace=False):
+            idx.append(dice[d][int(rng.integers(len(dice[d])))])
+            lab.append(k)
+    return np.array(idx), np.array(lab)
+
+
+def episode_loss(torch, emb, labels: np.ndarray):
+    """Prototypical loss: each class's support embeddings averaged (then normalised), each query classed by
+    cosine similarity to those means."""
+    n = EPISODE_SHOTS + EPISODE_QUERIES
+    ways = len(labels) // n
+    e = emb.view(ways, n, -1)
+    protos = torch.nn.functional.normalize(e[:, :EPISODE_SHOTS].mean(1), dim=1)
+    queries = e[:, EPISODE_SHOTS:].reshape(-1, e.shape[-1])
+    target = torch.arange(ways).repeat_interleave(EPISODE_QUERIES)
+    return torch.nn.functional.cross_entropy(EPISODE_SCALE * queries @ protos.T, target)
+
+
+def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None,
+                     episodes: dict | None = None, episode_weight: float = 0.5):
+    """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers, embed_dim). ``episodes``
+    (``episode_index``) trains the embedding head beside the linear one, ``episode_weight`` times its loss."""
     from tqdm import tqdm
 
     from companion.workshop.dice.nets import DiceClassifier
@@ -398,23 +603,33 @@ def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, min
     deadline = time.time() + minutes * 60  # a safety cap; the step count makes runs reproducible
     step, total = 0, steps
     p = weights / weights.sum()
+    use_episodes = bool(episodes) and net.embed is not None
     bar = tqdm(desc="train classifier", total=total, unit="step")
     while step < total and time.time() < deadline:
         idx = rng.choice(len(x_train), batch, p=p)
+        ep_labels = None
+        if use_episodes:
+            ep_idx, ep_labels = sample_episode(rng, episodes)
+            idx = np.concatenate([idx, ep_idx])
         xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx])))
         xb = xb.contiguous(memory_format=torch.channels_last)
-        yb = torch.from_numpy(y_train[idx])
+        yb = torch.from_numpy(y_train[idx[:batch]])
         lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
         for g in opt.param_groups:
             g["lr"] = lr
         net.train()
-        loss = torch.nn.functional.cross_entropy(net(xb), yb, label_smoothing=0.05)
+        pooled = net.pooled(xb)
+        loss = torch.nn.functional.cross_entropy(net.fc(net.drop(pooled[:batch])), yb, label_smoothing=0.05)
+        if ep_labels is not None:
+            ep_loss = episode_loss(torch, net.embedding(pooled[batch:]), ep_labels)
+            loss = loss + episode_weight * ep_loss
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
         if step % 50 == 0:
-            log(f"cls step {step}/{total} loss {loss.item():.3f}")
+            log(f"cls step {step}/{total} loss {loss.item():.3f}"
+                + (f" episode {ep_loss.item():.3f}" if ep_labels is not None else ""))
         bar.update(1)
     bar.close()
     if step < total:
@@ -443,7 +658,8 @@ def _logger():
     return log
 
 
-def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path: str) -> int:
+def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path: str,
+                 boards: tuple[int, int] | None = None) -> int:
     """Train and export the detector (run in its own process, beside the classifier's training).
     The synthetic scenes are already rendered into the cache by the parent. Returns the steps trained."""
     import torch
@@ -455,8 +671,14 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
     log = _logger()
     real_train, _ = real_training_photos()
     syn_imgs, syn_targets = synthetic_detector_set(seed, n_scenes)
+    board_scenes = []
+    if boards:  # dice on boards join the synthetic scenes; bare boards are drawn on their own
+        n_frames, n_scenes_on_boards = boards
+        b_imgs, b_targets = board_detector_set(seed, seed, n_frames, n_scenes_on_boards)
+        syn_imgs, syn_targets = list(syn_imgs) + list(b_imgs), list(syn_targets) + list(b_targets)
+        board_scenes = board_detector_negatives(board_frame_set(seed, n_frames))
     det, done = train_detector(torch, syn_imgs, syn_targets, real_detector_scenes(real_train), seed, steps, minutes,
-                               log, bar_position=1)
+                               log, bar_position=1, board_scenes=board_scenes)
     det = det.to(memory_format=torch.contiguous_format)
     export_onnx(DetectorExport(det), torch.zeros(1, 3, 256, 416), det_path, ["image"], ["heat", "reg"],
                 {"image": {2: "height", 3: "width"}, "heat": {2: "h4", 3: "w4"}, "reg": {2: "h4", 3: "w4"}})
@@ -487,11 +709,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of the d8 dice whose eighth face is blank (labelled 8; rule EK-R-D8-BLANK)")
     ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
                     help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
+    ap.add_argument("--boards", action=argparse.BooleanOptionalAction, default=True,
+                    help="train on the four games' boards with their pieces (hard negatives; dice laid on boards)")
+    ap.add_argument("--board-frames", type=int, default=BOARD_FRAMES, help="rendered board frames (hard negatives)")
+    ap.add_argument("--board-scenes", type=int, default=BOARD_SCENES, help="synthetic dice scenes on boards, per model")
+    ap.add_argument("--embed-dim", type=int, default=DEFAULT_EMBED_DIM,
+                    help="classifier's embedding head for taught dice profiles (0: none)")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
     args = ap.parse_args(argv)
     if args.quick:
         args.det_scenes, args.cls_scenes, args.det_steps, args.cls_steps = 100, 60, 10, 10
+        args.board_frames, args.board_scenes = 8, 40
 
     import torch
 
@@ -521,13 +750,18 @@ def main(argv: list[str] | None = None) -> int:
         det_steps = kept_entry.get("trained_steps")
     else:
         synthetic_detector_set(args.seed, args.det_scenes)  # render (cached) before the two trainings start
+    boards = (args.board_frames, args.board_scenes) if args.boards else None
+    if boards:
+        board_frame_set(args.seed, args.board_frames)
+        if kept_detector is None:
+            board_detector_set(args.seed, args.seed, *boards)
     xs, ys, us = synthetic_crop_set(args.seed, args.cls_scenes, cls_size, jitter, args.blank_eight)
     if kept_detector is None:
         from concurrent.futures import ProcessPoolExecutor
 
         det_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         det_future = det_pool.submit(detector_job, args.seed, args.det_scenes, args.det_steps, args.minutes_det,
-                                     str(det_path))
+                                     str(det_path), boards)
 
     # classifier
     n_cal = len(xs) // 10
@@ -540,27 +774,40 @@ def main(argv: list[str] | None = None) -> int:
     if args.balance_classes:  # rare synthetic classes (each d8 face, each colour face) drawn more often
         counts = np.bincount(ys, minlength=len(CLASSES)).astype(np.float64)
         w_syn = 1.0 / np.sqrt(np.maximum(counts[ys], 1.0))
-        w_syn *= len(xs) / w_syn.sum()
+    parts = [(xs, ys, us, w_syn / w_syn.sum(), np.full(len(xs), -1), np.full(len(xs), -1))]
+    shares = [1.0]
+    if args.boards:  # dice on boards and bare boards ("none"): synthetic, one share of each batch
+        xb_, yb_, ub_ = board_crop_set(args.seed, args.seed, *boards, cls_size, jitter)
+        parts.append((xb_, yb_, ub_, np.full(len(xb_), 1.0 / len(xb_)), np.full(len(xb_), -1), np.full(len(xb_), -1)))
+        shares.append(BOARD_SHARE)
     if rc:
-        xr = np.stack([c for c, _, _ in rc])
-        yr = np.array([lab for _, lab, _ in rc], np.int64)
-        x_train = np.concatenate([xs, xr])
-        y_train = np.concatenate([ys, yr])
-        u_train = np.concatenate([us, np.array([u for _, _, u in rc], bool)])
-        # real crops get about a third of each batch
-        w = np.concatenate([w_syn, np.full(len(xr), 0.5 * len(xs) / len(xr))])
-    else:
-        x_train, y_train, u_train, w = xs, ys, us, w_syn
-    log(f"classifier: {len(xs)} synthetic + {len(rc)} real crops; classes {np.bincount(y_train, minlength=len(CLASSES))}")
+        sets = sorted({c[3] for c in rc})
+        dom = np.array([sets.index(c[3]) for c in rc])
+        n_set = np.bincount(dom, minlength=len(sets)).astype(np.float64)
+        w_real = np.sqrt(n_set)[dom] / n_set[dom]  # a set's share grows as the root of its size
+        parts.append((np.stack([c[0] for c in rc]), np.array([c[1] for c in rc], np.int64), np.array([c[2] for c in rc]),
+                      w_real / w_real.sum(), dom, np.array([c[4] for c in rc], np.int64)))
+        shares.append(REAL_SHARE)
+    shares = np.array(shares) / sum(shares) if len(shares) > 1 else np.ones(1)
+    x_train = np.concatenate([q[0] for q in parts])
+    y_train = np.concatenate([q[1] for q in parts])
+    u_train = np.concatenate([q[2] for q in parts])
+    w = np.concatenate([q[3] * sh for q, sh in zip(parts, shares, strict=True)])
+    domains = np.concatenate([q[4] for q in parts])
+    dies = np.concatenate([q[5] for q in parts])
+    log(f"classifier: {len(xs)} synthetic + {len(x_train) - len(xs) - len(rc)} board + {len(rc)} real crops; "
+        f"classes {np.bincount(y_train, minlength=len(CLASSES))}")
     from companion.workshop.dice.nets import CLASSIFIER_ARCHS
 
-    net_options = {"full_res_stem": args.cls_full_res_stem, "grid": args.cls_grid, **CLASSIFIER_ARCHS[args.cls_arch]}
+    net_options = {"full_res_stem": args.cls_full_res_stem, "grid": args.cls_grid, "embed_dim": args.embed_dim,
+                   **CLASSIFIER_ARCHS[args.cls_arch]}
+    episodes = episode_index(y_train, domains, dies) if args.embed_dim else None
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      net_options)
+                                      net_options, episodes)
 
     # calibration
-    x_cal = np.concatenate([x_cal_s] + ([np.stack([c for c, _, _ in rcal])] if rcal else []))
-    y_cal = np.concatenate([y_cal_s] + ([np.array([lab for _, lab, _ in rcal], np.int64)] if rcal else []))
+    x_cal = np.concatenate([x_cal_s] + ([np.stack([c[0] for c in rcal])] if rcal else []))
+    y_cal = np.concatenate([y_cal_s] + ([np.array([c[1] for c in rcal], np.int64)] if rcal else []))
     logits = predict_logits(torch, cls, x_cal)
     temperature = fit_temperature(logits, y_cal)
     ece_before = ece(softmax(logits), y_cal)
@@ -577,14 +824,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         det_steps = det_future.result()  # waits for the detector's process (it exports its own model)
         det_pool.shutdown()
+    outputs = ["logits", "embedding"] if args.embed_dim else ["logits"]
     export_onnx(ClassifierExport(cls, temperature), torch.zeros(2, 3, cls_size, cls_size), cls_path, ["crops"],
-                ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+                outputs, {"crops": {0: "n"}, **{o: {0: "n"} for o in outputs}})
     # the exported graph must give what torch gives (temperature baked in)
     import onnxruntime
 
     probe = x_cal[:32]
     got = onnxruntime.InferenceSession(str(cls_path), providers=["CPUExecutionProvider"]).run(
-        None, {"crops": classify.normalize(probe)})[0]
+        ["logits"], {"crops": classify.normalize(probe)})[0]
     want = predict_logits(torch, cls, probe) / temperature
     if not np.allclose(got, want, atol=1e-3):
         raise SystemExit(f"exported classifier differs from torch by {np.abs(got - want).max():.4f}")
@@ -601,6 +849,7 @@ def main(argv: list[str] | None = None) -> int:
                        "always_confirm_kinds": list(ALWAYS_CONFIRM_KINDS)},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
             "layers": args.cls_arch, "pooling": "3x3 grid" if args.cls_grid else "global",
+            **({"embedding_dim": args.embed_dim} if args.embed_dim else {}),
             "temperature": temperature, "ece_calibration_before": ece_before, "ece_calibration_after": ece_after,
             "trained_steps": cls_steps,
         },
@@ -618,6 +867,14 @@ def main(argv: list[str] | None = None) -> int:
         previous = {}
     manifest.update({k: v for k, v in previous.items() if k not in manifest})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if real_calib:  # sure from the confidence at which the held-out photos' sure readings are right enough
+        from companion.workshop.dice.evaluate import calibrate_uncertain_below
+
+        sure = calibrate_uncertain_below(out, real_calib)
+        manifest["dice_classifier"]["config"]["uncertain_below"] = sure["uncertain_below"]
+        manifest["dice_classifier"]["sure_calibration"] = sure
+        log(f"uncertain below {sure['uncertain_below']}: {sure}")
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
           f"ECE {ece_before:.3f} -> {ece_after:.3f}")
     if os.environ.get("COMPANION_SKIP_CARDS") != "1":

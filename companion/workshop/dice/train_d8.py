@@ -319,7 +319,7 @@ def _classifier_baseline(out: Path, upright, y, quick: bool) -> dict | None:
     x, y2, _ = d8_crop_set(TEST_SEED, 100 if quick else 1000, classifier.config["size"], cache=False)
     if not np.array_equal(y, y2):  # the same scenes, cut at the classifier's size
         return None
-    logits = np.concatenate([session.run(None, {classifier.input: classify.normalize(x[i:i + 500])})[0]
+    logits = np.concatenate([session.run([classify.LOGITS], {classifier.input: classify.normalize(x[i:i + 500])})[0]
                              for i in range(0, len(x), 500)])
     probs = np.zeros((len(x), len(NAMES)), np.float32)
     probs[:, :d8read.UNREADABLE] = softmax(logits[:, d8read.D8_CLASSES])

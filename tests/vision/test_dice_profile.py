@@ -1,0 +1,331 @@
+"""Dice profiles (teach your dice): files, the store, teaching at the table and from folders, reading with one."""
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.vision.profile import MAX_PER_FACE, DiceProfile, ProfileError, ProfileStore, check_face
+from companion.vision.profile_match import Match, ProfileMatcher
+from companion.workshop.dice.synth import random_material, render_scene
+
+
+def _crop(seed: int, size: int = 48) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (size, size, 3), dtype=np.uint8)
+
+
+def _profile(name: str = "Eagle Kingdoms") -> DiceProfile:
+    p = DiceProfile.new(name)
+    p.add("d6", 3, _crop(1))
+    p.add("d6", 5, _crop(2), "confirmed")
+    p.add("d8", "7", _crop(3), "corrected")
+    p.add_negative(_crop(4))
+    return p
+
+
+@pytest.fixture
+def reader(thumbnails):
+    from companion.vision.reader import DiceReader
+
+    return DiceReader(kinds=("d6",), threads=1, backend="onnxruntime")
+
+
+# ---------------------------------------------------------------- the file
+def test_a_profile_round_trips_through_its_file(tmp_path):
+    p = _profile()
+    path = p.save(tmp_path / "ek.json")
+    q = DiceProfile.load(path)
+    assert (q.name, q.crop_size, q.crop_scale) == ("Eagle Kingdoms", 48, 1.3)
+    assert [(e.kind, e.value, e.source) for e in q.examples] == [("d6", 3, "taught"), ("d6", 5, "confirmed"),
+                                                                  ("d8", 7, "corrected")]
+    assert all(np.array_equal(a.crop, b.crop) for a, b in zip(p.examples, q.examples, strict=True))
+    assert np.array_equal(q.negatives[0], p.negatives[0])
+    assert q.kinds() == ("d6", "d8")
+    assert oct(path.stat().st_mode & 0o777) == "0o644"  # a user's file, not mkstemp's private one
+    assert not [f for f in tmp_path.iterdir() if f.name != "ek.json"]  # no temporary file left
+
+
+def test_missing_faces_are_listed_per_kind():
+    p = _profile()
+    assert p.missing_faces() == {"d6": [1, 2, 4, 6], "d8": [1, 2, 3, 4, 5, 6, 8]}
+    assert p.missing_faces(("magpie",)) == {"magpie": ["yellow", "blue", "red", "green", "magpie"]}
+    assert p.summary()["faces"]["d6"] == {"1": 0, "2": 0, "3": 1, "4": 0, "5": 1, "6": 0}
+
+
+@pytest.mark.parametrize("kind,value,words", [("d6", 7, "a d6 cannot show 7 (its faces: 1-6)"),
+                                              ("d8", 0, "a d8 cannot show 0"),
+                                              ("magpie", "purple", "cannot show 'purple'"),
+                                              ("d20", 3, "unknown die kind 'd20'")])
+def test_a_face_the_kind_cannot_show_is_refused(kind, value, words):
+    with pytest.raises(ProfileError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        check_face(kind, value)
+    p = _profile()
+    with pytest.raises(ProfileError):
+        p.add(kind, value, _crop(9))
+    assert len(p.examples) == 3
+
+
+def test_each_face_keeps_a_bounded_number_of_examples_dropping_confirmed_ones_before_corrections():
+    p = DiceProfile.new("x")
+    p.add("d6", 2, _crop(0), "corrected")
+    for i in range(MAX_PER_FACE + 5):
+        p.add("d6", 2, _crop(i + 1), "confirmed")
+    sources = [e.source for e in p.examples]
+    assert len(sources) == MAX_PER_FACE and sources.count("corrected") == 1
+
+
+@pytest.mark.parametrize("damage,words", [
+    (lambda text: text[: len(text) // 2], "not JSON"),
+    (lambda text: "", "not JSON"),
+    (lambda text: json.dumps({"format": "something else"}), "not a dice profile"),
+    (lambda text: text.replace('"version":1', '"version":99'), "version 99"),
+    (lambda text: text.replace('"value":3', '"value":9'), "example 1: a d6 cannot show 9"),
+    (lambda text: text.replace('"crop":"iVBOR', '"crop":"#BOR', 1), "not base64 PNG"),
+    (lambda text: text.replace('"name":"Eagle Kingdoms"', '"name":""'), "needs a name"),
+])
+def test_a_damaged_profile_gives_one_clear_reason(tmp_path, capsys, damage, words):
+    path = _profile().save(tmp_path / "p.json")
+    path.write_text(damage(path.read_text()))
+    with pytest.raises(ProfileError, match=words) as err:
+        DiceProfile.load(path)
+    assert "\n" not in err.value.reason and str(path) in err.value.reason
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), np.full((64, 64, 3), 90, np.uint8))
+    assert main(["dice", str(image), "--profile", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and words in captured.err
+
+
+def test_a_save_that_fails_leaves_the_old_profile_whole(tmp_path, monkeypatch):
+    path = _profile().save(tmp_path / "p.json")
+    before = path.read_bytes()
+    bigger = _profile()
+    bigger.add("d6", 1, _crop(7))
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        bigger.save(path)
+    assert path.read_bytes() == before
+    assert [f.name for f in tmp_path.iterdir()] == ["p.json"]
+
+
+# ---------------------------------------------------------------- the store
+def test_the_store_lists_renames_and_deletes_profiles_per_box(tmp_path):
+    store = ProfileStore(tmp_path / "profiles")
+    assert store.list() == []
+    store.save(_profile("Eagle Kingdoms"))
+    store.save(_profile("Mighty Magpies"))
+    (tmp_path / "profiles" / "broken.json").write_text("{")
+    listed = store.list()
+    assert [e.get("name") for e in listed] == [None, "Eagle Kingdoms", "Mighty Magpies"]
+    assert "not JSON" in listed[0]["error"] and listed[1]["missing"]["d6"] == [1, 2, 4, 6]
+    assert store.names() == ["Eagle Kingdoms", "Mighty Magpies"]
+    store.rename("Eagle Kingdoms", "Eagle Kingdoms (grandma's box)")
+    assert store.names() == ["Eagle Kingdoms (grandma's box)", "Mighty Magpies"]
+    assert not store.path("Eagle Kingdoms").exists()
+    with pytest.raises(ProfileError, match="already"):
+        store.rename("Mighty Magpies", "eagle kingdoms grandma's box")  # the same file name
+    store.delete("Mighty Magpies")
+    assert store.names() == ["Eagle Kingdoms (grandma's box)"]
+    with pytest.raises(ProfileError, match="no dice profile named"):
+        store.delete("Mighty Magpies")
+    with pytest.raises(ProfileError, match="no dice profile at"):
+        store.load("Falconry")
+
+
+# ---------------------------------------------------------------- deciding a reading
+def _matcher_decide(config=None):
+    m = ProfileMatcher.__new__(ProfileMatcher)
+    from companion.vision.profile_match import DEFAULTS
+
+    m.config = {**DEFAULTS, **(config or {})}
+    return m
+
+
+def _m(face, nearest, non_die=-1.0):
+    return Match(face, nearest - 0.05, nearest - 0.3, non_die, 0.9, nearest, face, nearest)
+
+
+def test_a_die_unlike_the_taught_ones_keeps_the_generic_reading():
+    m = _matcher_decide()
+    far = m.config["resembles"] - 0.2
+    assert m.decide(_m(("d6", 4), far), ("d6", 5), 0.99, True) == (("d6", 5), True, "generic")
+    assert m.decide(_m(("d6", 4), far), ("d6", 5), 0.7, False) == (("d6", 5), False, "generic")
+
+
+def test_a_profile_that_reads_another_face_flags_the_reading_and_never_makes_one_sure_alone():
+    m = _matcher_decide()
+    like = (m.config["resembles"] + m.config["same"]) / 2
+    assert m.decide(_m(("d6", 4), like), ("d6", 5), 0.999, True) == (("d6", 5), False, "taught")
+    # another die the profile has never seen a face of: it cannot vouch, the generic reading stands
+    assert m.decide(_m(None, -1.0), ("d6", 5), 0.999, True) == (("d6", 5), True, "generic")
+
+
+def test_a_familiar_die_read_alike_by_both_is_sure_from_a_lower_confidence():
+    m = _matcher_decide()
+    familiar, bar = m.config["familiar"] + 0.01, m.config["agree_above"]
+    assert m.decide(_m(("d6", 4), familiar), ("d6", 4), bar + 0.01, False) == (("d6", 4), True, "taught")
+    assert m.decide(_m(("d6", 4), familiar), ("d6", 4), bar - 0.01, False) == (("d6", 4), False, "taught")
+    # the d8 is always confirmed: agreement alone does not make it sure
+    assert m.decide(_m(("d8", 4), familiar), ("d8", 4), 0.99, False, ("d8",))[1] is False
+
+
+def test_the_taught_crop_itself_reads_as_taught_even_against_the_generic_reader():
+    m = _matcher_decide()
+    assert m.decide(_m(("d6", 4), 0.99), ("d6", 5), 0.999, True) == (("d6", 4), True, "taught")
+    # a kind always confirmed (the d8) shows the taught face, for a tap
+    assert m.decide(_m(("d8", 4), 0.99), ("d8", 5), 0.999, False, ("d8",)) == (("d8", 4), False, "taught")
+
+
+def test_something_of_this_table_that_is_not_a_die_is_dropped_unless_the_generic_reader_is_sure():
+    m = _matcher_decide()
+    assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.7, False)[2] == "not a die"
+    assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.99, True)[2] != "not a die"
+
+
+# ---------------------------------------------------------------- at the table
+def _one_die_frame(rng, kind="d6"):
+    s = render_scene(rng, 240, 320, n_dice=1, size_range=(70, 90), kinds=(kind,), allow_fingers=False,
+                     effects=False, upright=False)
+    return s.image, s.dice[0]
+
+
+def test_a_corrected_mistake_is_not_made_again_with_the_same_die(reader):
+    from companion.vision.teach_dice import DiceTeacher
+
+    rng = np.random.default_rng(3)
+    frames = [render_scene(rng, 360, 480, n_dice=3, size_range=(60, 90), kinds=("d6",), allow_fingers=False,
+                           effects=False) for _ in range(3)]
+    readings = reader.read(frames[0].image)
+    assert readings
+    wrong = readings[0]
+    other = 1 + wrong.value % 6  # the family says it shows another face (whatever the die shows)
+    teacher = DiceTeacher(reader, DiceProfile.new("t"))
+    try:
+        teacher.confirm(frames[0].image, readings, [("d6", other)] + [None] * (len(readings) - 1))
+        again = {r.box: r for r in reader.read(frames[0].image)}
+        assert (again[wrong.box].value, again[wrong.box].uncertain) == (other, False)
+        assert [e.source for e in teacher.profile.examples].count("corrected") == 1
+        assert len(teacher.profile.examples) == len(readings)
+    finally:
+        reader.set_profile(None)
+
+
+def test_showing_one_face_teaches_it_and_two_dice_in_view_are_refused(reader):
+    from companion.vision.teach_dice import DiceTeacher, TeachError
+
+    rng = np.random.default_rng(5)
+    image, die = _one_die_frame(rng)
+    teacher = DiceTeacher(reader, DiceProfile.new("t"))
+    try:
+        shown = teacher.show(image, "d6", die.value)
+        assert shown.value == die.value and teacher.missing(("d6",))["d6"] == [f for f in range(1, 7) if f != die.value]
+        two = render_scene(rng, 240, 480, n_dice=2, size_range=(70, 90), kinds=("d6",), allow_fingers=False,
+                           effects=False)
+        if len(reader.read(two.image)) == 2:
+            with pytest.raises(TeachError, match="one die at a time"):
+                teacher.show(two.image, "d6", 2)
+        with pytest.raises(TeachError, match="no die found"):
+            teacher.show(np.full((240, 320, 3), 128, np.uint8), "d6", 2)
+        with pytest.raises(ProfileError, match="cannot show 9"):
+            teacher.show(image, "d6", 9)
+        assert len(teacher.profile.examples) == 1
+    finally:
+        reader.set_profile(None)
+
+
+# ---------------------------------------------------------------- companion teach-dice FOLDER... --out
+@pytest.fixture(scope="module")
+def teaching_folder(tmp_path_factory):
+    """Six photos of one set of dice (one material) on one table, labelled as in ../shared/datasets."""
+    folder = tmp_path_factory.mktemp("teach")
+    rng = np.random.default_rng(21)
+    material = random_material(rng)
+    labels = {}
+    for i in range(6):
+        s = render_scene(rng, 360, 480, n_dice=3, size_range=(60, 90), kinds=("d6",), allow_fingers=False,
+                         effects=False, material=material, upright=False)
+        cv2.imwrite(str(folder / f"roll{i}.png"), s.image)
+        labels[f"roll{i}.png"] = [{"value": d.value, "box": [int(v) for v in d.box]} for d in s.dice]
+    labels["roll0.png"][0]["kind"] = "d20"  # a kind the reader does not read: left out, not an error
+    (folder / "labels.json").write_text(json.dumps(labels))
+    return folder
+
+
+def test_teach_dice_writes_a_profile_and_dice_reads_with_it_in_todays_json(teaching_folder, tmp_path, capsys):
+    out = tmp_path / "box.json"
+    assert main(["teach-dice", str(teaching_folder), "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["name"] == "box" and summary["taught_now"]["dice"] == 17
+    assert summary["taught_now"]["skipped"] == {"d20": 1}
+    profile = DiceProfile.load(out)
+    assert profile.kinds() == ("d6",) and len(profile.examples) == 17
+    assert main(["dice", str(teaching_folder / "roll5.png"), "--profile", str(out), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert set(obj) == {"image", "dice", "ms"} and obj["dice"]
+    for d in obj["dice"]:
+        assert set(d) == {"kind", "value", "confidence", "box", "uncertain"} and d["kind"] == "d6"
+
+
+def _folder_with(tmp_path, labels, images=("a.png",)):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for name in images:
+        cv2.imwrite(str(folder / name), np.full((100, 120, 3), 80, np.uint8))
+    if labels is not None:
+        (folder / "labels.json").write_text(labels if isinstance(labels, str) else json.dumps(labels))
+    return folder
+
+
+@pytest.mark.parametrize("labels,images,words", [
+    (None, ("a.png",), "no labels.json"),
+    ({"a.png": [{"value": 2, "box": [1, 1, 20, 20]}], "gone.png": []}, ("a.png",), "labels 'gone.png', which is not in the folder"),
+    ({"a.png": [{"value": 2, "box": [110, 10, 20, 20]}]}, ("a.png",), "lies outside the 120x100 image"),
+    ({"a.png": [{"value": 2, "box": [-3, 10, 20, 20]}]}, ("a.png",), "lies outside"),
+    ({"a.png": [{"value": 7, "box": [1, 1, 20, 20]}]}, ("a.png",), "a d6 cannot show 7"),
+    ({"a.png": [{"value": 9, "box": [1, 1, 20, 20], "kind": "d8"}]}, ("a.png",), "a d8 cannot show 9"),
+    ({"a.png": [{"value": "orange", "box": [1, 1, 20, 20], "kind": "magpie"}]}, ("a.png",), "cannot show 'orange'"),
+    ({"a.png": [{"box": [1, 1, 20, 20]}]}, ("a.png",), 'needs "value" and "box"'),
+    ("{not json", ("a.png",), "not readable JSON"),
+    ({"a.png": []}, ("a.png",), "no labelled dice"),
+    (None, (), "the folder is empty"),
+])
+def test_bad_teaching_input_gives_one_line_and_writes_nothing(tmp_path, capsys, labels, images, words):
+    folder = _folder_with(tmp_path, labels, images)
+    out = tmp_path / "box.json"
+    assert main(["teach-dice", str(folder), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and words in captured.err
+    assert not out.exists()
+
+
+def test_a_bad_folder_among_good_ones_leaves_an_existing_profile_unchanged(teaching_folder, tmp_path, capsys):
+    out = _profile().save(tmp_path / "box.json")
+    before = out.read_bytes()
+    missing = tmp_path / "nowhere"
+    assert main(["teach-dice", str(teaching_folder), str(missing), "--out", str(out)]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert out.read_bytes() == before
+
+
+def test_a_profile_of_other_dice_still_loads_and_is_used(teaching_folder, tmp_path, capsys):
+    """A profile taught on other dice (here: one colour die on another table) loads and reads; readings it
+    would take otherwise than the generic reader are flagged (test above), never an error."""
+    rng = np.random.default_rng(8)
+    other = tmp_path / "other"
+    other.mkdir()
+    s = render_scene(rng, 240, 320, n_dice=1, size_range=(70, 90), kinds=("magpie",), allow_fingers=False, effects=False)
+    cv2.imwrite(str(other / "m.png"), s.image)
+    (other / "labels.json").write_text(json.dumps({"m.png": [{"value": s.dice[0].value, "kind": "magpie",
+                                                              "box": [int(v) for v in s.dice[0].box]}]}))
+    out = tmp_path / "magpies.json"
+    assert main(["teach-dice", str(other), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["dice", str(teaching_folder / "roll1.png"), "--profile", str(out), "--kinds", "d6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"]
