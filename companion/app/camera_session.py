@@ -159,6 +159,8 @@ class CameraSession:
         self.lost_reported = False
         self.overlay_dirty = True  # something the overlay shows may have changed
         self._demo_view: tuple[str, np.ndarray, Geometry] | None = None
+        self.dice_profile: Any = None  # the family's dice profile the camera reads with (a snapshot), or None
+        self.teaching_kinds: tuple[str, ...] | None = None  # teaching the dice: the box's kinds
 
     # --- the source ------------------------------------------------------------------------------------------
     def open(self, spec: str) -> str:
@@ -199,6 +201,7 @@ class CameraSession:
             self.recognizer.set_game(self.game)
             if self.position is not None and hasattr(self.recognizer, "set_position"):
                 self.recognizer.set_position(*self.position)
+            self._tell_dice()
         self.worker = RecognitionWorker(recognize, self.deliver).start()
         self.grabber = FrameGrabber(source, on_frame=lambda _frame: self.on_frame and self.on_frame()).start()
 
@@ -285,6 +288,21 @@ class CameraSession:
         if self.recognizer is not None:
             self.recognizer.tap_corners(corners)
         self.overlay_dirty = True
+
+    def set_dice_profile(self, profile: Any) -> None:
+        """The camera reads the dice with this dice profile (a snapshot; None: the generic reader)."""
+        self.dice_profile = profile
+        self._tell_dice()
+
+    def teach_dice(self, kinds: tuple[str, ...] | None) -> None:
+        """While the family teaches their dice, the camera reports every die in view (``teach_dice``)."""
+        self.teaching_kinds = kinds
+        self._tell_dice()
+
+    def _tell_dice(self) -> None:
+        if self.recognizer is not None and hasattr(self.recognizer, "set_dice_profile"):
+            self.recognizer.set_dice_profile(self.dice_profile)
+            self.recognizer.teach_dice(self.teaching_kinds)
 
     def read_dice_again(self) -> None:
         if self.recognizer is not None:

@@ -199,6 +199,8 @@ class Controller:
         self._played_dice: list[tuple[str, str]] = []  # (kind, face) of each die of the last roll applied
         self._early_roll = False  # the camera saw a new roll while a move was still awaited
         self._last_seen: dict[str, Any] | None = None  # the camera's last illegal call or question, said once
+        self.dice_learning: Any = None  # the dice profile in use (app.dice_teaching.LearningProfile): confirmed rolls teach it
+        self._dice_crops: dict[tuple, Any] = {}  # box -> the camera's crop of each die of the last roll read
 
     # --- events ---------------------------------------------------------------------------------
     def emit(self, event: str, payload: Any = None) -> None:
@@ -231,6 +233,7 @@ class Controller:
         self.changed_at = time.monotonic()
         self.proposal = None
         self._entry = []
+        self._dice_crops = {}
         self.vision_status = ""
         self.emit("changed", self.generation)
         if self.state is not None and self.state.is_terminal():
@@ -636,6 +639,7 @@ class Controller:
         specs = self.dice_specs()
         if not specs:
             return
+        self._dice_crops = {tuple(r["box"]): r["crop"] for r in readings if r.get("box") and r.get("crop") is not None}
         roll = read_roll(specs, readings)
         if roll.dice is None:
             self.vision_status = tr("table:dice_seen", expected=len(specs), got=roll.seen)
@@ -676,10 +680,31 @@ class Controller:
             return None
         if played:
             self._played_dice = played
+        learned = self._learn_dice(proposal)  # on disk before it is said
         self.say("ok", tr("table:confirmed", text=shown or text))
+        if learned:
+            self.say(*learned)
         self.emit("confirmed", shown or text)
         self._changed()
         return text
+
+    def _learn_dice(self, proposal: Proposal) -> tuple[str, str] | None:
+        """A roll the camera read and the family confirmed (or corrected) teaches the dice profile in use, saved
+        before anything says so; (level, what to say) about a correction learned or a profile not saved."""
+        if self.dice_learning is None or not proposal.dice or not self._dice_crops:
+            return None
+        from companion.app.dice_teaching import roll_lessons
+        from companion.vision.profile import ProfileError
+
+        lessons = roll_lessons(proposal.dice, self._dice_crops)
+        try:
+            self.dice_learning.learn(lessons)
+        except OSError as exc:
+            return "warn", tr("dice:not_saved", reason=exc.strerror or str(exc))
+        except ProfileError as exc:
+            return "warn", tr("dice:not_learned", reason=exc.reason)
+        corrected = sum(1 for lesson in lessons if lesson[3] == "corrected")
+        return ("info", tr("dice:learned_correction", count=corrected, profile=self.dice_learning.name)) if corrected else None
 
     def undo(self, count: int = 1) -> int:
         if self.session is None:

@@ -26,6 +26,7 @@ from companion.app import i18n, paths, theme
 from companion.app.camera_session import CameraSession
 from companion.app.controller import Controller
 from companion.app.datacheck import data_folder_notices
+from companion.app.dice_teaching import DiceProfiles, snapshot
 from companion.app.i18n import tr
 from companion.app.screens import SCREENS, PreviewScreen, ViewState
 from companion.app.speech import Speaker, announcement
@@ -36,6 +37,7 @@ from companion.storage import plain_os_error
 KV = Path(__file__).resolve().parent / "kv"
 KV_FILES = ["widgets.kv", "home.kv", "setup.kv", "table.kv", "scores.kv", "rules.kv", "history.kv", "end.kv", "tally.kv",
             "tiles.kv"]
+KV_FILES += ["dice_profiles.kv"]
 PHONE_RATIO = 1.1  # taller than wide by this much: the portrait (phone) layout
 
 
@@ -64,6 +66,8 @@ class CompanionApp(App):
         for name in KV_FILES:
             Builder.load_file(str(KV / name))
         self.controller = Controller(self.data_dir, listener=self._on_event)
+        self.dice_profiles = DiceProfiles(self.controller.root)
+        self._dice_profile_used: tuple | None = None
         notices: list[str] = []  # a damaged file in the data folder is named on the home screen, never fatal
         theme.load_overrides(self.controller.root / "theme.json", notices)
         self.settings = paths.load_settings(self.controller.root, notices)
@@ -109,12 +113,29 @@ class CompanionApp(App):
         self.sm.current = screen
         self.session.overlay_dirty = True
         self.session.set_game(self.board_game())
+        self.use_dice_profile()
 
     def board_game(self) -> str | None:
         """The game whose board the camera looks for: the game played, else the one chosen on the home screen."""
         if self.controller.module is not None:
             return self.controller.module.name
         return self.sm.get_screen("home").chosen_game()
+
+    def use_dice_profile(self) -> None:
+        """The camera reads the dice of the game looked at with the dice profile chosen for it (the generic
+        reader without one), and every roll the family confirms or corrects teaches that profile."""
+        learning = self.dice_profiles.learning(self.board_game())
+        key = None if learning is None else (learning.name, id(learning.profile), learning.profile.updated)
+        if learning is not None:
+            learning.on_change = self.session.set_dice_profile  # the grown profile, read with from the next roll
+        self.controller.dice_learning = learning
+        if key != self._dice_profile_used:
+            self._dice_profile_used = key
+            self.session.set_dice_profile(snapshot(learning.profile) if learning is not None else None)
+
+    @staticmethod
+    def dice_snapshot(profile):
+        return snapshot(profile)
 
     def tap_corners(self) -> bool:
         """The table's shortcut while the board is not found: to set-up, tapping the four corners."""
@@ -187,6 +208,8 @@ class CompanionApp(App):
             self.sm.get_screen("home").message = warning
             if self.sm.current == "setup":
                 self.sm.get_screen("setup").show_profiles()
+        if hasattr(self.sm.current_screen, "on_camera"):  # teaching the dice: the dice in view
+            self.sm.current_screen.on_camera(observation)
         if self.controller.session is not None and session.feeds_the_game():
             self.controller.observe(generation, observation, captured_at)
             if self.sm.current == "table":

@@ -39,6 +39,13 @@ class TableRecognizer:
         self._again = False
         self.asked_again = 0  # how often the family asked for the dice in view to be read again
         self._seen: list = []  # the history the pipeline was told about
+        # the family's dice profile (a snapshot: the UI thread grows its own copy) and teaching
+        self._dice_profile: Any = None
+        self._profile_version = 0
+        self._profile_applied: tuple | None = None  # (reader, version) the profile was last given to
+        self._teach_kinds: tuple[str, ...] | None = None  # teaching: the box's kinds (reader's words)
+        self._teach_reader: Any = None
+        self.dice_profile_error = ""
 
     # -- from the UI thread -----------------------------------------------------------------------------
     @property
@@ -70,6 +77,19 @@ class TableRecognizer:
             if corners_px is None:
                 self._version += 1
 
+    def set_dice_profile(self, profile: Any) -> None:
+        """Read the dice with this dice profile (``companion.vision.profile.DiceProfile``; None: the generic
+        reader). The profile must not change after it is handed over: the UI thread hands over a snapshot."""
+        with self._lock:
+            self._dice_profile = profile
+            self._profile_version += 1
+
+    def teach_dice(self, kinds: tuple[str, ...] | None) -> None:
+        """Teaching the dice (``kinds``: the box's, in the reader's words): every frame reports the dice in view
+        (``teach_dice``, each with its crop) instead of following the game; None: follow the game again."""
+        with self._lock:
+            self._teach_kinds = tuple(kinds) if kinds else None
+
     def read_dice_again(self) -> None:
         """The dice in view are reported again once settled (from the worker's next frame on)."""
         with self._lock:
@@ -78,6 +98,10 @@ class TableRecognizer:
 
     # -- on the worker's thread -------------------------------------------------------------------------
     def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            teach = self._teach_kinds
+        if teach is not None:
+            return self._teach_frame(image, teach)
         pipeline = self._ensure()
         with self._lock:
             position, taps, again = self._position, self._taps, self._again
@@ -95,13 +119,54 @@ class TableRecognizer:
             except PoseError as exc:
                 return {"board": "board not in view", "board_reason": str(exc)}
         state, history = self._catch_up(pipeline, position)
+        if self._profile_version:  # a profile was chosen (the reader is built now, not at the first roll)
+            self._use_profile(pipeline.dice_reader() if pipeline.dice_kinds else None)
         events = pipeline.process(image, meta.get("captured_at"), state)
         out.update(self._pose_words(events[0]))
         if history is not None:
             out["history_len"] = len(history)
         for event in events[1:]:
-            out.update(observation_of(event))
+            seen = observation_of(event)
+            if seen.get("dice"):  # the crops the family's confirmation teaches the dice profile
+                for die, crop in zip(seen["dice"], pipeline.dice_crops([d["box"] or (0, 0, 1, 1) for d in seen["dice"]]),
+                                     strict=True):
+                    if die["box"] and crop is not None:
+                        die["crop"] = crop
+            out.update(seen)
         return out
+
+    def _use_profile(self, reader: Any) -> None:
+        """Give ``reader`` the family's dice profile when it, or the profile, changed (worker thread)."""
+        with self._lock:
+            profile, version = self._dice_profile, self._profile_version
+        if reader is None or self._profile_applied == (id(reader), version):
+            return
+        self._profile_applied = (id(reader), version)
+        from companion.vision.profile import ProfileError
+
+        try:
+            reader.set_profile(profile)
+            self.dice_profile_error = ""
+        except ProfileError as exc:  # a profile this classifier cannot use: the generic reader reads
+            reader.set_profile(None)
+            self.dice_profile_error = exc.reason
+
+    def _teach_frame(self, image: np.ndarray, kinds: tuple[str, ...]) -> dict[str, Any]:
+        """Teaching: the dice in view, read with the profile as taught so far, each with the crop to learn."""
+        reader = self._teach_reader
+        if reader is None or tuple(reader.kinds) != kinds:
+            from companion.vision.reader import DiceReader
+
+            try:
+                reader = self._teach_reader = DiceReader(kinds=kinds)
+            except Exception as exc:  # ModelError, no onnxruntime: nothing to teach with
+                return {"teach_dice": [], "teach_error": str(exc)}
+            self._profile_applied = None
+        self._use_profile(reader)
+        readings = reader.read(image)
+        crops = reader.classifier.crops(image, [r.box for r in readings]) if readings else []
+        out = [{**r.as_json(), "crop": crop} for r, crop in zip(readings, crops, strict=True)]
+        return {"teach_dice": out, **({"teach_error": self.dice_profile_error} if self.dice_profile_error else {})}
 
     def _ensure(self) -> Any:
         with self._lock:

@@ -336,6 +336,14 @@ class TablePipeline:
                 self.dice_error = f"The dice reader is not available ({exc}); enter the dice by hand."
         return self._dice_reader
 
+    def dice_crops(self, boxes: Sequence[Sequence[float]]) -> list[Any]:
+        """The dice reader's crops of ``boxes`` in the last frame read (None each without a reader or frame):
+        the app teaches the family's dice profile each roll they confirm or correct."""
+        reader = self._dice_reader
+        if reader is None or self._frame is None or not boxes:
+            return [None] * len(boxes)
+        return list(reader.classifier.crops(self._frame, boxes))
+
     # -- the caller's side ---------------------------------------------------------------------------
     def applied(self, action: Action, before: State) -> None:
         """An action was applied to ``before`` (confirmed, typed, answered): a roll it used is spent, and the

@@ -7,6 +7,7 @@ No screen looks the app up or computes a game fact (a score, a legal move) itsel
 
 from companion.app.screens.base import AppScreen, PreviewScreen, ViewState
 from companion.app.screens.counters import TallyScreen, TilesScreen
+from companion.app.screens.dice_profiles import DiceScreen
 from companion.app.screens.home import HomeScreen
 from companion.app.screens.scores import EndScreen, HistoryScreen, RulesScreen, ScoresScreen
 from companion.app.screens.setup import SetupScreen
@@ -14,6 +15,7 @@ from companion.app.screens.table import TableScreen
 
 SCREENS = (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
            TilesScreen)
+SCREENS += (DiceScreen,)
 
-__all__ = ["SCREENS", "AppScreen", "EndScreen", "HistoryScreen", "HomeScreen", "PreviewScreen", "RulesScreen",
+__all__ = ["SCREENS", "AppScreen", "DiceScreen", "EndScreen", "HistoryScreen", "HomeScreen", "PreviewScreen", "RulesScreen",
            "ScoresScreen", "SetupScreen", "TableScreen", "TallyScreen", "TilesScreen", "ViewState"]
