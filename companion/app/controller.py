@@ -201,6 +201,7 @@ class Controller:
         self._last_seen: dict[str, Any] | None = None  # the camera's last illegal call or question, said once
         self.dice_learning: Any = None  # the dice profile in use (app.dice_teaching.LearningProfile): confirmed rolls teach it
         self._dice_crops: dict[tuple, Any] = {}  # box -> the camera's crop of each die of the last roll read
+        self.setup_read: dict[str, Any] | None = None  # the set-up as far as the camera read it (fixed by taps)
 
     # --- events ---------------------------------------------------------------------------------
     def emit(self, event: str, payload: Any = None) -> None:
@@ -234,6 +235,7 @@ class Controller:
         self.proposal = None
         self._entry = []
         self._dice_crops = {}
+        self.setup_read = None
         self.vision_status = ""
         self.emit("changed", self.generation)
         if self.state is not None and self.state.is_terminal():
@@ -329,6 +331,10 @@ class Controller:
             return "over"
         return "chance" if state.is_chance_node() else "decision"
 
+    def at_setup(self) -> bool:
+        """The game waits for its chance set-up (laid out at the table), not for dice."""
+        return self.phase == "chance" and not self.dice_specs() and self.chance_kind() == "setup"
+
     def chance_kind(self) -> str | None:
         request = self.state.chance_request() if self.state is not None and self.phase == "chance" else None
         return request.kind if request else None
@@ -340,6 +346,8 @@ class Controller:
         if self.phase == "over":
             return tr("table:over")
         if self.phase == "chance":
+            if self.at_setup():  # laid out on the table and read by the camera (never typed as a placement)
+                return tr("table:setup_camera")
             request = state.chance_request()
             return (engine_i18n.chance_prompt(state, language()) or request.prompt) if request else tr("table:chance")
         return tr("table:your_choice", player=state.player_name(state.current_player))
@@ -527,6 +535,9 @@ class Controller:
         state = self.state
         if state is None or not text.strip():
             return None
+        if self.at_setup():  # a set-up is laid out on the table and read by the camera, or random: never typed
+            self.say("warn", tr("table:setup_not_typed"))
+            return None
         problem = typed_problem(text.strip())  # digits other than 0-9, huge numbers, control characters...
         if problem:
             self.say("warn", tr("table:typed_refused", reason=problem))
@@ -549,6 +560,13 @@ class Controller:
             return None
         return self.propose(self.state.sample_chance(self.rng), "random")
 
+    def confirm_setup(self, action: Action) -> str | None:
+        """A set-up the family finished on the picture: checked by the rules and applied with this one tap (an
+        impossible one is called with its rule, nothing applied)."""
+        if not self.at_setup() or self.propose(action, "corrected") is None:
+            return None
+        return self.confirm()
+
     def discard(self) -> None:
         self._entry = []
         self._set_proposal(None)
@@ -566,6 +584,9 @@ class Controller:
             return False
         if "status" in observation:
             self.vision_status = observation["status"]
+        if observation.get("setup_read") and self.at_setup():  # unsure pieces: fixed by taps on the picture
+            self.setup_read = observation["setup_read"]
+            self.emit("setup_read", self.setup_read)
         if observation.get("error"):
             self.vision_status = observation["error"]
             return True

@@ -37,7 +37,7 @@ from companion.storage import plain_os_error
 KV = Path(__file__).resolve().parent / "kv"
 KV_FILES = ["widgets.kv", "home.kv", "setup.kv", "table.kv", "scores.kv", "rules.kv", "history.kv", "end.kv", "tally.kv",
             "tiles.kv"]
-KV_FILES += ["dice_profiles.kv"]
+KV_FILES += ["dice_profiles.kv", "setup_fix.kv"]
 PHONE_RATIO = 1.1  # taller than wide by this much: the portrait (phone) layout
 
 
@@ -291,6 +291,12 @@ class CompanionApp(App):
             self.tour.on_confirm()
         elif event == "read_again":
             self.session.read_dice_again()
+        elif event == "setup_read":  # pieces not read surely: the board's picture, to fix them by taps
+            self.sm.get_screen("table").build_entry()
+            if self.sm.current == "table":
+                self.go("setup_fix")
+            elif self.sm.current == "setup_fix":
+                self.sm.current_screen.on_pre_enter()
         elif event == "over":
             self.game_over = True
             if not self.tour.on_over():

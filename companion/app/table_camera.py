@@ -132,6 +132,12 @@ class TableRecognizer:
                                      strict=True):
                     if die["box"] and crop is not None:
                         die["crop"] = crop
+            if event.kind == "question" and event.reason == "setup":  # the set-up as far as read, for taps
+                from companion.referee.setup_taps import setup_spaces
+
+                spaces = setup_spaces(pipeline.game.name, pipeline.settled, event.message)
+                if spaces is not None:
+                    seen["setup_read"] = spaces.as_json()
             out.update(seen)
         return out
 

@@ -48,17 +48,15 @@ def say(**kw):
 
 def tap_cell(grid, cell):
     """A real touch on the middle of a face of the grid."""
-    iw, ih = grid.norm_image_size
-    w, h = grid.picture_size
     x, y, cw, ch = cell.rect
-    px, py = x + cw / 2, y + ch / 2
-    pos = (grid.center_x - iw / 2 + px / w * iw, grid.center_y - ih / 2 + (1 - py / h) * ih)
+    pos = grid.to_window(x + cw / 2, y + ch / 2)
     touch = type("T", (), {"pos": pos})()
     return grid.on_touch_down(touch)
 
 
 def shoot(shots: Path, name: str) -> None:
-    for _ in range(6):
+    end = time.monotonic() + 0.6  # a popup opening or closing is animated
+    while time.monotonic() < end:
         EventLoop.idle()
     written = Window.screenshot(name=str(shots / f"{name}_.png"))
     Path(written).replace(shots / f"{name}.png")

@@ -286,7 +286,7 @@ def test_english_mode_keeps_the_engines_texts(ctl):
 
 def test_german_mode_prompt_coach_and_final_table(ctl, german):
     ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
-    assert ctl.prompt().startswith("Aufbau: ")
+    assert ctl.prompt().startswith("Baue das Spiel auf dem Tisch auf") and "JSON" not in ctl.prompt()  # never typed
     ctl.random_outcome()
     ctl.confirm()
     assert ctl.prompt() == "Wurf von Ann: die 2 normalen Würfel"

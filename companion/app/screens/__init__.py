@@ -11,11 +11,12 @@ from companion.app.screens.dice_profiles import DiceScreen
 from companion.app.screens.home import HomeScreen
 from companion.app.screens.scores import EndScreen, HistoryScreen, RulesScreen, ScoresScreen
 from companion.app.screens.setup import SetupScreen
+from companion.app.screens.setup_fix import SetupFixScreen
 from companion.app.screens.table import TableScreen
 
 SCREENS = (HomeScreen, SetupScreen, TableScreen, ScoresScreen, RulesScreen, HistoryScreen, EndScreen, TallyScreen,
            TilesScreen)
-SCREENS += (DiceScreen,)
+SCREENS += (DiceScreen, SetupFixScreen)
 
 __all__ = ["SCREENS", "AppScreen", "DiceScreen", "EndScreen", "HistoryScreen", "HomeScreen", "PreviewScreen", "RulesScreen",
-           "ScoresScreen", "SetupScreen", "TableScreen", "TallyScreen", "TilesScreen", "ViewState"]
+           "ScoresScreen", "SetupFixScreen", "SetupScreen", "TableScreen", "TallyScreen", "TilesScreen", "ViewState"]

@@ -8,12 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kivy.graphics.texture import Texture
 from kivy.metrics import dp
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
-from kivy.uix.image import Image
 from kivy.uix.popup import Popup
 from kivy.uix.textinput import TextInput
 
@@ -22,43 +20,28 @@ from companion.app.camera_session import Overlay
 from companion.app.dice_teaching import DiceTeaching, box_kinds, cell_at, faces_picture
 from companion.app.i18n import tr
 from companion.app.screens.base import PreviewScreen, wrap_label
+from companion.app.screens.picture import TapPicture
 from companion.vision.profile import ProfileError
 
 
-class FaceGrid(Image):
+class FaceGrid(TapPicture):
     """One kind's faces as a picture (:func:`companion.app.dice_teaching.faces_picture`); a tap on a face
     calls ``on_face(cell)``."""
 
     def __init__(self, on_face, **kw):
-        super().__init__(fit_mode="contain", size_hint_y=None, **kw)
+        super().__init__(self._tapped, **kw)
         self.on_face = on_face
         self.cells: list = []
-        self.picture_size = (1, 1)
 
-    def show(self, picture: np.ndarray, cells: list) -> None:
-        h, w = picture.shape[:2]
-        texture = Texture.create(size=(w, h), colorfmt="bgr")
-        texture.flip_vertical()
-        texture.blit_buffer(np.ascontiguousarray(picture).tobytes(), colorfmt="bgr", bufferfmt="ubyte")
-        self.texture, self.cells, self.picture_size = texture, cells, (w, h)
-        self.height = self.width * h / w if self.width > 10 else dp(120)
+    def show_faces(self, picture: np.ndarray, cells: list) -> None:
+        self.cells = cells
+        self.show(picture)
 
-    def on_size(self, *_args) -> None:
-        w, h = self.picture_size
-        self.height = self.width * h / w
-
-    def on_touch_down(self, touch):
-        if not self.collide_point(*touch.pos) or self.texture is None:
-            return super().on_touch_down(touch)
-        iw, ih = self.norm_image_size
-        w, h = self.picture_size
-        x = (touch.pos[0] - (self.center_x - iw / 2)) / iw * w
-        y = (1 - (touch.pos[1] - (self.center_y - ih / 2)) / ih) * h
+    def _tapped(self, x: float, y: float) -> bool:
         cell = cell_at(self.cells, x, y)
         if cell is not None:
             self.on_face(cell)
-            return True
-        return super().on_touch_down(touch)
+        return cell is not None
 
 
 class DiceScreen(PreviewScreen):
@@ -158,7 +141,7 @@ class DiceScreen(PreviewScreen):
         for kind in self.kinds:
             box.add_widget(wrap_label(f"[b]{tr(f'dice:kind_{kind}')}[/b]"))
             grid = FaceGrid(self.teach_face)
-            grid.show(*faces_picture(self.teaching.profile, kind, width))
+            grid.show_faces(*faces_picture(self.teaching.profile, kind, width))
             box.add_widget(grid)
             self.grids[kind] = grid
         self.progress_text = self.teaching.progress()

@@ -147,6 +147,8 @@ class TableScreen(PreviewScreen):
                 self._build_dice_rows(box, specs, camera)
                 cache[signature] = (self._dice_rows, self._face_buttons)
             else:
+                if ctl.setup_read:  # the camera read the set-up in part: finish it on the picture
+                    box.add_widget(big_button(tr("fix:button"), lambda: self.shell.go("setup_fix"), colour=theme.CONFIRM))
                 box.add_widget(big_button(tr("table:random_setup"), ctl.random_outcome, colour=theme.ACCENT))
         elif ctl.phase == "decision":
             for choice in ctl.choices():

@@ -1,0 +1,119 @@
+"""The "check the set-up" screen: the board straight from above, cut out of the camera's picture, with every
+piece marked (read, to check, chosen by the family); a tap on a piece (or on its button) chooses its character,
+one tap confirms the set-up. The flow is :mod:`companion.app.setup_fix` (UI-free); the rules judge the set-up
+through the controller."""
+
+from __future__ import annotations
+
+from kivy.metrics import dp
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.popup import Popup
+
+from companion.app import theme
+from companion.app.i18n import tr
+from companion.app.screens.base import AppScreen, big_button
+from companion.app.screens.picture import TapPicture
+from companion.app.setup_fix import BoardPicture, SetupFix, board_picture, draw_marks
+
+
+class SetupFixScreen(AppScreen):
+    fix = ObjectProperty(None, allownone=True)  # a SetupFix while a set-up is checked
+    flow_text = StringProperty("")
+    messages_text = StringProperty("")
+    picture: BoardPicture | None = None
+    focus: str | None = None
+
+    def on_pre_enter(self, *args):
+        read = self.controller.setup_read
+        if read is None:
+            self.fix = None
+        elif self.fix is None or read is not getattr(self, "_read", None):
+            before = self.fix
+            self.fix = SetupFix(read)
+            if before is not None and before.game == self.fix.game:  # a new reading keeps the family's answers
+                for space, value in before.chosen.items():
+                    self.fix.choose(space, value)
+        self._read = read
+        self.picture = self._board_picture()
+        self.refresh()
+
+    def _board_picture(self) -> BoardPicture | None:
+        """The board from above, from the latest picture and the board's pose (None without them)."""
+        session = self.session
+        homography, geometry = session.board_view()
+        info = session.recognizer.info if session.recognizer is not None else None
+        if session.frame is None or homography is None or info is None:
+            return None
+        return board_picture(session.frame.image, homography, info.map.size_mm, geometry, session.lens)
+
+    def refresh(self) -> None:
+        fix = self.fix
+        self.flow_text = fix.prompt() if fix is not None else tr("fix:none")
+        self.messages_text = "\n".join(m.text for m in self.controller.messages[-2:] if m.level in ("illegal", "warn"))
+        box = self.ids.board
+        box.clear_widgets()
+        if fix is not None and self.picture is not None:
+            board = TapPicture(self.tap)
+            board.show(draw_marks(self.picture, fix.marks(), self.focus))
+            box.add_widget(board)
+            self.board = board
+        spaces = self.ids.spaces
+        spaces.clear_widgets()
+        if fix is not None:  # the pieces to check and those chosen, as buttons too
+            for space in fix.unsure:
+                value = fix.value(space)
+                label = f"{space}: {fix.option_label(value) if value is not None else '?'}"
+                spaces.add_widget(big_button(label, lambda s=space: self.open_choice(s),
+                                             colour=theme.PANEL if value is not None else theme.DANGER))
+
+    def tap(self, x: float, y: float) -> bool:
+        """A tap on the board's picture (picture pixels): choose what stands on the piece there."""
+        if self.fix is None or self.picture is None:
+            return False
+        space = self.picture.space_at(x, y, self.fix.read)
+        if space is None:
+            return False
+        self.open_choice(space)
+        return True
+
+    def open_choice(self, space: str) -> None:
+        fix = self.fix
+        self.focus = space
+        self.refresh()
+        grid = GridLayout(cols=3, spacing=dp(4), padding=dp(4))
+        popup = Popup(title=tr("fix:choose", space=space), content=grid, size_hint=(0.95, None),
+                      height=dp(theme.TOUCH_TARGET * (len(fix.options) // 3 + 2.2)),
+                      pos_hint={"center_x": 0.5, "y": 0.01})  # below the board: the piece stays in view
+        for value in fix.options:
+            chosen = value == fix.value(space)
+            button = Button(text=fix.option_label(value), font_size=f"{theme.FONT_SIZE * 0.85}sp", background_normal="",
+                            background_color=theme.CONFIRM if chosen else theme.PANEL)
+            button.value = value
+
+            def pick(_b, v=value):
+                popup.dismiss()
+                self.choose(space, v)
+
+            button.bind(on_release=pick)
+            grid.add_widget(button)
+        self.choice_popup = popup
+        popup.open()
+
+    def choose(self, space: str, value) -> None:
+        self.focus = None
+        if self.fix is not None:
+            self.fix.choose(space, value)
+        self.refresh()
+
+    def confirm(self) -> None:
+        """One tap: the whole set-up to the rules and, when they take it, into the journal."""
+        if self.fix is None:
+            return
+        action = self.fix.action()
+        if action is not None and self.controller.confirm_setup(action) is not None:
+            self.fix = None
+            self.shell.go("table")
+            return
+        self.refresh()  # some piece still to check, or called by the rules: said, the answers stay

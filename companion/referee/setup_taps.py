@@ -1,0 +1,74 @@
+"""A set-up the camera read only in part, for the family to finish by taps on the picture (issue 20, item 3).
+
+When the table pipeline cannot read the whole set-up surely (a piece unsure, hidden or unreadable), it asks;
+:func:`setup_spaces` says what it did read -- each space's value read surely, the spaces to check, the values
+a space can take -- and :func:`setup_action` turns the family's answers into the game's set-up action (the
+engine still judges it, as for any set-up). No UI here; the app shows the board's picture with the spaces to
+check marked, a tap on one chooses its value, one more tap confirms.
+
+Eagle Kingdoms: a space is a piece of the eagle (the shield holds no character at the set-up), its value the
+character kind standing on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.games.core import Action
+from companion.vision.readers import Observation
+
+
+@dataclass(frozen=True)
+class SetupSpaces:
+    """The set-up as far as it was read: ``read`` maps every space to its value read surely, or None (to be
+    chosen); ``unsure`` names the spaces the camera could not read surely (hidden, unsure or unreadable);
+    ``options`` are the values any space can take, in the game's order."""
+
+    game: str
+    read: dict[str, Any]
+    unsure: tuple[str, ...]
+    options: tuple[Any, ...]
+    message: str = ""
+    hidden: tuple[str, ...] = field(default=())
+
+    def as_json(self) -> dict[str, Any]:
+        return {"game": self.game, "read": dict(self.read), "unsure": list(self.unsure),
+                "options": list(self.options), "message": self.message, "hidden": list(self.hidden)}
+
+
+def _eagle_spaces(obs: Observation, message: str) -> SetupSpaces:
+    from companion.games.eagle_kingdoms.rules import KINDS, PIECE_IDS, SHIELD_ID
+    from companion.referee.eagle_kingdoms import KIND_OF_LABEL, _stands
+
+    read: dict[str, Any] = {}
+    unsure = []
+    for pid in PIECE_IDS:
+        if pid == SHIELD_ID:
+            continue
+        labels = _stands(obs.regions.get(pid, []))
+        if obs.is_uncertain(pid) or len(labels) != 1 or labels[0] not in KIND_OF_LABEL:
+            read[pid] = None
+            unsure.append(pid)
+        else:
+            read[pid] = KINDS[KIND_OF_LABEL[labels[0]]]
+    hidden = tuple(p for p in unsure if p in obs.hidden)
+    return SetupSpaces("eagle-kingdoms", read, tuple(unsure), tuple(KINDS), message, hidden)
+
+
+SPACES = {"eagle-kingdoms": _eagle_spaces}
+
+
+def setup_spaces(game: str, obs: Observation | None, message: str = "") -> SetupSpaces | None:
+    """What the settled board shows of ``game``'s set-up (None: a game whose set-up is not chosen by taps, or
+    no usable reading)."""
+    if game not in SPACES or obs is None or not obs.usable:
+        return None
+    return SPACES[game](obs, message)
+
+
+def setup_action(game: str, values: dict[str, Any]) -> Action:
+    """The set-up action of the values of every space (read or chosen)."""
+    if game == "eagle-kingdoms":
+        return {"type": "setup", "placement": dict(values)}
+    raise ValueError(f"{game}'s set-up is not chosen by taps")
