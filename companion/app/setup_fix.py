@@ -28,15 +28,20 @@ class SetupFix:
         self.read: dict[str, Any] = dict(setup_read["read"])
         self.unsure: list[str] = [s for s in setup_read["unsure"] if s in self.read]
         self.options: list[Any] = list(setup_read["options"])
+        self.space_options: dict[str, list[Any]] = {k: list(v) for k, v in (setup_read.get("space_options") or {}).items()}
         self.message = str(setup_read.get("message", ""))
         self.chosen: dict[str, Any] = {}
 
     def value(self, space: str) -> Any:
         return self.chosen.get(space, self.read.get(space))
 
+    def options_for(self, space: str) -> list[Any]:
+        """What ``space`` can hold (a Mighty Magpies nest: tiles of its marked number)."""
+        return self.space_options.get(space, self.options)
+
     def choose(self, space: str, value: Any) -> bool:
         """The family says what stands on ``space`` (False: no such space, or a value it cannot take)."""
-        if space not in self.read or value not in self.options:
+        if space not in self.read or value not in self.options_for(space):
             return False
         self.chosen[space] = value
         return True
@@ -57,13 +62,18 @@ class SetupFix:
         return setup_action(self.game, {s: self.value(s) for s in self.read})
 
     def option_label(self, value: Any) -> str:
-        """A character as the family calls it ("Ritter" in German)."""
+        """A character as the family calls it ("Ritter" in German); a nest's tiles counted ("3 berries, 1 silver ring")."""
+        if self.game == "mighty-magpies":
+            counts = {letter: str(value).count(letter) for letter in dict.fromkeys(str(value))}
+            return ", ".join(tr(f"fix:tiles_{letter}", count=n) for letter, n in counts.items())
         if language() == engine_i18n.DEFAULT:
             return str(value).capitalize()
         return engine_i18n.texts(self.game, language()).term(f"name.{value}", str(value).capitalize())
 
     def prompt(self) -> str:
         left = self.left()
+        if left and self.game == "mighty-magpies":
+            return tr("fix:check_nests", count=len(left))
         if left:
             return tr("fix:check", count=len(left)) if len(left) > 1 else tr("fix:check_one")
         return tr("fix:ready")

@@ -7,7 +7,7 @@ engine still judges it, as for any set-up). No UI here; the app shows the board'
 check marked, a tap on one chooses its value, one more tap confirms.
 
 Eagle Kingdoms: a space is a piece of the eagle (the shield holds no character at the set-up), its value the
-character kind standing on it.
+character kind standing on it. Mighty Magpies: a space is a nest marked for tiles, its value the tiles in it.
 """
 
 from __future__ import annotations
@@ -31,10 +31,12 @@ class SetupSpaces:
     options: tuple[Any, ...]
     message: str = ""
     hidden: tuple[str, ...] = field(default=())
+    space_options: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # a space's own values, where they differ
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game, "read": dict(self.read), "unsure": list(self.unsure),
-                "options": list(self.options), "message": self.message, "hidden": list(self.hidden)}
+                "options": list(self.options), "message": self.message, "hidden": list(self.hidden),
+                "space_options": {k: list(v) for k, v in self.space_options.items()}}
 
 
 def _eagle_spaces(obs: Observation, message: str) -> SetupSpaces:
@@ -56,7 +58,33 @@ def _eagle_spaces(obs: Observation, message: str) -> SetupSpaces:
     return SetupSpaces("eagle-kingdoms", read, tuple(unsure), tuple(KINDS), message, hidden)
 
 
-SPACES = {"eagle-kingdoms": _eagle_spaces}
+def _magpies_spaces(obs: Observation, message: str) -> SetupSpaces:
+    """Mighty Magpies: a space is a nest marked for tiles, its value the nest's tiles ("bbbs": three berries and
+    a silver ring, in the order of ``TILE_LETTERS``); a nest can hold any tiles of its marked number."""
+    from itertools import combinations_with_replacement
+
+    from companion.referee.mighty_magpies import BOARD, TILE_KINDS, TILE_LETTERS, _tiles
+
+    read: dict[str, Any] = {}
+    unsure, own = [], {}
+    for i, nest in enumerate(BOARD.nest_ids):
+        capacity = BOARD.capacity[i]
+        if capacity == 0:
+            continue
+        own[nest] = tuple("".join(c) for c in combinations_with_replacement(TILE_LETTERS, capacity))
+        tiles = _tiles(obs.regions.get(nest))
+        text = "".join(letter * tiles[kind] for letter, kind in zip(TILE_LETTERS, TILE_KINDS, strict=True))
+        if obs.is_uncertain(nest) or len(text) != capacity:
+            read[nest] = None
+            unsure.append(nest)
+        else:
+            read[nest] = text
+    options = tuple(dict.fromkeys(o for values in own.values() for o in values))
+    hidden = tuple(n for n in unsure if n in obs.hidden)
+    return SetupSpaces("mighty-magpies", read, tuple(unsure), options, message, hidden, own)
+
+
+SPACES = {"eagle-kingdoms": _eagle_spaces, "mighty-magpies": _magpies_spaces}
 
 
 def setup_spaces(game: str, obs: Observation | None, message: str = "") -> SetupSpaces | None:
@@ -71,4 +99,6 @@ def setup_action(game: str, values: dict[str, Any]) -> Action:
     """The set-up action of the values of every space (read or chosen)."""
     if game == "eagle-kingdoms":
         return {"type": "setup", "placement": dict(values)}
+    if game == "mighty-magpies":
+        return {"type": "setup", "nests": dict(values)}
     raise ValueError(f"{game}'s set-up is not chosen by taps")

@@ -182,3 +182,57 @@ def test_the_app_shows_the_unsure_pieces_on_the_boards_picture_and_a_tap_fixes_e
     for name in ("setup-fix-en", "setup-fix-de", "setup-fix-de-ready"):
         picture = cv2.imread(str(shots / f"{name}.png"))
         assert picture is not None and picture.shape[:2] == (820, 420), name
+
+
+@pytest.mark.rules("MM-SETUP-1")
+def test_mighty_magpies_nests_read_in_part_are_finished_by_choosing_their_tiles(tmp_path):
+    from companion.referee.mighty_magpies import scene_from_state
+
+    ctl = Controller(tmp_path, seed=5)
+    ctl.new_game("mighty-magpies", ["Ann", "Ben"])
+    truth = ctl.state.clone()
+    action = ctl.state.sample_chance(ctl.rng)
+    truth.apply(action)
+    obs = Observation(dict(scene_from_state(truth)), {"B": 0.2}, hidden=frozenset({"E"}))
+    spaces = setup_spaces("mighty-magpies", obs)
+    assert spaces.unsure == ("B", "E") and spaces.hidden == ("E",) and "R" not in spaces.read  # the red nest holds none
+    assert all(spaces.read[n] == action["nests"][n] for n in action["nests"] if n not in ("B", "E"))
+    assert len(spaces.space_options["B"]) == 15 and all(len(o) == 4 for o in spaces.space_options["B"])
+    assert len(spaces.space_options["E"]) == 10  # three tiles: ten ways
+    fix = SetupFix(spaces.as_json())
+    assert fix.prompt() == tr("fix:check_nests", count=2)
+    assert not fix.choose("E", "bbbs")  # four tiles on a nest marked for three
+    assert fix.option_label("bbbs") == "berry ×3, silver ×1"
+    ctl.observe(ctl.generation, {"setup_read": spaces.as_json()})
+    fix.choose("B", action["nests"]["B"])
+    fix.choose("E", action["nests"]["E"])
+    assert ctl.confirm_setup(fix.action()) is not None
+    assert Journal.read(ctl.session.journal.path).actions() == [action]
+
+
+def test_the_table_camera_asks_for_a_covered_nest_and_keeps_the_nests_it_read(tmp_path):
+    from companion.app.table_camera import TableRecognizer
+    from companion.workshop.table.film import GameFilm
+
+    film = GameFilm("mighty-magpies", 1, light=False)
+    truth = film.actions[0]
+    image = film.draw(film.shots[0], np.random.default_rng(0))
+    camera = TableRecognizer(tmp_path, camera=film.camera)
+    camera.set_game("mighty-magpies")
+    seen = camera(image, {"captured_at": None})
+    x, y = cv2.perspectiveTransform(np.array([[camera.info.geometry()["B"]]], np.float64), np.asarray(seen["homography"]))[0, 0]
+    cv2.circle(image, (int(x), int(y)), 30, (120, 120, 120), -1)
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("mighty-magpies", list(film.game.players))
+    camera = TableRecognizer(tmp_path, camera=film.camera)
+    camera.set_game("mighty-magpies")
+    for _ in range(6):
+        camera.set_position(ctl.session.game, ctl.session.state, ctl.session.history)
+        ctl.observe(ctl.generation, camera(image, {"captured_at": None}))
+    fix = SetupFix(ctl.setup_read)
+    assert "B" in fix.left() and ctl.proposal is None
+    assert all(fix.value(n) == truth["nests"][n] for n in fix.read if n not in fix.left())  # none read wrongly
+    for nest in fix.left():
+        fix.choose(nest, truth["nests"][nest])
+    assert ctl.confirm_setup(fix.action()) is not None
+    assert Journal.read(ctl.session.journal.path).actions() == [truth]

@@ -82,13 +82,16 @@ class SetupFixScreen(AppScreen):
         fix = self.fix
         self.focus = space
         self.refresh()
-        grid = GridLayout(cols=3, spacing=dp(4), padding=dp(4))
+        options = fix.options_for(space)
+        labels = [fix.option_label(v) for v in options]
+        cols = 3 if max(len(t) for t in labels) <= 12 else 2  # a nest's tiles take more words than a character
+        grid = GridLayout(cols=cols, spacing=dp(4), padding=dp(4))
         popup = Popup(title=tr("fix:choose", space=space), content=grid, size_hint=(0.95, None),
-                      height=dp(theme.TOUCH_TARGET * (len(fix.options) // 3 + 2.2)),
+                      height=dp(theme.TOUCH_TARGET * (-(-len(options) // cols) + 1.3)),
                       pos_hint={"center_x": 0.5, "y": 0.01})  # below the board: the piece stays in view
-        for value in fix.options:
+        for value, label in zip(options, labels, strict=True):
             chosen = value == fix.value(space)
-            button = Button(text=fix.option_label(value), font_size=f"{theme.FONT_SIZE * 0.85}sp", background_normal="",
+            button = Button(text=label, font_size=f"{theme.FONT_SIZE * 0.85}sp", background_normal="",
                             background_color=theme.CONFIRM if chosen else theme.PANEL)
             button.value = value
 
