@@ -150,6 +150,9 @@ class TableRecognizer:
         self._profile_applied = (id(reader), version)
         from companion.vision.profile import ProfileError
 
+        old = getattr(reader, "matcher", None)
+        if old is not None and profile is not None:
+            old.profile = profile  # a grown copy of the same dice: the crops embedded before are not embedded again
         try:
             reader.set_profile(profile)
             self.dice_profile_error = ""

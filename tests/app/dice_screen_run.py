@@ -90,10 +90,8 @@ def main(data: str, pictures: str, shots: str) -> None:
     screen.ids.all_right.dispatch("on_release")
     say(all_right=screen.flow_text, dice=len(app.dice_profiles.store.load("Eagle Kingdoms").examples))
     shoot(shots_dir, "dice-teach-en")
-    app.set_language("de")
-    screen.on_pre_enter()
+    app.set_language("de")  # the screen shows itself again in German
     pump(lambda: screen.teaching.dice, what="the die in view (de)")
-    screen.flow_text = screen.teaching.prompt()
     say(de_flow=screen.flow_text, de_progress=screen.progress_text)
     shoot(shots_dir, "dice-teach-de")
     app.set_language("en")

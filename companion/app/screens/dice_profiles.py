@@ -65,8 +65,19 @@ class DiceScreen(PreviewScreen):
         if profiles.active_name(game) is None:  # teaching builds this box's profile: a new one, in use at once
             said = self._new_profile(game)
         self._start(game)
-        self.flow_text = " ".join(t for t in (said, self.teaching.prompt() if self.teaching else "") if t)
+        self.flow_text = " ".join(t for t in (said, self._prompt()) if t)
         self.session.teach_dice(self.kinds)
+
+    def _prompt(self) -> str:
+        if self.session.is_demo:
+            return tr("dice:demo")
+        return self.teaching.prompt() if self.teaching is not None else tr("dice:generic")
+
+    def refresh(self) -> None:
+        """In the language just chosen."""
+        self.build_grids()
+        self.show_profiles()
+        self.flow_text = self._prompt()
 
     def on_leave(self, *args):
         self.session.teach_dice(None)
@@ -89,7 +100,7 @@ class DiceScreen(PreviewScreen):
         before = (len(self.teaching.dice), self.teaching.selected)
         self.teaching.see(observation["teach_dice"])
         if (len(self.teaching.dice), self.teaching.selected) != before:
-            self.flow_text = self.teaching.prompt()
+            self.flow_text = self._prompt()
         self.session.overlay_dirty = True
 
     def overlay(self) -> Overlay:
@@ -106,7 +117,7 @@ class DiceScreen(PreviewScreen):
     def tap(self, x: float, y: float) -> bool:
         if self.teaching is None or not self.teaching.select_at(x, y):
             return False
-        self.flow_text = self.teaching.prompt()
+        self.flow_text = self._prompt()
         self.session.overlay_dirty = True
         return True
 
@@ -180,7 +191,7 @@ class DiceScreen(PreviewScreen):
             self.flow_text = tr("dice:problem", reason=getattr(exc, "reason", None) or str(exc))
             return
         self._start(game)
-        self.flow_text = self.teaching.prompt() if self.teaching else tr("dice:generic")
+        self.flow_text = self._prompt()
 
     def _new_profile(self, game: str) -> str:
         profiles = self.shell.dice_profiles
