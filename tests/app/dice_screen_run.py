@@ -4,46 +4,15 @@ line per check ("NO-WINDOW" when no GL window can be made)."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import tempfile
-import time
+from pathlib import Path
 
-os.environ.update(SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1", KIVY_NO_FILELOG="1", KIVY_CLIPBOARD="sdl2",
-                  KIVY_HOME=tempfile.mkdtemp(prefix="companion-kivy-"))
-from kivy.config import Config  # noqa: E402
+from ui_process import phone_window, pump, say, shoot
 
-Config.set("kivy", "log_level", "warning")
-Config.set("graphics", "width", "420")
-Config.set("graphics", "height", "820")
-try:
-    from kivy.core.window import Window
-except BaseException:
-    print("NO-WINDOW")
-    sys.exit(0)
-if Window is None:
-    print("NO-WINDOW")
-    sys.exit(0)
-from pathlib import Path  # noqa: E402
-
-from kivy.base import EventLoop  # noqa: E402
+Window = phone_window()
 
 from companion.app.i18n import tr  # noqa: E402
 from companion.app.main import CompanionApp  # noqa: E402
-
-
-def pump(until, timeout=30.0, what=""):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        EventLoop.idle()
-        if until():
-            return
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def say(**kw):
-    print(json.dumps(kw), flush=True)
 
 
 def tap_cell(grid, cell):
@@ -52,14 +21,6 @@ def tap_cell(grid, cell):
     pos = grid.to_window(x + cw / 2, y + ch / 2)
     touch = type("T", (), {"pos": pos})()
     return grid.on_touch_down(touch)
-
-
-def shoot(shots: Path, name: str) -> None:
-    end = time.monotonic() + 0.6  # a popup opening or closing is animated
-    while time.monotonic() < end:
-        EventLoop.idle()
-    written = Window.screenshot(name=str(shots / f"{name}_.png"))
-    Path(written).replace(shots / f"{name}.png")
 
 
 def main(data: str, pictures: str, shots: str) -> None:

@@ -5,24 +5,19 @@ screenshots ($COMPANION_SCREENSHOTS, else a temporary folder)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from ui_process import PHONE, run_ui
 
 from companion.app.i18n import tr
-
-HERE = Path(__file__).resolve().parent
 
 
 @pytest.mark.slow
 def test_the_family_teaches_a_die_by_taps_and_manages_the_boxs_profiles(tmp_path):
-    pytest.importorskip("kivy")
     from companion.workshop.dice.synth import render_scene
 
     pictures = tmp_path / "pictures"
@@ -32,16 +27,7 @@ def test_the_family_teaches_a_die_by_taps_and_manages_the_boxs_profiles(tmp_path
     for i in range(60):  # a still camera: the same picture again and again
         cv2.imwrite(str(pictures / f"f{i:02d}.png"), scene.image)
     shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path / "shots")
-    data = tmp_path / "data"
-    done = subprocess.run([sys.executable, str(HERE / "dice_screen_run.py"), str(data), str(pictures), str(shots)],
-                          capture_output=True, text=True, timeout=240)
-    if "NO-WINDOW" in done.stdout:
-        pytest.skip("no GL window available")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    said = {}
-    for line in done.stdout.splitlines():
-        if line.startswith("{"):
-            said.update(json.loads(line))
+    said = run_ui("dice_screen_run.py", tmp_path / "data", pictures, shots)
     # entering the screen makes this box's profile, saved and in use
     assert said["profile"] == "Eagle Kingdoms" and said["files"] == ["eagle-kingdoms.json"]
     assert said["flow_start"].startswith(tr("dice:created", name="Eagle Kingdoms"))
@@ -59,6 +45,6 @@ def test_the_family_teaches_a_die_by_taps_and_manages_the_boxs_profiles(tmp_path
     assert said["left"] == [] and said["back"] == "setup" and said["teaching_kinds"] is None
     for name in ("dice-teach-start", "dice-teach-en", "dice-teach-de"):
         picture = cv2.imread(str(shots / f"{name}.png"))
-        assert picture is not None and picture.shape[:2] == (820, 420), name
+        assert picture is not None and picture.shape[:2] == PHONE[::-1], name
     en, de = (cv2.imread(str(shots / f"dice-teach-{lang}.png")) for lang in ("en", "de"))
     assert np.abs(en.astype(int) - de.astype(int)).mean() > 0.5  # the words differ

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from ui_process import PHONE, run_ui
 
 from companion.app.controller import Controller
 from companion.app.i18n import tr
@@ -23,8 +22,6 @@ from companion.referee.eagle_kingdoms import scene_from_state
 from companion.referee.setup_taps import setup_action, setup_spaces
 from companion.vision.readers import Observation
 
-HERE = Path(__file__).resolve().parent
-
 
 def _placement(state) -> dict:
     from companion.games.eagle_kingdoms.rules import KINDS
@@ -32,21 +29,23 @@ def _placement(state) -> dict:
     return {PIECE_IDS[p]: KINDS[k] for p, k in enumerate(state.kind_on) if k >= 0 and PIECE_IDS[p] != SHIELD_ID}
 
 
-def _observation(truth_state, unsure=(), hidden=(), wrong=None) -> Observation:
-    regions = dict(scene_from_state(truth_state))
-    for pid, label in (wrong or {}).items():
-        regions[pid] = [{"piece": True}, {"stand": label}]
-    confidence = {pid: 0.3 for pid in unsure}
-    return Observation(regions, confidence, hidden=frozenset(hidden))
+def _observation(truth_state, unsure=(), hidden=()) -> Observation:
+    """The board of ``truth_state`` as a reader saw it: ``unsure`` read with low confidence, ``hidden`` unseen."""
+    return Observation(dict(scene_from_state(truth_state)), {pid: 0.3 for pid in unsure}, hidden=frozenset(hidden))
+
+
+def _laid_out(tmp_path, seed: int):
+    """A game at its set-up, the state after a random set-up laid out at the table, and its placement."""
+    ctl = Controller(tmp_path, seed=seed)
+    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
+    truth = ctl.state.clone()
+    truth.apply(ctl.state.sample_chance(ctl.rng))
+    return ctl, truth, _placement(truth)
 
 
 @pytest.mark.rules("EK-SETUP-RANDOM")
 def test_the_set_up_read_in_part_keeps_what_was_sure_and_marks_the_rest(tmp_path):
-    ctl = Controller(tmp_path, seed=3)
-    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
-    truth = ctl.state.clone()
-    truth.apply(ctl.state.sample_chance(ctl.rng))
-    placement = _placement(truth)
+    _ctl, truth, placement = _laid_out(tmp_path, 3)
     obs = _observation(truth, unsure=["beak-left", "neck"], hidden=["crown-left"])
     spaces = setup_spaces("eagle-kingdoms", obs, "cannot read the set-up")
     assert spaces.unsure == tuple(p for p in PIECE_IDS if p in {"beak-left", "neck", "crown-left"})
@@ -69,11 +68,7 @@ def test_the_set_up_read_in_part_keeps_what_was_sure_and_marks_the_rest(tmp_path
 
 @pytest.mark.rules("EK-SETUP-RANDOM")
 def test_the_finished_set_up_is_confirmed_with_one_tap_and_an_impossible_one_is_called(tmp_path):
-    ctl = Controller(tmp_path, seed=4)
-    ctl.new_game("eagle-kingdoms", ["Ann", "Ben"])
-    truth = ctl.state.clone()
-    truth.apply(ctl.state.sample_chance(ctl.rng))
-    placement = _placement(truth)
+    ctl, truth, placement = _laid_out(tmp_path, 4)
     heard = []
     ctl.listeners.append(lambda event, payload: heard.append(event))
     obs = _observation(truth, unsure=["beak-left"])
@@ -153,7 +148,6 @@ def test_the_table_camera_reads_the_set_up_with_covered_pieces_and_the_family_fi
 def test_the_app_shows_the_unsure_pieces_on_the_boards_picture_and_a_tap_fixes_each(tmp_path):
     """At phone size, in English and German: the app goes to the board's picture by itself, the three covered
     pieces are marked, a tap on each chooses its character, one tap confirms the true set-up."""
-    pytest.importorskip("kivy")
     film, image = _covered_set_up(tmp_path)
     pictures = tmp_path / "pictures"
     pictures.mkdir()
@@ -163,15 +157,7 @@ def test_the_app_shows_the_unsure_pieces_on_the_boards_picture_and_a_tap_fixes_e
     truth = tmp_path / "truth.json"
     truth.write_text(json.dumps({"players": list(film.game.players), "placement": film.actions[0]["placement"]}))
     shots = Path(os.environ.get("COMPANION_SCREENSHOTS") or tmp_path / "shots")
-    done = subprocess.run([sys.executable, str(HERE / "setup_fix_run.py"), str(tmp_path / "data"), str(pictures),
-                           str(shots), str(truth), str(profile)], capture_output=True, text=True, timeout=300)
-    if "NO-WINDOW" in done.stdout:
-        pytest.skip("no GL window available")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    said = {}
-    for line in done.stdout.splitlines():
-        if line.startswith("{"):
-            said.update(json.loads(line))
+    said = run_ui("setup_fix_run.py", tmp_path / "data", pictures, shots, truth, profile)
     assert said["prompt"] == tr("table:setup_camera")
     assert sorted(said["left"]) == sorted(COVERED) and said["wrong_sure"] == []
     assert said["marks"] == ["illegal", "legal"] and said["flow"] == tr("fix:check", count=3)
@@ -181,7 +167,7 @@ def test_the_app_shows_the_unsure_pieces_on_the_boards_picture_and_a_tap_fixes_e
     assert said["back"] == "table" and said["journal"] == [film.actions[0]] and said["dice"] == 2
     for name in ("setup-fix-en", "setup-fix-de", "setup-fix-de-ready"):
         picture = cv2.imread(str(shots / f"{name}.png"))
-        assert picture is not None and picture.shape[:2] == (820, 420), name
+        assert picture is not None and picture.shape[:2] == PHONE[::-1], name
 
 
 @pytest.mark.rules("MM-SETUP-1")
