@@ -74,6 +74,9 @@ def main(data: str, pictures: str, shots: str) -> None:
     screen.done()
     pump(lambda: app.session.teaching_kinds is None, what="teaching ended on leaving the screen")
     say(back=app.sm.current, teaching_kinds=app.session.teaching_kinds)
+    app.open_source("demo")  # the demo's picture: nothing of the family's to teach from
+    app.go("dice")
+    say(demo_flow=screen.flow_text)
     app.stop()
 
 

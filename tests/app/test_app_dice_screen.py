@@ -43,6 +43,7 @@ def test_the_family_teaches_a_die_by_taps_and_manages_the_boxs_profiles(tmp_path
     assert said["generic"] is None and not said["teaching"] and not said["generic_session_profile"]
     assert said["chosen"] == "Kitchen table" and said["session_profile"] and said["learning"] == "Kitchen table"
     assert said["left"] == [] and said["back"] == "setup" and said["teaching_kinds"] is None
+    assert said["demo_flow"].endswith(tr("dice:no_camera"))
     for name in ("dice-teach-start", "dice-teach-en", "dice-teach-de"):
         picture = cv2.imread(str(shots / f"{name}.png"))
         assert picture is not None and picture.shape[:2] == PHONE[::-1], name

@@ -69,8 +69,8 @@ class DiceScreen(PreviewScreen):
         self.session.teach_dice(self.kinds)
 
     def _prompt(self) -> str:
-        if self.session.is_demo:
-            return tr("dice:demo")
+        if self.session.recognizer is None:  # the demo's picture, or no camera at all
+            return tr("dice:no_camera")
         return self.teaching.prompt() if self.teaching is not None else tr("dice:generic")
 
     def refresh(self) -> None:
