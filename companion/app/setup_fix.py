@@ -30,6 +30,7 @@ class SetupFix:
         self.options: list[Any] = list(setup_read["options"])
         self.space_options: dict[str, list[Any]] = {k: list(v) for k, v in (setup_read.get("space_options") or {}).items()}
         self.message = str(setup_read.get("message", ""))
+        self.suspect: list[str] = [s for s in setup_read.get("suspect") or [] if s in self.read]
         self.chosen: dict[str, Any] = {}
 
     def value(self, space: str) -> Any:
@@ -51,9 +52,11 @@ class SetupFix:
         return [s for s in self.unsure if s not in self.chosen]
 
     def marks(self) -> dict[str, str]:
-        """Every space for the picture: "illegal" (check it), "proposed" (chosen by the family), "legal" (read)."""
+        """Every space for the picture: "illegal" (choose it), "proposed" (chosen by the family), "suspect" (read,
+        but the box cannot hold all that was read so: look at it), "legal" (read)."""
         left = set(self.left())
-        return {s: "illegal" if s in left else "proposed" if s in self.chosen else "legal" for s in self.read}
+        return {s: "illegal" if s in left else "proposed" if s in self.chosen else "suspect" if s in self.suspect
+                else "legal" for s in self.read}
 
     def action(self) -> dict[str, Any] | None:
         """The whole set-up, once no space is left to check."""
@@ -76,11 +79,13 @@ class SetupFix:
             return tr("fix:check_nests", count=len(left))
         if left:
             return tr("fix:check", count=len(left)) if len(left) > 1 else tr("fix:check_one")
+        if self.suspect and not any(s in self.chosen for s in self.suspect):  # none looked at yet
+            return tr("fix:suspect")
         return tr("fix:ready")
 
 
 # --- the board seen from above, cut out of the camera's picture -----------------------------------------------
-RED, GREEN, WHITE = (60, 60, 220), (90, 200, 110), (245, 245, 245)  # BGR
+RED, GREEN, WHITE, AMBER = (60, 60, 220), (90, 200, 110), (245, 245, 245), (30, 170, 240)  # BGR
 
 
 @dataclass
@@ -133,8 +138,9 @@ def _spacing(points: list[tuple[float, float]]) -> float:
 
 
 def draw_marks(picture: BoardPicture, marks: dict[str, str], focus: str | None = None) -> np.ndarray:
-    """The board picture with each space marked: a thin green ring (read), a red ring and cross (to check), a
-    white double ring (chosen by the family); ``focus``, the space being chosen, ringed boldly."""
+    """The board picture with each space marked: a thin green ring (read), a red ring and cross (to choose), a thick
+    amber ring (read, but doubtful), a white double ring (chosen by the family); ``focus``, the space being chosen,
+    ringed boldly."""
     img = picture.image.copy()
     r = picture.radius
     for space, mark in marks.items():
@@ -149,6 +155,8 @@ def draw_marks(picture: BoardPicture, marks: dict[str, str], focus: str | None =
         elif mark == "proposed":
             cv2.circle(img, c, r, WHITE, 3, cv2.LINE_AA)
             cv2.circle(img, c, r + 4, WHITE, 2, cv2.LINE_AA)
+        elif mark == "suspect":
+            cv2.circle(img, c, r, AMBER, 4, cv2.LINE_AA)
         else:
             cv2.circle(img, c, r, GREEN, 2, cv2.LINE_AA)
     if focus in picture.centres:

@@ -32,15 +32,16 @@ class SetupSpaces:
     message: str = ""
     hidden: tuple[str, ...] = field(default=())
     space_options: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # a space's own values, where they differ
+    suspect: tuple[str, ...] = ()  # read surely, but the box cannot hold what was read there: one of them is wrong
 
     def as_json(self) -> dict[str, Any]:
         return {"game": self.game, "read": dict(self.read), "unsure": list(self.unsure),
                 "options": list(self.options), "message": self.message, "hidden": list(self.hidden),
-                "space_options": {k: list(v) for k, v in self.space_options.items()}}
+                "space_options": {k: list(v) for k, v in self.space_options.items()}, "suspect": list(self.suspect)}
 
 
 def _eagle_spaces(obs: Observation, message: str) -> SetupSpaces:
-    from companion.games.eagle_kingdoms.rules import KINDS, PIECE_IDS, SHIELD_ID
+    from companion.games.eagle_kingdoms.rules import COUNTS, JESTER, JESTER_PIECES, KINDS, PIECE_IDS, SHIELD_ID
     from companion.referee.eagle_kingdoms import KIND_OF_LABEL, _stands
 
     read: dict[str, Any] = {}
@@ -55,7 +56,14 @@ def _eagle_spaces(obs: Observation, message: str) -> SetupSpaces:
         else:
             read[pid] = KINDS[KIND_OF_LABEL[labels[0]]]
     hidden = tuple(p for p in unsure if p in obs.hidden)
-    return SetupSpaces("eagle-kingdoms", read, tuple(unsure), tuple(KINDS), message, hidden)
+    # a misread while sure shows in the box's counts: more of a character than the box holds (rule EK-SETUP-RANDOM),
+    # or a Jester off the tail feathers (EK-SETUP-JESTERS); those pieces are the ones to look at
+    read_as = {k: [p for p, v in read.items() if v == k] for k in KINDS}
+    feathers = {PIECE_IDS[p] for p in JESTER_PIECES}
+    suspect = [p for k, c in zip(KINDS, COUNTS, strict=True) if len(read_as[k]) > c for p in read_as[k]]
+    suspect += [p for p in read_as[KINDS[JESTER]] if p not in feathers and p not in suspect]
+    return SetupSpaces("eagle-kingdoms", read, tuple(unsure), tuple(KINDS), message, hidden,
+                       suspect=tuple(p for p in PIECE_IDS if p in suspect))
 
 
 def _magpies_spaces(obs: Observation, message: str) -> SetupSpaces:

@@ -222,3 +222,27 @@ def test_the_table_camera_asks_for_a_covered_nest_and_keeps_the_nests_it_read(tm
         fix.choose(nest, truth["nests"][nest])
     assert ctl.confirm_setup(fix.action()) is not None
     assert Journal.read(ctl.session.journal.path).actions() == [truth]
+
+
+@pytest.mark.rules("EK-SETUP-RANDOM")
+def test_a_piece_misread_while_sure_shows_in_the_boxs_counts_and_is_ringed_for_a_look(tmp_path):
+    from companion.games.eagle_kingdoms.rules import KIND_INDEX
+    from companion.referee.eagle_kingdoms import stand
+
+    ctl, truth, placement = _laid_out(tmp_path, 6)
+    misread = next(p for p, k in placement.items() if k == "squire")
+    regions = dict(scene_from_state(truth))
+    regions[misread] = [{"piece": True}, stand(KIND_INDEX["king"])]  # a squire read as a king, surely
+    spaces = setup_spaces("eagle-kingdoms", Observation(regions))
+    kings = sorted([p for p, k in placement.items() if k == "king"] + [misread])
+    assert spaces.unsure == () and sorted(spaces.suspect) == kings  # one king too many: the kings are looked at
+    ctl.observe(ctl.generation, {"setup_read": spaces.as_json()})
+    fix = SetupFix(ctl.setup_read)
+    assert fix.left() == [] and fix.prompt() == tr("fix:suspect")
+    assert {fix.marks()[p] for p in kings} == {"suspect"} and fix.marks()[misread] == "suspect"
+    assert ctl.confirm_setup(fix.action()) is None and ctl.messages[-1].level == "illegal"  # the rules say no
+    fix.choose(misread, "squire")
+    assert fix.marks()[misread] == "proposed" and fix.prompt() == tr("fix:ready")
+    assert {fix.marks()[p] for p in kings if p != misread} == {"suspect"}  # the other kings stay ringed
+    assert ctl.confirm_setup(fix.action()) is not None
+    assert Journal.read(ctl.session.journal.path).actions() == [{"type": "setup", "placement": placement}]

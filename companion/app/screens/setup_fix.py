@@ -62,11 +62,12 @@ class SetupFixScreen(AppScreen):
         spaces = self.ids.spaces
         spaces.clear_widgets()
         if fix is not None:  # the pieces to check and those chosen, as buttons too
-            for space in fix.unsure:
+            for space in fix.unsure + [s for s in fix.suspect if s not in fix.unsure]:
                 value = fix.value(space)
-                label = f"{space}: {fix.option_label(value) if value is not None else '?'}"
-                spaces.add_widget(big_button(label, lambda s=space: self.open_choice(s),
-                                             colour=theme.PANEL if value is not None else theme.DANGER))
+                doubt = space in fix.suspect and space not in fix.chosen
+                label = f"{space}: {fix.option_label(value) if value is not None else '?'}" + (" ?" if doubt else "")
+                colour = theme.DANGER if value is None else theme.WARN if doubt else theme.PANEL
+                spaces.add_widget(big_button(label, lambda s=space: self.open_choice(s), colour=colour))
 
     def tap(self, x: float, y: float) -> bool:
         """A tap on the board's picture (picture pixels): choose what stands on the piece there."""
