@@ -142,13 +142,24 @@ PACE = {"eagle-kingdoms": 0.01, "falconry": 0.2, "mighty-magpies": 0.04, "verzau
 """Seconds between automatic actions that spread a game over about 3 s (about 350, 15, 75 and 80 actions)."""
 
 
+def _wait_for_first_action(proc: subprocess.Popen, out: Path, limit: float = 60.0) -> None:
+    """Until the process has printed an acknowledged action (a line starting '> '), ended, or ``limit`` passed."""
+    deadline = time.monotonic() + limit
+    while proc.poll() is None and time.monotonic() < deadline:
+        if b"\n> " in b"\n" + out.read_bytes():
+            return
+        time.sleep(0.02)
+
+
 def kill_chain(game: str, seed: int, kills: int, workdir: Path, rng: random.Random,
-               delay: float | None = None, kill_after: tuple[float, float] = (0.05, 1.0)) -> dict[str, Any]:
+               delay: float | None = None, kill_after: tuple[float, float] = (0.05, 1.0),
+               from_first_action: bool = False) -> dict[str, Any]:
     """Start ``companion play GAME --auto``, kill it at a random moment, resume it in a new process,
     kill that one, ... ``kills`` times (or until the game ends), checking after each kill that every
     action the killed process acknowledged is in the journal. ``delay``: seconds between actions
     (default: for each process at random, none -- writing as fast as it can -- or the game's PACE);
-    ``kill_after``: the range of seconds after its start each process is killed.
+    ``kill_after``: the range of seconds after its start each process is killed (``from_first_action``: after
+    its first acknowledged action, so that a slow start on a loaded machine still kills a game mid-play).
     Ends by resuming once more in-process and playing to the end."""
     journal = workdir / f"{game}-{seed}.jsonl"
     out = workdir / f"{game}-{seed}.out"
@@ -162,6 +173,8 @@ def kill_chain(game: str, seed: int, kills: int, workdir: Path, rng: random.Rand
         with open(out, "wb") as sink:
             proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             try:
+                if from_first_action:
+                    _wait_for_first_action(proc, out)
                 proc.wait(timeout=rng.uniform(*kill_after))
                 ended = True
             except subprocess.TimeoutExpired:
