@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from companion.games import playout
 from companion.games.core import Game, GameError, Option, State
 from companion.games.registry import GameModule
 from companion.inputs import InputError, ascii_int, typed_problem
@@ -82,10 +83,8 @@ class TerminalReferee:
         return line.strip()
 
     def choose_auto(self, state: State):
-        if state.is_chance_node():
-            return state.sample_chance(self.rng)
-        policy = self.module.simulation_policy
-        return policy(state, self.rng) if policy else self.rng.choice(state.legal_actions())
+        """The computer's next action under --auto: the same draw as a simulated game's."""
+        return playout.next_action(state, self.rng, self.module.simulation_policy)
 
     def run(self) -> int:
         """Play until the game ends and the family is done with it; returns the process exit code."""

@@ -2,12 +2,14 @@
 
 import io
 import json
+import random
 
 import pytest
 import toy_game
 
 from companion import cli
 from companion.games import registry
+from companion.games.playout import playout
 from companion.journal import Session
 from companion.terminal import TerminalReferee, run_terminal
 
@@ -53,6 +55,15 @@ def test_auto_game_reaches_the_end_and_is_seeded():
     run_terminal(ref2)
     assert session.history == session2.history
     assert "Game over." in out.getvalue()
+
+
+def test_auto_plays_the_same_game_as_the_one_playout_helper():
+    ref, session, _ = referee("", auto=True, seed=5)
+    run_terminal(ref)
+    simulated = []
+    playout(toy_game.ToyGame(players=["Ann", "Ben"]).new_initial_state(), random.Random(5),
+            registry.load_game("toy-race").simulation_policy, on_action=lambda state, action: simulated.append(action))
+    assert session.history == simulated
 
 
 def test_cli_play_resume_and_errors(tmp_path, monkeypatch, capsys):
