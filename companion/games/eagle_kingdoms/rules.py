@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import itemgetter, mul
@@ -671,25 +671,7 @@ class EagleState(State):
         if kind not in ACTION_TYPES:
             return InvalidAction(f"Unknown action type {kind!r}; expected one of: {', '.join(sorted(PHASE_TYPES[phase]))}.")
         if kind not in PHASE_TYPES[phase]:
-            if phase == CAPTURE and kind in ("roll-again", "roll-enchanted"):
-                return IllegalAction(
-                    "EK-R-DECLINE",
-                    f"{name}'s first roll can capture a piece: the second roll is only for a player unable to capture (passing ends the turn).",
-                    action,
-                )
-            if phase in (GIVE, FORFEIT, TAKE) and kind == "pass":
-                return IllegalAction(PHASE_RULES[phase][0], f"This Enchanted Die action is not optional: {PHASE_RULES[phase][1].format(p=name)}.", action)
-            if kind == "roll-enchanted" and self.party:
-                return IllegalAction("EK-PARTY-1", "The Party Favor game does not use the Enchanted Die.", action)
-            if kind == "jester" and phase != SETUP:
-                hand = self.hands[self.player]
-                if self.party:
-                    return IllegalAction("EK-R-PARTY", "The Party Favor game has no Jesters to trade.", action)
-                if not hand[JESTER]:
-                    return IllegalAction("EK-JESTER-1", f"{name} has no captured Jester to trade.", action)
-                return IllegalAction("EK-JESTER-1", "A Jester is traded at the beginning of a turn, instead of rolling.", action)
-            rule, waits = PHASE_RULES[phase]
-            return IllegalAction(rule, f"Not now: {waits.format(p=name)}.", action)
+            return self._out_of_phase(kind, action)
         if phase == SECOND and kind == "pass":
             return IllegalAction(
                 "EK-TWO-2",
@@ -697,69 +679,113 @@ class EagleState(State):
                 "ending the turn without rolling is not one of the two options (only the house rule skip_second_try allows it).",
                 action,
             )
-        if kind == "roll":
-            dice = action.get("dice")
-            count = self.dice_count()
-            if not isinstance(dice, list) or len(dice) != count or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
-                return InvalidAction(f"A roll is {count} regular dice showing 1-6, e.g. {[3, 5, 6][:count]}; got {dice!r}.", "EK-PLAY-ROLL")
-            if dice != sorted(dice):
-                return InvalidAction(f"Write the dice in ascending order: {sorted(dice)}.", "EK-PLAY-ROLL")
-        if kind == "enchanted":
-            return InvalidAction(f"The Enchanted Die shows 1-{ENCHANTED_SIDES}; got {action.get('face')!r}.", "EK-TWO-2")
-        if kind == "duel":
-            return InvalidAction(f"A challenge is two dice (challenger, defender) showing 1-6; got {action.get('dice')!r}.", "EK-ED-DUEL")
-        if kind == "setup":
-            return self._setup_problem(action) or IllegalAction("EK-SETUP-RANDOM", "Not a legal set-up.", action)
-        if kind == "place":
-            expected = PIECE_IDS[SETUP_ORDER[self.setup_step]]
-            if action.get("piece") != expected:
-                return IllegalAction("EK-SETUP-RANDOM", f"The next piece to set up is {expected}.", action)
-            rule = "EK-SETUP-JESTERS" if action.get("kind") == "jester" or self.setup_step < len(JESTER_PIECES) else "EK-SETUP-RANDOM"
-            return IllegalAction(rule, f"No {action.get('kind')!r} can stand on {expected} now (none left, or the Jesters' feathers decide it).", action)
-        if kind in ("capture", "take", "jester"):
-            pid = action.get("piece")
-            if pid not in PIECE_INDEX:
-                return InvalidAction(f"No piece named {pid!r} on the eagle board.", "EK-CAP-MATCH")
-            piece = PIECE_INDEX[pid]
-            if not self.present >> piece & 1:
-                return IllegalAction("EK-CAP-CHOOSE", f"{pid} has already been captured.", action)
-            if kind == "jester":
-                if piece == SHIELD:
-                    return IllegalAction("EK-JESTER-1", f"The shield holds no {action.get('kind')!r} to trade for.", action)
-                return IllegalAction("EK-R-JESTER", f"{pid} already holds a Jester: trading for it changes nothing.", action)
+        explain = _EXPLAIN_BY_TYPE.get(kind)
+        found = explain(self, action) if explain is not None else None
+        return found or IllegalAction(PHASE_RULES[phase][0], f"Not a legal action now: {self.action_to_string(action)}.", action)
+
+    def _out_of_phase(self, kind: str, action: Action) -> GameError:
+        """Why an action of a known type is not one of this phase's."""
+        phase = self.phase
+        name = self.player_name(self.player)
+        if phase == CAPTURE and kind in ("roll-again", "roll-enchanted"):
+            return IllegalAction(
+                "EK-R-DECLINE",
+                f"{name}'s first roll can capture a piece: the second roll is only for a player unable to capture (passing ends the turn).",
+                action,
+            )
+        if phase in (GIVE, FORFEIT, TAKE) and kind == "pass":
+            return IllegalAction(PHASE_RULES[phase][0], f"This Enchanted Die action is not optional: {PHASE_RULES[phase][1].format(p=name)}.", action)
+        if kind == "roll-enchanted" and self.party:
+            return IllegalAction("EK-PARTY-1", "The Party Favor game does not use the Enchanted Die.", action)
+        if kind == "jester" and phase != SETUP:
+            return self._jester_out_of_turn(action)
+        rule, waits = PHASE_RULES[phase]
+        return IllegalAction(rule, f"Not now: {waits.format(p=name)}.", action)
+
+    def _jester_out_of_turn(self, action: Action) -> GameError:
+        if self.party:
+            return IllegalAction("EK-R-PARTY", "The Party Favor game has no Jesters to trade.", action)
+        if not self.hands[self.player][JESTER]:
+            return IllegalAction("EK-JESTER-1", f"{self.player_name(self.player)} has no captured Jester to trade.", action)
+        return IllegalAction("EK-JESTER-1", "A Jester is traded at the beginning of a turn, instead of rolling.", action)
+
+    def _roll_problem(self, action: Action) -> GameError | None:
+        dice = action.get("dice")
+        count = self.dice_count()
+        if not isinstance(dice, list) or len(dice) != count or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+            return InvalidAction(f"A roll is {count} regular dice showing 1-6, e.g. {[3, 5, 6][:count]}; got {dice!r}.", "EK-PLAY-ROLL")
+        if dice != sorted(dice):
+            return InvalidAction(f"Write the dice in ascending order: {sorted(dice)}.", "EK-PLAY-ROLL")
+        return None
+
+    def _enchanted_problem(self, action: Action) -> GameError:
+        return InvalidAction(f"The Enchanted Die shows 1-{ENCHANTED_SIDES}; got {action.get('face')!r}.", "EK-TWO-2")
+
+    def _duel_problem(self, action: Action) -> GameError:
+        return InvalidAction(f"A challenge is two dice (challenger, defender) showing 1-6; got {action.get('dice')!r}.", "EK-ED-DUEL")
+
+    def _whole_setup_problem(self, action: Action) -> GameError:
+        return self._setup_problem(action) or IllegalAction("EK-SETUP-RANDOM", "Not a legal set-up.", action)
+
+    def _place_problem(self, action: Action) -> GameError:
+        expected = PIECE_IDS[SETUP_ORDER[self.setup_step]]
+        if action.get("piece") != expected:
+            return IllegalAction("EK-SETUP-RANDOM", f"The next piece to set up is {expected}.", action)
+        rule = "EK-SETUP-JESTERS" if action.get("kind") == "jester" or self.setup_step < len(JESTER_PIECES) else "EK-SETUP-RANDOM"
+        return IllegalAction(rule, f"No {action.get('kind')!r} can stand on {expected} now (none left, or the Jesters' feathers decide it).", action)
+
+    def _piece_problem(self, action: Action) -> GameError:
+        """Why a capture, a take or a Jester trade cannot have that piece."""
+        kind = action.get("type")
+        pid = action.get("piece")
+        if pid not in PIECE_INDEX:
+            return InvalidAction(f"No piece named {pid!r} on the eagle board.", "EK-CAP-MATCH")
+        piece = PIECE_INDEX[pid]
+        if not self.present >> piece & 1:
+            return IllegalAction("EK-CAP-CHOOSE", f"{pid} has already been captured.", action)
+        if kind == "jester":
             if piece == SHIELD:
-                if kind == "take":
-                    return IllegalAction("EK-R-TAKE-SHIELD", "The Enchanted Die's 7 takes an eagle piece, never the centre shield: the shield is won only by the final-step roll.", action)
-                if not self.final_step():
-                    return IllegalAction("EK-FINAL-1", "The centre shield can be captured only when it is the last piece on the board.", action)
-                rule = "EK-PARTY-3" if self.party else ("EK-FINAL-2" if self.shield_count() <= 1 or self.shield_count() >= 12 else "EK-FINAL-1")
-                return IllegalAction(rule, f"To win the shield now you need {self.shield_needs()}; the roll was {_dice_text(self.dice)}.", action)
-            if not self.is_available(piece):
-                lockers = ", ".join(PIECE_IDS[q] for q in LOCKED_BY[piece] if self.present >> q & 1)
-                return IllegalAction(lock_rule(piece), f"{pid} is locked in by {lockers}: only outermost pieces can be captured.", action)
-            return IllegalAction("EK-CAP-MATCH", f"{pid} shows {_dice_text(PIECE_DICE[piece])}; the roll {_dice_text(self.dice)} does not match it.", action)
-        hand = self.hands[self.player]
+                return IllegalAction("EK-JESTER-1", f"The shield holds no {action.get('kind')!r} to trade for.", action)
+            return IllegalAction("EK-R-JESTER", f"{pid} already holds a Jester: trading for it changes nothing.", action)
+        if piece == SHIELD:
+            return self._shield_problem(action)
+        if not self.is_available(piece):
+            lockers = ", ".join(PIECE_IDS[q] for q in LOCKED_BY[piece] if self.present >> q & 1)
+            return IllegalAction(lock_rule(piece), f"{pid} is locked in by {lockers}: only outermost pieces can be captured.", action)
+        return IllegalAction("EK-CAP-MATCH", f"{pid} shows {_dice_text(PIECE_DICE[piece])}; the roll {_dice_text(self.dice)} does not match it.", action)
+
+    def _shield_problem(self, action: Action) -> GameError:
+        if action.get("type") == "take":
+            return IllegalAction("EK-R-TAKE-SHIELD", "The Enchanted Die's 7 takes an eagle piece, never the centre shield: the shield is won only by the final-step roll.", action)
+        if not self.final_step():
+            return IllegalAction("EK-FINAL-1", "The centre shield can be captured only when it is the last piece on the board.", action)
+        rule = "EK-PARTY-3" if self.party else ("EK-FINAL-2" if self.shield_count() <= 1 or self.shield_count() >= 12 else "EK-FINAL-1")
+        return IllegalAction(rule, f"To win the shield now you need {self.shield_needs()}; the roll was {_dice_text(self.dice)}.", action)
+
+    def _exchange_problem(self, action: Action) -> GameError | None:
+        """Why a give, forfeit, trade or challenge of the Enchanted Die is refused (None: no reason found)."""
+        kind = action.get("type")
+        rule = PHASE_RULES[self.phase][0]
+        for key in ("kind", "give", "take"):
+            if key in action and action[key] not in KIND_INDEX:
+                return InvalidAction(f"No character kind {action[key]!r}; kinds are {', '.join(KINDS)}.", rule)
         others = self.hands
-        if kind in ("give", "forfeit", "trade", "challenge"):
-            rule = PHASE_RULES[phase][0]
-            for key in ("kind", "give", "take"):
-                if key in action and action[key] not in KIND_INDEX:
-                    return InvalidAction(f"No character kind {action[key]!r}; kinds are {', '.join(KINDS)}.", rule)
-            target: Any = action.get("to", action.get("with"))
-            if kind != "forfeit" and (not isinstance(target, int) or not 0 <= target < len(others)):
-                return InvalidAction(f"No player number {target!r}; players are 0-{len(others) - 1}.", rule)
-            if kind != "forfeit" and target == self.player:
-                return IllegalAction(rule, "That must be another player, not yourself.", action)
-            mine = action["give"] if kind == "trade" else action["kind"]  # a missing key: "Malformed action"
-            if kind != "challenge" and not hand[KIND_INDEX[mine]]:
-                return IllegalAction(rule, f"{name} has no {KIND_NAMES[KIND_INDEX[mine]]}.", action)
-            if kind in ("trade", "challenge"):
-                theirs = KIND_INDEX[action["take" if kind == "trade" else "kind"]]
-                if not others[target][theirs]:
-                    return IllegalAction(rule, f"{self.player_name(target)} has no {KIND_NAMES[theirs]}.", action)
-                if kind == "trade":
-                    return IllegalAction("EK-R-TRADE", "Trading a character for one of the same kind changes nothing.", action)
-        return IllegalAction(PHASE_RULES[phase][0], f"Not a legal action now: {self.action_to_string(action)}.", action)
+        target: Any = action.get("to", action.get("with"))
+        if kind != "forfeit" and (not isinstance(target, int) or not 0 <= target < len(others)):
+            return InvalidAction(f"No player number {target!r}; players are 0-{len(others) - 1}.", rule)
+        if kind != "forfeit" and target == self.player:
+            return IllegalAction(rule, "That must be another player, not yourself.", action)
+        mine = action["give"] if kind == "trade" else action["kind"]  # a missing key: "Malformed action"
+        if kind != "challenge" and not self.hands[self.player][KIND_INDEX[mine]]:
+            return IllegalAction(rule, f"{self.player_name(self.player)} has no {KIND_NAMES[KIND_INDEX[mine]]}.", action)
+        if kind not in ("trade", "challenge"):
+            return None
+        theirs = KIND_INDEX[action["take" if kind == "trade" else "kind"]]
+        if not others[target][theirs]:
+            return IllegalAction(rule, f"{self.player_name(target)} has no {KIND_NAMES[theirs]}.", action)
+        if kind == "trade":
+            return IllegalAction("EK-R-TRADE", "Trading a character for one of the same kind changes nothing.", action)
+        return None
 
     # --- descriptions ------------------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
@@ -1010,6 +1036,17 @@ class EagleState(State):
             twin.duel = list(self.duel)
         return twin
 
+
+# Why an action of a type the phase allows is still refused, by type (None, or no entry: "not a legal action now").
+_EXPLAIN_BY_TYPE: dict[str, Callable[[EagleState, Action], GameError | None]] = {
+    "roll": EagleState._roll_problem,
+    "enchanted": EagleState._enchanted_problem,
+    "duel": EagleState._duel_problem,
+    "setup": EagleState._whole_setup_problem,
+    "place": EagleState._place_problem,
+    **dict.fromkeys(("capture", "take", "jester"), EagleState._piece_problem),
+    **dict.fromkeys(("give", "forfeit", "trade", "challenge"), EagleState._exchange_problem),
+}
 
 def _counts_json(counts: list[int]) -> dict[str, int]:
     return {KINDS[k]: c for k, c in enumerate(counts) if c}
