@@ -334,80 +334,13 @@ def _parse_map(data: Any, source: str | None, slack_mm: float = 0.0) -> BoardMap
     size = _vec(data.get("size_mm"), 2, "size_mm", fail)
     if min(size) <= 0:
         raise fail(f"size_mm must be positive, got {list(size)}")
-    w, h = size
-    play = None
-    if data.get("play_area_mm") is not None:
-        play = _vec(data["play_area_mm"], 4, "play_area_mm", fail)
-        x0, y0, x1, y1 = play
-        if not (
-            0 - _TOLERANCE_MM <= x0 < x1 <= w + _TOLERANCE_MM and 0 - _TOLERANCE_MM <= y0 < y1 <= h + _TOLERANCE_MM
-        ):
-            raise fail(f"play_area_mm {list(play)} must be [x0, y0, x1, y1] inside the board {w} x {h} mm")
+    play = _parse_play_area(data, size, fail)
     dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
-    dict_size = _dictionary_size(dictionary)
-    if dict_size is None:
-        raise fail(f"unknown ArUco dictionary {dictionary!r} (use an OpenCV name such as {DEFAULT_DICTIONARY!r})")
-
-    fiducials: list[Fiducial] = []
-    raw_fids = data.get("fiducials")
-    if not isinstance(raw_fids, list) or len(raw_fids) < 2:
-        raise fail("'fiducials' must list at least 2 markers (4, one per corner, is the norm)")
-    for i, raw in enumerate(raw_fids):
-        where = f"fiducials[{i}]"
-        if not isinstance(raw, dict):
-            raise fail(f"{where} must be an object")
-        mid = raw.get("id")
-        if not isinstance(mid, int) or isinstance(mid, bool) or not 0 <= mid < dict_size:
-            raise fail(f"{where}.id must be an integer marker id in 0..{dict_size - 1} of {dictionary}, got {mid!r}")
-        centre = _vec(raw.get("center_mm"), 2, f"{where}.center_mm", fail)
-        side = _number(raw.get("side_mm"), f"{where}.side_mm", fail)
-        if side <= 0:
-            raise fail(f"{where}.side_mm must be positive, got {side}")
-        fiducials.append(Fiducial(mid, centre, side))
-    ids = [f.id for f in fiducials]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise fail(f"fiducial ids used twice: {dup}")
-    for a_i, a in enumerate(fiducials):
-        for b in fiducials[a_i + 1 :]:
-            if _boxes_overlap(_fid_box(a), _fid_box(b)):
-                raise fail(f"fiducials {a.id} and {b.id} overlap")
-
-    regions: list[Region] = []
-    raw_regions = data.get("regions")
-    if not isinstance(raw_regions, list):
-        raise fail("'regions' must be a list")
-    for i, raw in enumerate(raw_regions):
-        regions.append(_parse_region(raw, f"regions[{i}]", fail))
-    rids = [r.id for r in regions]
-    dup_r = sorted({i for i in rids if rids.count(i) > 1})
-    if dup_r:
-        raise fail(f"region ids used twice: {dup_r}")
-    area = play if play is not None else (0.0, 0.0, w, h)
-    tol = _TOLERANCE_MM + slack_mm
-    for r in regions:
-        x0, y0, x1, y1 = r.bounds_mm()
-        if x0 < area[0] - tol or y0 < area[1] - tol or x1 > area[2] + tol or y1 > area[3] + tol:
-            raise fail(f"region {r.id!r} reaches outside the play area {list(area)} (its bounds: {[x0, y0, x1, y1]})")
-    for f in fiducials:
-        if _boxes_overlap(_fid_box(f), area):
-            raise fail(f"fiducial {f.id} overlaps the play area {list(area)}; markers must sit outside it")
-
-    edges: list[tuple[str, str]] = []
-    raw_edges = data.get("edges", [])
-    if not isinstance(raw_edges, list):
-        raise fail("'edges' must be a list of [region_id, region_id] pairs")
-    known = set(rids)
-    for i, e in enumerate(raw_edges):
-        if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)):
-            raise fail(f"edges[{i}] must be a pair of region ids, got {e!r}")
-        missing = [x for x in e if x not in known]
-        if missing:
-            raise fail(f"edges[{i}] names unknown region(s) {missing}")
-        if e[0] == e[1]:
-            raise fail(f"edges[{i}] joins region {e[0]!r} to itself")
-        edges.append((e[0], e[1]))
-
+    fiducials = _parse_fiducials(data.get("fiducials"), dictionary, fail)
+    regions = _parse_regions(data.get("regions"), fail)
+    area = play if play is not None else (0.0, 0.0, size[0], size[1])
+    _check_play_area(area, regions, fiducials, _TOLERANCE_MM + slack_mm, fail)
+    edges = _parse_edges(data.get("edges", []), {r.id for r in regions}, fail)
     fitted = data.get("fitted")
     if fitted is not None and not isinstance(fitted, dict):
         raise fail("'fitted' must be an object")
@@ -422,6 +355,86 @@ def _parse_map(data: Any, source: str | None, slack_mm: float = 0.0) -> BoardMap
         title=title,
         fitted=fitted,
     )
+
+
+def _parse_play_area(data: dict, size: tuple[float, ...], fail) -> tuple[float, ...] | None:
+    if data.get("play_area_mm") is None:
+        return None
+    w, h = size
+    play = _vec(data["play_area_mm"], 4, "play_area_mm", fail)
+    x0, y0, x1, y1 = play
+    if not (0 - _TOLERANCE_MM <= x0 < x1 <= w + _TOLERANCE_MM and 0 - _TOLERANCE_MM <= y0 < y1 <= h + _TOLERANCE_MM):
+        raise fail(f"play_area_mm {list(play)} must be [x0, y0, x1, y1] inside the board {w} x {h} mm")
+    return play
+
+
+def _parse_fiducials(raw_fids: Any, dictionary: Any, fail) -> list[Fiducial]:
+    dict_size = _dictionary_size(dictionary)
+    if dict_size is None:
+        raise fail(f"unknown ArUco dictionary {dictionary!r} (use an OpenCV name such as {DEFAULT_DICTIONARY!r})")
+    if not isinstance(raw_fids, list) or len(raw_fids) < 2:
+        raise fail("'fiducials' must list at least 2 markers (4, one per corner, is the norm)")
+    fiducials = [_parse_fiducial(raw, f"fiducials[{i}]", dictionary, dict_size, fail) for i, raw in enumerate(raw_fids)]
+    ids = [f.id for f in fiducials]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise fail(f"fiducial ids used twice: {dup}")
+    for a_i, a in enumerate(fiducials):
+        for b in fiducials[a_i + 1 :]:
+            if _boxes_overlap(_fid_box(a), _fid_box(b)):
+                raise fail(f"fiducials {a.id} and {b.id} overlap")
+    return fiducials
+
+
+def _parse_fiducial(raw: Any, where: str, dictionary: Any, dict_size: int, fail) -> Fiducial:
+    if not isinstance(raw, dict):
+        raise fail(f"{where} must be an object")
+    mid = raw.get("id")
+    if not isinstance(mid, int) or isinstance(mid, bool) or not 0 <= mid < dict_size:
+        raise fail(f"{where}.id must be an integer marker id in 0..{dict_size - 1} of {dictionary}, got {mid!r}")
+    centre = _vec(raw.get("center_mm"), 2, f"{where}.center_mm", fail)
+    side = _number(raw.get("side_mm"), f"{where}.side_mm", fail)
+    if side <= 0:
+        raise fail(f"{where}.side_mm must be positive, got {side}")
+    return Fiducial(mid, centre, side)
+
+
+def _parse_regions(raw_regions: Any, fail) -> list[Region]:
+    if not isinstance(raw_regions, list):
+        raise fail("'regions' must be a list")
+    regions = [_parse_region(raw, f"regions[{i}]", fail) for i, raw in enumerate(raw_regions)]
+    rids = [r.id for r in regions]
+    dup_r = sorted({i for i in rids if rids.count(i) > 1})
+    if dup_r:
+        raise fail(f"region ids used twice: {dup_r}")
+    return regions
+
+
+def _check_play_area(area: tuple[float, ...], regions: list[Region], fiducials: list[Fiducial], tol: float, fail) -> None:
+    """Regions lie inside the play area (within ``tol`` mm); markers lie outside it."""
+    for r in regions:
+        x0, y0, x1, y1 = r.bounds_mm()
+        if x0 < area[0] - tol or y0 < area[1] - tol or x1 > area[2] + tol or y1 > area[3] + tol:
+            raise fail(f"region {r.id!r} reaches outside the play area {list(area)} (its bounds: {[x0, y0, x1, y1]})")
+    for f in fiducials:
+        if _boxes_overlap(_fid_box(f), area):
+            raise fail(f"fiducial {f.id} overlaps the play area {list(area)}; markers must sit outside it")
+
+
+def _parse_edges(raw_edges: Any, known: set[str], fail) -> list[tuple[str, str]]:
+    if not isinstance(raw_edges, list):
+        raise fail("'edges' must be a list of [region_id, region_id] pairs")
+    edges: list[tuple[str, str]] = []
+    for i, e in enumerate(raw_edges):
+        if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)):
+            raise fail(f"edges[{i}] must be a pair of region ids, got {e!r}")
+        missing = [x for x in e if x not in known]
+        if missing:
+            raise fail(f"edges[{i}] names unknown region(s) {missing}")
+        if e[0] == e[1]:
+            raise fail(f"edges[{i}] joins region {e[0]!r} to itself")
+        edges.append((e[0], e[1]))
+    return edges
 
 
 def _parse_region(raw: Any, where: str, fail) -> Region:
