@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -138,6 +138,43 @@ class MightyMagpies(Game):
 
     def new_initial_state(self) -> MagpiesState:
         return MagpiesState(self)
+
+
+def _flight_shape_problem(number: int, step: Any) -> GameError | None:
+    """Flight ``number`` of a turn is ``{'route': id, 'take': kind}`` with a route of the board."""
+    if not isinstance(step, Mapping) or not isinstance(step.get("route"), str):
+        return InvalidAction(f"Flight {number} must name a route, e.g. {{'route': 'y1', 'take': 'berry'}}.", "MM-MOVE-1")
+    if any(k not in ("route", "take") for k in step):
+        return InvalidAction(f"Flight {number} has 'route' and 'take'; got {sorted(step)}.", "MM-MOVE-1")
+    rid = step["route"]
+    if rid not in ROUTE_INDEX:
+        return InvalidAction(f"There is no route {rid!r}; the routes are {', '.join(ROUTE_IDS)}.", "MM-MOVE-1")
+    return None
+
+
+def _route_problem(route: int, pos: int, left: list[int], colours: list[int], rolled: str) -> GameError | None:
+    """Why the magpie in nest ``pos`` cannot fly ``route`` with the colour dice still ``left`` of those rolled."""
+    rid = ROUTE_IDS[route]
+    colour = B.route_colour[route]
+    a, b = ROUTE_ENDS[route]
+    if pos not in (a, b):
+        return IllegalAction(
+            "MM-MOVE-1",
+            f"Route {rid} joins nests {B.nest_ids[a]} and {B.nest_ids[b]}; the magpie is in nest {B.nest_ids[pos]}, "
+            "so it can only fly to a neighbouring nest.",
+        )
+    if colour in left:
+        return None
+    cname = B.colours[colour]
+    if colour in colours:
+        return IllegalAction(
+            "MM-MOVE-3",
+            f"Only one die shows {cname}: flying two {cname} routes needs both dice to show {cname}.",
+        )
+    return IllegalAction(
+        "MM-MOVE-1",
+        f"Route {rid} is {cname}, but the dice show {rolled}: a flight needs a die of its colour.",
+    )
 
 
 class MagpiesState(State):
@@ -396,12 +433,14 @@ class MagpiesState(State):
         steal = action.get("steal", [])
         if not isinstance(steps, list | tuple) or not isinstance(steal, list | tuple):
             return InvalidAction("A turn lists its 'steps' and its 'steal' victims as lists.", "MM-PLAY-2")
-        me = self._player
         f1, f2 = self._dice  # type: ignore[misc]
         rolled = " + ".join(FACES[f] for f in (f1, f2))
         colours = [f for f in (f1, f2) if f != MAGPIE]
-        left = list(colours)
-        pos = self._pos[me]
+        magpies = (f1 == MAGPIE) + (f2 == MAGPIE)
+        return self._flights_problem(steps, colours, rolled) or self._steal_problem(steal, magpies, rolled)
+
+    def _flights_problem(self, steps: Sequence[Any], colours: list[int], rolled: str) -> GameError | None:
+        """Why the flights of a turn are refused: one per colour die, along routes from where the magpie is."""
         if len(steps) > len(colours):
             if not colours:
                 return IllegalAction("MM-MOVE-1", f"The dice show {rolled}: no colour, so the magpie cannot fly.")
@@ -409,67 +448,57 @@ class MagpiesState(State):
                 "MM-MOVE-2",
                 f"The dice show {rolled}: one flight per colour die, so at most {plural(len(colours), 'flight')}.",
             )
+        left = list(colours)
+        pos = self._pos[self._player]
         taken: dict[int, int] = {}
         for number, step in enumerate(steps, start=1):
-            if not isinstance(step, Mapping) or not isinstance(step.get("route"), str):
-                return InvalidAction(
-                    f"Flight {number} must name a route, e.g. {{'route': 'y1', 'take': 'berry'}}.", "MM-MOVE-1"
-                )
-            if any(k not in ("route", "take") for k in step):
-                return InvalidAction(f"Flight {number} has 'route' and 'take'; got {sorted(step)}.", "MM-MOVE-1")
-            rid = step["route"]
-            if rid not in ROUTE_INDEX:
-                return InvalidAction(f"There is no route {rid!r}; the routes are {', '.join(ROUTE_IDS)}.", "MM-MOVE-1")
-            r = ROUTE_INDEX[rid]
-            colour = B.route_colour[r]
-            a, b = ROUTE_ENDS[r]
-            here = B.nest_ids[pos]
-            if pos not in (a, b):
-                return IllegalAction(
-                    "MM-MOVE-1",
-                    f"Route {rid} joins nests {B.nest_ids[a]} and {B.nest_ids[b]}; the magpie is in nest {here}, "
-                    "so it can only fly to a neighbouring nest.",
-                )
-            if colour not in left:
-                cname = B.colours[colour]
-                if colour in colours:
-                    return IllegalAction(
-                        "MM-MOVE-3",
-                        f"Only one die shows {cname}: flying two {cname} routes needs both dice to show {cname}.",
-                    )
-                return IllegalAction(
-                    "MM-MOVE-1",
-                    f"Route {rid} is {cname}, but the dice show {rolled}: a flight needs a die of its colour.",
-                )
-            left.remove(colour)
+            error = _flight_shape_problem(number, step)
+            if error:
+                return error
+            route = ROUTE_INDEX[step["route"]]
+            error = _route_problem(route, pos, left, colours, rolled)
+            if error:
+                return error
+            left.remove(B.route_colour[route])
+            a, b = ROUTE_ENDS[route]
             pos = b if pos == a else a
-            there = B.nest_ids[pos]
-            base = 3 * pos
-            present = [k for k in range(3) if self._nests[base + k] - (taken.get(base + k, 0))]
-            take = step.get("take")
-            if take is None:
-                if present:
-                    what = ", ".join(TILE_KINDS[k] for k in present)
-                    return IllegalAction(
-                        "MM-TAKE-4",
-                        f"Nest {there} still has tiles ({what}): the magpie takes one tile from each nest it stops in.",
-                    )
-                continue
-            if take not in KIND_INDEX:
-                return InvalidAction(
-                    f"Flight {number}: take 'berry', 'silver' or 'gold' (or nothing from an empty nest); got {take!r}.",
-                    "MM-TAKE-1",
-                )
-            k = KIND_INDEX[take]
-            if not present:
-                return IllegalAction("MM-TAKE-2", f"Nest {there} is empty: there is nothing to take there.")
-            if k not in present:
-                has = ", ".join(TILE_KINDS[j] for j in present)
+            error = self._take_problem(number, step.get("take"), pos, taken)
+            if error:
+                return error
+        return None
+
+    def _take_problem(self, number: int, take: Any, pos: int, taken: dict[int, int]) -> GameError | None:
+        """Why taking ``take`` from nest ``pos`` is refused, given the tiles ``taken`` earlier this turn (by nest
+        slot); a take that is allowed is added to ``taken``."""
+        there = B.nest_ids[pos]
+        base = 3 * pos
+        present = [k for k in range(3) if self._nests[base + k] - (taken.get(base + k, 0))]
+        if take is None:
+            if present:
+                what = ", ".join(TILE_KINDS[k] for k in present)
                 return IllegalAction(
-                    "MM-TAKE-1", f"Nest {there} has no {take} {'tile' if k == BERRY else 'ring'}; it holds: {has}."
+                    "MM-TAKE-4",
+                    f"Nest {there} still has tiles ({what}): the magpie takes one tile from each nest it stops in.",
                 )
-            taken[base + k] = taken.get(base + k, 0) + 1
-        magpies = (f1 == MAGPIE) + (f2 == MAGPIE)
+            return None
+        if take not in KIND_INDEX:
+            return InvalidAction(
+                f"Flight {number}: take 'berry', 'silver' or 'gold' (or nothing from an empty nest); got {take!r}.",
+                "MM-TAKE-1",
+            )
+        k = KIND_INDEX[take]
+        if not present:
+            return IllegalAction("MM-TAKE-2", f"Nest {there} is empty: there is nothing to take there.")
+        if k not in present:
+            has = ", ".join(TILE_KINDS[j] for j in present)
+            return IllegalAction(
+                "MM-TAKE-1", f"Nest {there} has no {take} {'tile' if k == BERRY else 'ring'}; it holds: {has}."
+            )
+        taken[base + k] = taken.get(base + k, 0) + 1
+        return None
+
+    def _steal_problem(self, steal: Sequence[Any], magpies: int, rolled: str) -> GameError | None:
+        """Why the berries a turn steals are refused: one per magpie face, from opponents who have them."""
         if len(steal) > magpies:
             if not magpies:
                 return IllegalAction(
@@ -480,34 +509,42 @@ class MagpiesState(State):
                 "MM-STEAL-4", f"The dice show {magpies} magpie{'s' if magpies > 1 else ''}: that is {most} at most from other players."
             )
         robbed: dict[int, int] = {}
-        n = len(self._pos)
         for entry in steal:
-            tile = "berry"
-            victim = entry
-            if isinstance(entry, Mapping):
-                victim = entry.get("player")
-                tile = entry.get("tile", "berry")
-            if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < n:
-                return InvalidAction(
-                    f"Steal from a player number 0-{n - 1} ({', '.join(self.game.players)}); got {victim!r}.",
-                    "MM-STEAL-1",
-                )
-            if tile != "berry":
-                if tile in ("silver", "gold", "ring"):
-                    return IllegalAction(
-                        "MM-STEAL-2", "Rings are never stolen from players; a magpie face steals a berry."
-                    )
-                return InvalidAction(f"A magpie face steals a berry; {tile!r} is not a tile.", "MM-STEAL-1")
-            name = self.player_name(victim)
-            if victim == me:
-                return IllegalAction("MM-STEAL-1", f"{name} cannot rob him/herself: steal from an opposing player.")
-            have = self._hold[3 * victim] - robbed.get(victim, 0)
-            if have <= 0:
-                if robbed.get(victim):
-                    return IllegalAction("MM-STEAL-4", f"{name} has only {self._hold[3 * victim]} berry to steal.")
-                return IllegalAction("MM-STEAL-1", f"{name} has no berries: steal only from a player who has berries.")
-            robbed[victim] = robbed.get(victim, 0) + 1
+            error = self._victim_problem(entry, robbed)
+            if error:
+                return error
         return None  # stealing fewer berries than the magpies allow, or none, is the player's choice (MM-STEAL-6)
+
+    def _victim_problem(self, entry: Any, robbed: dict[int, int]) -> GameError | None:
+        """Why one steal (a player number, or {'player', 'tile'}) is refused, given the berries already
+        ``robbed`` this turn (by player); a steal that is allowed is added to ``robbed``."""
+        tile = "berry"
+        victim = entry
+        if isinstance(entry, Mapping):
+            victim = entry.get("player")
+            tile = entry.get("tile", "berry")
+        n = len(self._pos)
+        if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < n:
+            return InvalidAction(
+                f"Steal from a player number 0-{n - 1} ({', '.join(self.game.players)}); got {victim!r}.",
+                "MM-STEAL-1",
+            )
+        if tile != "berry":
+            if tile in ("silver", "gold", "ring"):
+                return IllegalAction(
+                    "MM-STEAL-2", "Rings are never stolen from players; a magpie face steals a berry."
+                )
+            return InvalidAction(f"A magpie face steals a berry; {tile!r} is not a tile.", "MM-STEAL-1")
+        name = self.player_name(victim)
+        if victim == self._player:
+            return IllegalAction("MM-STEAL-1", f"{name} cannot rob him/herself: steal from an opposing player.")
+        have = self._hold[3 * victim] - robbed.get(victim, 0)
+        if have <= 0:
+            if robbed.get(victim):
+                return IllegalAction("MM-STEAL-4", f"{name} has only {self._hold[3 * victim]} berry to steal.")
+            return IllegalAction("MM-STEAL-1", f"{name} has no berries: steal only from a player who has berries.")
+        robbed[victim] = robbed.get(victim, 0) + 1
+        return None
 
     # --- applying ------------------------------------------------------------------------
     def _apply(self, action: Action) -> None:
