@@ -94,14 +94,41 @@ def _write_picture(path: Path, img) -> bool:
     return True
 
 
+class _UsageError(Exception):
+    """A command line that cannot run: said as ``error: <message>``, exit status 2."""
+
+
 def cmd_dice(args: argparse.Namespace) -> int:
+    try:
+        reader = _dice_reader(args)
+        try:
+            boards = _boards(args.board)
+            before = _before(args.before)
+        except (BoardMapError, ImageError) as exc:
+            raise _UsageError(str(exc)) from None
+        outdir = _annotate_dir(args.annotate)
+        paths = imageio.expand_paths(args.paths)
+        if not paths:
+            raise _UsageError("no image files found")
+    except _UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    failures = 0
+    written: set[str] = set()
+    for path in paths:  # every file gets exactly one answer; one file's failure never ends the batch
+        if not _read_picture(path, reader, boards, before, args, outdir, written):
+            failures += 1
+    return 1 if failures else 0
+
+
+def _dice_reader(args: argparse.Namespace):
+    """The reader for the kinds, registry, profile, threads and backend asked for."""
     from companion.vision.reader import DiceReader
 
     try:
         kinds = parse_kinds(args.kinds)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise _UsageError(str(exc)) from None
     registry = None
     if args.registry:
         from companion.vision.registry import DieRegistry
@@ -109,8 +136,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
         try:
             registry = DieRegistry.load(args.registry)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            print(f"error: cannot load registry {args.registry}: {exc}", file=sys.stderr)
-            return 2
+            raise _UsageError(f"cannot load registry {args.registry}: {exc}") from None
     profile = None
     if args.profile:
         from companion.vision.profile import DiceProfile
@@ -118,79 +144,84 @@ def cmd_dice(args: argparse.Namespace) -> int:
         try:
             profile = DiceProfile.load(args.profile)
         except VisionError as exc:
-            print(f"error: {exc.reason}", file=sys.stderr)
-            return 2
+            raise _UsageError(exc.reason) from None
         if not args.kinds and profile.kinds():
             kinds = profile.kinds()
     try:
-        reader = DiceReader(kinds=kinds, threads=args.threads, registry=registry, backend=args.backend,
-                            profile=profile)
+        return DiceReader(kinds=kinds, threads=args.threads, registry=registry, backend=args.backend, profile=profile)
     except VisionError as exc:
-        print(f"error: {exc.reason}", file=sys.stderr)
-        return 2
+        raise _UsageError(exc.reason) from None
+
+
+def _annotate_dir(name: str | None) -> Path | None:
+    """The --annotate folder, made if missing."""
+    if not name:
+        return None
+    outdir = Path(name)
     try:
-        boards = _boards(args.board)
-        before = _before(args.before)
-    except (BoardMapError, ImageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    outdir = Path(args.annotate) if args.annotate else None
+        outdir.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise _UsageError(f"--annotate {outdir}: that is a file; give a folder for the annotated pictures") from None
+    except OSError as exc:
+        raise _UsageError(f"--annotate {outdir}: cannot make that folder ({plain_os_error(exc)})") from None
+    return outdir
+
+
+def _read_picture(path: Path, reader, boards, before, args: argparse.Namespace, outdir: Path | None,
+                  written: set[str]) -> bool:
+    """Read, say (and draw) the dice in one picture; False when it could not be read."""
+    try:
+        img, scale = imageio.load(path)
+        t0 = time.perf_counter()
+        readings = reader.read(img)
+        context = _in_context(readings, img, boards, before, path)
+        ms = (time.perf_counter() - t0) * 1000
+    except ImageError as exc:
+        _say_error(path, exc.reason, args.json)
+        return False
+    except Exception as exc:  # a reader failure on one picture: said, and the next picture is read
+        _say_error(path, f"the picture could not be read ({exc.__class__.__name__})", args.json)
+        return False
+    readings, rejected = context.dice, context.rejected
+    if scale != 1.0:  # report boxes in the file's pixels
+        for r in [*readings, *(r for r, _ in rejected)]:
+            r.box = tuple(int(round(v / scale)) for v in r.box)
     if outdir:
-        try:
-            outdir.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
-            print(f"error: --annotate {outdir}: that is a file; give a folder for the annotated pictures", file=sys.stderr)
-            return 2
-        except OSError as exc:
-            print(f"error: --annotate {outdir}: cannot make that folder ({plain_os_error(exc)})", file=sys.stderr)
-            return 2
-    paths = imageio.expand_paths(args.paths)
-    if not paths:
-        print("error: no image files found", file=sys.stderr)
-        return 2
-    failures = 0
-    written: set[str] = set()
-    for path in paths:  # every file gets exactly one answer; one file's failure never ends the batch
-        try:
-            img, scale = imageio.load(path)
-            t0 = time.perf_counter()
-            readings = reader.read(img)
-            context = _in_context(readings, img, boards, before, path)
-            ms = (time.perf_counter() - t0) * 1000
-        except ImageError as exc:
-            failures += 1
-            _say_error(path, exc.reason, args.json)
-            continue
-        except Exception as exc:  # a reader failure on one picture: said, and the next picture is read
-            failures += 1
-            _say_error(path, f"the picture could not be read ({exc.__class__.__name__})", args.json)
-            continue
-        readings, rejected = context.dice, context.rejected
-        if scale != 1.0:  # report boxes in the file's pixels
-            for r in [*readings, *(r for r, _ in rejected)]:
-                r.box = tuple(int(round(v / scale)) for v in r.box)
-        if outdir:
-            name = f"{path.stem}.png"
-            i = 1
-            while name in written:
-                name, i = f"{path.stem}-{i}.png", i + 1
-            written.add(name)
-            shown = cv2.resize(img, None, fx=1 / scale, fy=1 / scale) if scale != 1.0 else img
-            if not _write_picture(outdir / name, annotate(shown, readings, [r for r, _ in rejected] if args.explain else ())):
-                print(f"warning: could not write {outdir / name}", file=sys.stderr)
-        if args.json:
-            obj = {"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}
-            if args.explain:
-                obj["rejected"] = context.as_json()["rejected"]
-            print(json.dumps(obj), flush=True)
-        else:
-            text = ", ".join(f"{r.kind} {r.value}{' (uncertain)' if r.uncertain else ''} {r.confidence:.2f}"
-                             for r in readings) or "no dice"
-            print(f"{path}: {text}  [{ms:.1f} ms]", flush=True)
-            if args.explain:
-                for r, why in rejected:
-                    print(f"  not a die: {r.kind} {r.value} at {list(r.box)}: {why}", flush=True)
-    return 1 if failures else 0
+        shown = cv2.resize(img, None, fx=1 / scale, fy=1 / scale) if scale != 1.0 else img
+        drawn = annotate(shown, readings, [r for r, _ in rejected] if args.explain else ())
+        _write_annotated(outdir, _picture_name(path, written), drawn)
+    if args.json:
+        obj = {"image": str(path), "dice": [r.as_json() for r in readings], "ms": round(ms, 2)}
+        if args.explain:
+            obj["rejected"] = context.as_json()["rejected"]
+        print(json.dumps(obj), flush=True)
+    else:
+        _say_reading(path, readings, rejected if args.explain else [], ms)
+    return True
+
+
+def _picture_name(path: Path, written: set[str]) -> str:
+    """A file name for the annotated ``path`` that no earlier picture of this run took."""
+    name = f"{path.stem}.png"
+    i = 1
+    while name in written:
+        name, i = f"{path.stem}-{i}.png", i + 1
+    written.add(name)
+    return name
+
+
+def _write_annotated(outdir: Path, name: str, drawn) -> None:
+    if not _write_picture(outdir / name, drawn):
+        print(f"warning: could not write {outdir / name}", file=sys.stderr)
+
+
+def _say_reading(path: Path, readings, rejected, ms: float) -> None:
+    """One line of dice for a picture, then one line for each find that is no die (--explain)."""
+    text = ", ".join(f"{r.kind} {r.value}{' (uncertain)' if r.uncertain else ''} {r.confidence:.2f}"
+                     for r in readings) or "no dice"
+    print(f"{path}: {text}  [{ms:.1f} ms]", flush=True)
+    for r, why in rejected:
+        print(f"  not a die: {r.kind} {r.value} at {list(r.box)}: {why}", flush=True)
 
 
 def _boards(names: list[str] | None) -> list:
