@@ -432,83 +432,93 @@ class EagleState(State):
         return []
 
     def _apply(self, action: Action) -> None:
-        phase = self.phase
-        kind = action["type"]
-        if phase == ROLL:
-            dice = action["dice"]
-            self.dice = list(dice)
-            six = not self.party and dice[0] == 6 and dice[1] == 6
-            if six:
-                self._forfeit_highest()
-            if self.matching_pieces(dice):
-                self.phase = CAPTURE
-            elif not self.party and self.roll_no == 1 and not six:
-                self.phase = SECOND
-            else:
-                self._end_turn()
-        elif phase == CAPTURE:
-            if kind == "capture":
-                self._capture(PIECE_INDEX[action["piece"]])
-            else:
-                self._end_turn()
-        elif phase == START:
-            if kind == "roll-dice":
-                self.phase = ROLL
-                self.roll_no = 1
-            else:
-                self._swap_jester(action)
-        elif phase == SECOND:
-            if kind == "roll-again":
-                self.phase = ROLL
-                self.roll_no = 2
-            elif kind == "roll-enchanted":
-                self.phase = ENCHANTED
-            else:
-                self._end_turn()
-        elif phase == ENCHANTED:
-            self._enchanted(action["face"])
-        elif phase == DUEL:
-            challenger, defender = action["dice"]
-            if challenger >= defender:  # ties go to the challenger
-                target, k = self.duel  # type: ignore[misc]
-                self.hands[target][k] -= 1
-                self.hands[self.player][k] += 1
-            self._end_turn()
-        elif phase == SETUP:
-            if kind == "setup":
-                for pid, k in action["placement"].items():
-                    self.kind_on[PIECE_INDEX[pid]] = KIND_INDEX[k]
-                self.setup_step = len(SETUP_ORDER)
-            else:
-                self.kind_on[PIECE_INDEX[action["piece"]]] = KIND_INDEX[action["kind"]]
-                self.setup_step += 1
-            if self.setup_step == len(SETUP_ORDER):
-                self._begin_turn(0)
+        _APPLY_BY_PHASE.get(self.phase, EagleState._apply_exchange)(self, action)
+
+    def _apply_roll(self, action: Action) -> None:
+        dice = action["dice"]
+        self.dice = list(dice)
+        six = not self.party and dice[0] == 6 and dice[1] == 6
+        if six:
+            self._forfeit_highest()
+        if self.matching_pieces(dice):
+            self.phase = CAPTURE
+        elif not self.party and self.roll_no == 1 and not six:
+            self.phase = SECOND
         else:
-            hand = self.hands[self.player]
-            if kind == "give":
-                k = KIND_INDEX[action["kind"]]
-                hand[k] -= 1
-                self.hands[action["to"]][k] += 1
-            elif kind == "forfeit":
-                k = KIND_INDEX[action["kind"]]
-                hand[k] -= 1
-                self.shield[k] += 1
-            elif kind == "trade":
-                k, t = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
-                other = self.hands[action["with"]]
-                hand[k] -= 1
-                other[k] += 1
-                other[t] -= 1
-                hand[t] += 1
-            elif kind == "challenge":
-                self.duel = [action["with"], KIND_INDEX[action["kind"]]]
-                self.phase = DUEL
-                return
-            elif kind == "take":
-                self._capture(PIECE_INDEX[action["piece"]])
-                return
             self._end_turn()
+
+    def _apply_capture(self, action: Action) -> None:
+        if action["type"] == "capture":
+            self._capture(PIECE_INDEX[action["piece"]])
+        else:
+            self._end_turn()
+
+    def _apply_start(self, action: Action) -> None:
+        if action["type"] == "roll-dice":
+            self.phase = ROLL
+            self.roll_no = 1
+        else:
+            self._swap_jester(action)
+
+    def _apply_second(self, action: Action) -> None:
+        kind = action["type"]
+        if kind == "roll-again":
+            self.phase = ROLL
+            self.roll_no = 2
+        elif kind == "roll-enchanted":
+            self.phase = ENCHANTED
+        else:
+            self._end_turn()
+
+    def _apply_enchanted(self, action: Action) -> None:
+        self._enchanted(action["face"])
+
+    def _apply_duel(self, action: Action) -> None:
+        challenger, defender = action["dice"]
+        if challenger >= defender:  # ties go to the challenger
+            target, k = self.duel  # type: ignore[misc]
+            self.hands[target][k] -= 1
+            self.hands[self.player][k] += 1
+        self._end_turn()
+
+    def _apply_setup(self, action: Action) -> None:
+        if action["type"] == "setup":
+            for pid, k in action["placement"].items():
+                self.kind_on[PIECE_INDEX[pid]] = KIND_INDEX[k]
+            self.setup_step = len(SETUP_ORDER)
+        else:
+            self.kind_on[PIECE_INDEX[action["piece"]]] = KIND_INDEX[action["kind"]]
+            self.setup_step += 1
+        if self.setup_step == len(SETUP_ORDER):
+            self._begin_turn(0)
+
+    def _apply_exchange(self, action: Action) -> None:
+        """The Enchanted Die's give, forfeit, trade, challenge and take."""
+        kind = action["type"]
+        hand = self.hands[self.player]
+        if kind == "give":
+            k = KIND_INDEX[action["kind"]]
+            hand[k] -= 1
+            self.hands[action["to"]][k] += 1
+        elif kind == "forfeit":
+            k = KIND_INDEX[action["kind"]]
+            hand[k] -= 1
+            self.shield[k] += 1
+        elif kind == "trade":
+            k, t = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
+            other = self.hands[action["with"]]
+            hand[k] -= 1
+            other[k] += 1
+            other[t] -= 1
+            hand[t] += 1
+        elif kind == "challenge":
+            self.duel = [action["with"], KIND_INDEX[action["kind"]]]
+            self.phase = DUEL
+            return
+        elif kind == "take":
+            self._capture(PIECE_INDEX[action["piece"]])
+            return
+        self._end_turn()
 
     # --- steps -------------------------------------------------------------------------------------
     def _begin_turn(self, player: int) -> None:
@@ -1036,6 +1046,17 @@ class EagleState(State):
             twin.duel = list(self.duel)
         return twin
 
+
+# How an action changes the state, by phase (the Enchanted Die's exchanges: _apply_exchange).
+_APPLY_BY_PHASE: dict[str, Callable[[EagleState, Action], None]] = {
+    ROLL: EagleState._apply_roll,
+    CAPTURE: EagleState._apply_capture,
+    START: EagleState._apply_start,
+    SECOND: EagleState._apply_second,
+    ENCHANTED: EagleState._apply_enchanted,
+    DUEL: EagleState._apply_duel,
+    SETUP: EagleState._apply_setup,
+}
 
 # Why an action of a type the phase allows is still refused, by type (None, or no entry: "not a legal action now").
 _EXPLAIN_BY_TYPE: dict[str, Callable[[EagleState, Action], GameError | None]] = {
