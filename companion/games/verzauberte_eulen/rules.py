@@ -283,29 +283,18 @@ class EulenState(State):
 
     def moves(self, die: str) -> list[Move]:
         """Every distinct legal move of ``die`` now (owls with the same letters on a space count once)."""
-        b, lay = self.board, self.lay
+        b = self.board
         steps = self.dice[die]  # type: ignore[index]
-        space, head, colour = self.space, self.head, lay.body_colour
+        space, head, colour = self.space, self.head, self.lay.body_colour
         cave = b.cave
-        candidates: Sequence[int]
-        if die == "head":
-            mine = lay.player_colours[self.to_move]
-            candidates = [i for i, h in enumerate(head) if h in mine]
-        elif die == "body":
-            candidates = lay.player_bodies[self.to_move]
-        else:
-            candidates = sorted({lay.black_body, head.index(BLACK)})
         occupied: dict[int, list[int]] = {}
         for i, s in enumerate(space):
-            if s in occupied:
-                occupied[s].append(i)
-            else:
-                occupied[s] = [i]
-        b0 = space[lay.black_body]  # the black parts block (VE-MOVE-BLACK-BLOCK)
+            occupied.setdefault(s, []).append(i)
+        b0 = space[self.lay.black_body]  # the black parts block (VE-MOVE-BLACK-BLOCK)
         b1 = space[head.index(BLACK)]
         seen = set()
         out: list[Move] = []
-        for i in candidates:
+        for i in self._candidates(die):
             s = space[i]
             if s < 0:
                 continue
@@ -324,17 +313,25 @@ class EulenState(State):
                     other = -1
                 else:
                     there = occupied.get(dest)
-                    if there:
-                        if len(there) >= 2:
-                            continue
-                        other = there[0]
-                    else:
-                        other = -1
+                    if there and len(there) >= 2:
+                        continue
+                    other = there[0] if there else -1
                 for route in routes:
                     if b0 not in route and b1 not in route:
                         out.append((die, s, i, dest, other))
                         break
         return out
+
+    def _candidates(self, die: str) -> Sequence[int]:
+        """The owls (by body) that ``die`` may move: a head of the player's colours, a body of theirs, or a
+        black part."""
+        lay, head = self.lay, self.head
+        if die == "head":
+            mine = lay.player_colours[self.to_move]
+            return [i for i, h in enumerate(head) if h in mine]
+        if die == "body":
+            return lay.player_bodies[self.to_move]
+        return sorted({lay.black_body, head.index(BLACK)})
 
     def all_moves(self) -> list[Move]:
         out: list[Move] = []
@@ -538,6 +535,31 @@ class EulenState(State):
         return None
 
     def _move_problem(self, action: Mapping[str, Any]) -> GameError | None:
+        problem = self._move_shape_problem(action) or self._turn_problem(action, action["die"])
+        if problem:
+            return problem
+        b = self.board
+        frm, to = b.index[action["from"]], b.index[action["to"]]
+        body = self._find(frm, action["owl"])
+        problem = (
+            self._owl_problem(action, frm, body)
+            or self._die_problem(action, body)
+            or self._destination_problem(action, to, body)
+            or self._way_problem(action, frm, to, body)
+            or self._crowding_problem(action, to, body)
+        )
+        if problem:
+            return problem
+        canonical = {k: action[k] for k in MOVE_KEYS}
+        legal = [self.move_action(m) for m in self.moves(action["die"])]
+        if canonical not in legal:  # pragma: no cover - a gap in the checks above
+            return IllegalAction(
+                "VE-MOVE-EXACT", f"That move is not legal now: {self.action_to_string(canonical)}.", dict(action)
+            )
+        return None
+
+    def _move_shape_problem(self, action: Mapping[str, Any]) -> GameError | None:
+        """A move's keys, spaces of the board and an owl named by two letters of this lay-out."""
         b, lay = self.board, self.lay
         keys = set(action)
         if not MOVE_KEYS <= keys or not keys <= MOVE_KEYS | {"path"}:
@@ -563,12 +585,11 @@ class EulenState(State):
                 f"Name an owl by its head letter and body letter, e.g. 'Rb' (red head on a blue body); got {code!r}. "
                 f"Letters: {', '.join(f'{k} {v}' for k, v in lay.letter_to_name.items())}."
             )
-        die = action["die"]
-        problem = self._turn_problem(action, die)
-        if problem:
-            return problem
-        frm, to = b.index[action["from"]], b.index[action["to"]]
-        body = self._find(frm, code)
+        return None
+
+    def _owl_problem(self, action: Mapping[str, Any], frm: int, body: int) -> GameError | None:
+        """The owl named stands on the space it moves from, and may still move."""
+        b, code = self.board, action["owl"]
         if body < 0:
             there = " ".join(self.owl(i) for i in self.occupants(frm)) or "no owl"
             return IllegalAction(
@@ -576,6 +597,12 @@ class EulenState(State):
             )
         if frm == b.cave and not self.has_black(body):
             return IllegalAction("VE-RUL-CAVE", f"{code} is safe in the cave and never moves again.", dict(action))
+        return None
+
+    def _die_problem(self, action: Mapping[str, Any], body: int) -> GameError | None:
+        """The die moves this owl: the head die by a head, the body die by a body of the player's colours,
+        the eye die an owl with a black part."""
+        lay, die, code = self.lay, action["die"], action["owl"]
         name = self.player_name(self.to_move)
         colours = self._colours_text(self.to_move)
         h, c = self.head[body], lay.body_colour[body]
@@ -597,65 +624,74 @@ class EulenState(State):
                 f"The black eye die moves an owl with a black head or body; {code} has no black part.",
                 dict(action),
             )
-        steps = self.dice[die]  # type: ignore[index]
+        return None
+
+    def _destination_problem(self, action: Mapping[str, Any], to: int, body: int) -> GameError | None:
+        """No owl enters a nest; only a complete owl without black enters the cave."""
+        b, code = self.board, action["owl"]
         if b.kind[to] == "nest":
             return IllegalAction(
                 "VE-MOVE-NO-NEST", f"No owl may move into a starting nest ({b.describe(to)}).", dict(action)
             )
-        if to == b.cave:
-            if self.has_black(body):
-                return IllegalAction(
-                    "VE-MOVE-NO-CENTRE", f"{code} has a black part: it may never move into the cave.", dict(action)
-                )
-            if h != c:
+        if to != b.cave:
+            return None
+        if self.has_black(body):
+            return IllegalAction(
+                "VE-MOVE-NO-CENTRE", f"{code} has a black part: it may never move into the cave.", dict(action)
+            )
+        if self.head[body] != self.lay.body_colour[body]:
+            return IllegalAction(
+                "VE-CAVE-ENTER",
+                f"{code} is not of a single colour: only a complete owl (head and body of one colour) may enter the cave.",
+                dict(action),
+            )
+        return None
+
+    def _way_problem(self, action: Mapping[str, Any], frm: int, to: int, body: int) -> GameError | None:
+        """The owl gets from ``frm`` to ``to`` in exactly the die's count, along the path given or some way
+        that no black part blocks."""
+        b, die, code = self.board, action["die"], action["owl"]
+        steps = self.dice[die]  # type: ignore[index]
+        if "path" in action:
+            return self._path_problem(action, frm, to, steps)
+        routes = b.routes[frm][steps].get(to)
+        if routes is None:
+            if to == b.cave:
+                exact = sorted(b.cave_steps[frm])
+                ways = " or ".join(map(str, exact)) if exact else "no dice value"
                 return IllegalAction(
                     "VE-CAVE-ENTER",
-                    f"{code} is not of a single colour: only a complete owl (head and body of one colour) may enter the cave.",
+                    f"The cave must be reached with the exact count: from {b.describe(frm)} it takes {ways}, the {die} die shows {steps}.",
                     dict(action),
                 )
-        if "path" in action:
-            problem = self._path_problem(action, frm, to, steps)
-            if problem:
-                return problem
-        else:
-            routes = b.routes[frm][steps].get(to)
-            if routes is None:
-                if to == b.cave:
-                    exact = sorted(b.cave_steps[frm])
-                    ways = " or ".join(map(str, exact)) if exact else "no dice value"
-                    return IllegalAction(
-                        "VE-CAVE-ENTER",
-                        f"The cave must be reached with the exact count: from {b.describe(frm)} it takes {ways}, the {die} die shows {steps}.",
-                        dict(action),
-                    )
-                return IllegalAction(
-                    "VE-MOVE-EXACT",
-                    f"{code} cannot reach {b.describe(to)} from {b.describe(frm)} in exactly {plural(steps, 'space')} along the paths "
-                    "without turning back.",
-                    dict(action),
-                )
-            blockers = self._black_spaces(body)
-            if all(any(s in blockers for s in route) for route in routes):
-                where = sorted({b.ids[s] for route in routes for s in route if s in blockers})
-                return IllegalAction(
-                    "VE-MOVE-BLACK-BLOCK",
-                    f"Every way from {b.describe(frm)} to {b.describe(to)} in {steps} passes over a black part (on {', '.join(where)}); "
-                    "black parts block the path and may not be jumped over.",
-                    dict(action),
-                )
-        if to != b.cave:
-            standing = [i for i in self.occupants(to) if i != body]
-            if len(standing) >= 2:
-                return IllegalAction(
-                    "VE-MOVE-TWO",
-                    f"{b.describe(to)} already holds two owls ({' '.join(self.owl(i) for i in standing)}); no more than two may stand on a space.",
-                    dict(action),
-                )
-        canonical = {k: action[k] for k in MOVE_KEYS}
-        legal = [self.move_action(m) for m in self.moves(die)]
-        if canonical not in legal:  # pragma: no cover - a gap in the checks above
             return IllegalAction(
-                "VE-MOVE-EXACT", f"That move is not legal now: {self.action_to_string(canonical)}.", dict(action)
+                "VE-MOVE-EXACT",
+                f"{code} cannot reach {b.describe(to)} from {b.describe(frm)} in exactly {plural(steps, 'space')} along the paths "
+                "without turning back.",
+                dict(action),
+            )
+        blockers = self._black_spaces(body)
+        if all(any(s in blockers for s in route) for route in routes):
+            where = sorted({b.ids[s] for route in routes for s in route if s in blockers})
+            return IllegalAction(
+                "VE-MOVE-BLACK-BLOCK",
+                f"Every way from {b.describe(frm)} to {b.describe(to)} in {steps} passes over a black part (on {', '.join(where)}); "
+                "black parts block the path and may not be jumped over.",
+                dict(action),
+            )
+        return None
+
+    def _crowding_problem(self, action: Mapping[str, Any], to: int, body: int) -> GameError | None:
+        """No more than two owls on a space (the cave holds any number)."""
+        b = self.board
+        if to == b.cave:
+            return None
+        standing = [i for i in self.occupants(to) if i != body]
+        if len(standing) >= 2:
+            return IllegalAction(
+                "VE-MOVE-TWO",
+                f"{b.describe(to)} already holds two owls ({' '.join(self.owl(i) for i in standing)}); no more than two may stand on a space.",
+                dict(action),
             )
         return None
 
