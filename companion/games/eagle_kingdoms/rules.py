@@ -806,49 +806,65 @@ class EagleState(State):
 
     def _describe(self, action: Action) -> str:
         kind = action.get("type")
+        describe = _DESCRIBE_BY_TYPE.get(kind) if isinstance(kind, str) else None
+        return describe(self, action) if describe is not None else f"{action!r}"
+
+    def _describe_roll(self, action: Action) -> str:
+        text = f"Roll: {'+'.join(str(d) for d in action['dice'])}"
+        dice = action["dice"]
+        if not self.party and len(dice) == 2 and dice == [6, 6] and self.phase == ROLL:
+            hand = self.hands[self.player]
+            top = next((k for k in BY_VALUE_DESC if hand[k]), None)
+            name = self.player_name(self.player)
+            text += f" - double sixes: {name} forfeits the {kind_label(top)} to the shield" if top is not None else " - double sixes, but nothing to forfeit"
+        return text
+
+    def _describe_enchanted(self, action: Action) -> str:
+        face = action["face"]
+        return f"Enchanted Die: {face} ({ENCHANTED_FACES[face]['text']})"
+
+    def _describe_duel(self, action: Action) -> str:
         name = self.player_name(self.player)
-        if kind == "roll":
-            text = f"Roll: {'+'.join(str(d) for d in action['dice'])}"
-            dice = action["dice"]
-            if not self.party and len(dice) == 2 and dice == [6, 6] and self.phase == ROLL:
-                hand = self.hands[self.player]
-                top = next((k for k in BY_VALUE_DESC if hand[k]), None)
-                text += f" - double sixes: {name} forfeits the {kind_label(top)} to the shield" if top is not None else " - double sixes, but nothing to forfeit"
-            return text
-        if kind == "enchanted":
-            face = action["face"]
-            return f"Enchanted Die: {face} ({ENCHANTED_FACES[face]['text']})"
-        if kind == "duel":
-            a, b = action["dice"]
-            target, k = self.duel if self.duel else (None, None)
-            foe = self.player_name(target) if target is not None else "defender"
-            result = f"{name} wins the {kind_label(k)}" if a >= b and k is not None else f"{foe} keeps the character"
-            return f"Challenge dice: {name} {a}, {foe} {b} - {result}"
-        if kind in ("capture", "take"):
-            piece = PIECE_INDEX[action["piece"]]
-            verb = "captures" if kind == "capture" else "takes"
-            if piece == SHIELD:
-                if self.party:
-                    return f"{name} {verb} the grand prize on the centre shield and ends the game"
-                return f"{name} {verb} the centre shield with {plural(self.shield_count(), 'character')} and ends the game"
-            if self.party:  # one character stands for one favour (EK-R-PARTY)
-                return f"{name} {verb} the favour on {PIECE_IDS[piece]}"
-            return f"{name} {verb} the {kind_label(self.kind_on[piece])} from {PIECE_IDS[piece]}"
+        a, b = action["dice"]
+        target, k = self.duel if self.duel else (None, None)
+        foe = self.player_name(target) if target is not None else "defender"
+        result = f"{name} wins the {kind_label(k)}" if a >= b and k is not None else f"{foe} keeps the character"
+        return f"Challenge dice: {name} {a}, {foe} {b} - {result}"
+
+    def _describe_capture(self, action: Action) -> str:
+        """A capture, or the Enchanted Die's take."""
+        name = self.player_name(self.player)
+        piece = PIECE_INDEX[action["piece"]]
+        verb = "captures" if action["type"] == "capture" else "takes"
+        if piece == SHIELD:
+            if self.party:
+                return f"{name} {verb} the grand prize on the centre shield and ends the game"
+            return f"{name} {verb} the centre shield with {plural(self.shield_count(), 'character')} and ends the game"
+        if self.party:  # one character stands for one favour (EK-R-PARTY)
+            return f"{name} {verb} the favour on {PIECE_IDS[piece]}"
+        return f"{name} {verb} the {kind_label(self.kind_on[piece])} from {PIECE_IDS[piece]}"
+
+    def _describe_decision(self, action: Action) -> str:
+        """Passing, and the choices between the dice."""
+        name = self.player_name(self.player)
+        kind = action["type"]
         if kind == "pass":
             return {CAPTURE: f"{name} passes (no capture, turn over)", SECOND: f"{name} ends the turn without rolling again"}.get(
                 self.phase, f"{name} passes"
             )
-        if kind == "roll-dice":
-            return f"{name} rolls the dice"
-        if kind == "roll-again":
-            return f"{name} rolls the regular dice again"
-        if kind == "roll-enchanted":
-            return f"{name} rolls the Enchanted Die"
-        if kind == "jester":
-            piece = PIECE_INDEX[action["piece"]]
-            k = KIND_INDEX[action["kind"]] if piece == SHIELD else self.kind_on[piece]
-            where = "the centre shield" if piece == SHIELD else PIECE_IDS[piece]
-            return f"{name} trades a Jester for the {kind_label(k)} on {where}"
+        what = {"roll-dice": "rolls the dice", "roll-again": "rolls the regular dice again", "roll-enchanted": "rolls the Enchanted Die"}
+        return f"{name} {what[kind]}"
+
+    def _describe_jester(self, action: Action) -> str:
+        piece = PIECE_INDEX[action["piece"]]
+        k = KIND_INDEX[action["kind"]] if piece == SHIELD else self.kind_on[piece]
+        where = "the centre shield" if piece == SHIELD else PIECE_IDS[piece]
+        return f"{self.player_name(self.player)} trades a Jester for the {kind_label(k)} on {where}"
+
+    def _describe_exchange(self, action: Action) -> str:
+        """The Enchanted Die's give, forfeit, trade and challenge."""
+        name = self.player_name(self.player)
+        kind = action["type"]
         if kind == "give":
             return f"{name} gives {article(kind_label(KIND_INDEX[action['kind']]))} to {self.player_name(action['to'])}"
         if kind == "forfeit":
@@ -856,15 +872,15 @@ class EagleState(State):
         if kind == "trade":
             give, take = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
             return f"{name} trades {article(kind_label(give))} for {self.player_name(action['with'])}'s {kind_label(take)}"
-        if kind == "challenge":
-            return f"{name} challenges {self.player_name(action['with'])} for {article(kind_label(KIND_INDEX[action['kind']]))}"
-        if kind == "setup":
+        return f"{name} challenges {self.player_name(action['with'])} for {article(kind_label(KIND_INDEX[action['kind']]))}"
+
+    def _describe_setup(self, action: Action) -> str:
+        """The whole random set-up, or one piece placed."""
+        if action["type"] == "setup":
             return f"Set-up: {'favours' if self.party else 'characters'} placed on the eagle"
-        if kind == "place":
-            if self.party:
-                return f"Set-up: a favour on {action['piece']}"
-            return f"Set-up: {article(kind_label(KIND_INDEX[action['kind']]))} on {action['piece']}"
-        return f"{action!r}"
+        if self.party:
+            return f"Set-up: a favour on {action['piece']}"
+        return f"Set-up: {article(kind_label(KIND_INDEX[action['kind']]))} on {action['piece']}"
 
     # --- chance ------------------------------------------------------------------------------------
     def chance_request(self) -> ChanceRequest | None:
@@ -1056,6 +1072,18 @@ _APPLY_BY_PHASE: dict[str, Callable[[EagleState, Action], None]] = {
     ENCHANTED: EagleState._apply_enchanted,
     DUEL: EagleState._apply_duel,
     SETUP: EagleState._apply_setup,
+}
+
+# An action in words, by type (an unknown type: the action as it is).
+_DESCRIBE_BY_TYPE: dict[str, Callable[[EagleState, Action], str]] = {
+    "roll": EagleState._describe_roll,
+    "enchanted": EagleState._describe_enchanted,
+    "duel": EagleState._describe_duel,
+    **dict.fromkeys(("capture", "take"), EagleState._describe_capture),
+    **dict.fromkeys(("pass", "roll-dice", "roll-again", "roll-enchanted"), EagleState._describe_decision),
+    "jester": EagleState._describe_jester,
+    **dict.fromkeys(("give", "forfeit", "trade", "challenge"), EagleState._describe_exchange),
+    **dict.fromkeys(("setup", "place"), EagleState._describe_setup),
 }
 
 # Why an action of a type the phase allows is still refused, by type (None, or no entry: "not a legal action now").

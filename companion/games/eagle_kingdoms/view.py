@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from companion.games.core import Action, InvalidAction, State, parse_int_list, plural
 from companion.games.eagle_kingdoms.rules import (
@@ -352,47 +354,74 @@ def action_words(state: State, action: Action, t) -> str:
     """A move described from its fields with the templates of ``t`` (a :class:`companion.games.i18n.Texts`)."""
     assert isinstance(state, EagleState)
     kind = action.get("type")
+    words = _WORDS_BY_TYPE.get(kind) if isinstance(kind, str) else None
+    if words is None:
+        raise KeyError(kind)
+    return words(state, action, t)
+
+
+def _roll_words(state: EagleState, action: Action, t) -> str:
+    dice = action["dice"]
+    shown = "+".join(str(d) for d in dice)
+    if not state.party and len(dice) == 2 and dice == [6, 6] and state.phase == ROLL:
+        hand = state.hands[state.player]
+        top = next((k for k in BY_VALUE_DESC if hand[k]), None)
+        if top is None:
+            return t.text("roll_sixes_none", dice=shown)
+        return t.text("roll_sixes", dice=shown, name=state.player_name(state.player), char=_char(t, top))
+    return t.text("roll", dice=shown)
+
+
+def _enchanted_words(state: EagleState, action: Action, t) -> str:
+    face = action["face"]
+    return t.text("enchanted", face=face, text=t.term(f"face.{face}"))
+
+
+def _duel_words(state: EagleState, action: Action, t) -> str:
     name = state.player_name(state.player)
-    if kind == "roll":
-        dice = action["dice"]
-        shown = "+".join(str(d) for d in dice)
-        if not state.party and len(dice) == 2 and dice == [6, 6] and state.phase == ROLL:
-            hand = state.hands[state.player]
-            top = next((k for k in BY_VALUE_DESC if hand[k]), None)
-            if top is None:
-                return t.text("roll_sixes_none", dice=shown)
-            return t.text("roll_sixes", dice=shown, name=name, char=_char(t, top))
-        return t.text("roll", dice=shown)
-    if kind == "enchanted":
-        face = action["face"]
-        return t.text("enchanted", face=face, text=t.term(f"face.{face}"))
-    if kind == "duel":
-        a, b = action["dice"]
-        target, k = state.duel if state.duel else (None, None)
-        foe = state.player_name(target) if target is not None else t.term("defender")
-        if a >= b and k is not None:
-            return t.text("duel_won", name=name, foe=foe, a=a, b=b, char=_char(t, k))
-        return t.text("duel_lost", name=name, foe=foe, a=a, b=b)
-    if kind in ("capture", "take"):
-        piece = PIECE_INDEX[action["piece"]]
-        if piece == SHIELD and state.party:
-            return t.text(f"{kind}_shield_party", name=name)
-        if piece == SHIELD:
-            return t.text(f"{kind}_shield", name=name, figures=t.count(state.shield_count(), "n.character"))
-        if state.party:
-            return t.text(f"{kind}_party", name=name, piece=PIECE_IDS[piece])
-        return t.text(kind, name=name, char=_char(t, state.kind_on[piece]), piece=PIECE_IDS[piece])
+    a, b = action["dice"]
+    target, k = state.duel if state.duel else (None, None)
+    foe = state.player_name(target) if target is not None else t.term("defender")
+    if a >= b and k is not None:
+        return t.text("duel_won", name=name, foe=foe, a=a, b=b, char=_char(t, k))
+    return t.text("duel_lost", name=name, foe=foe, a=a, b=b)
+
+
+def _capture_words(state: EagleState, action: Action, t) -> str:
+    """A capture, or the Enchanted Die's take."""
+    kind = action["type"]
+    name = state.player_name(state.player)
+    piece = PIECE_INDEX[action["piece"]]
+    if piece == SHIELD and state.party:
+        return t.text(f"{kind}_shield_party", name=name)
+    if piece == SHIELD:
+        return t.text(f"{kind}_shield", name=name, figures=t.count(state.shield_count(), "n.character"))
+    if state.party:
+        return t.text(f"{kind}_party", name=name, piece=PIECE_IDS[piece])
+    return t.text(kind, name=name, char=_char(t, state.kind_on[piece]), piece=PIECE_IDS[piece])
+
+
+def _decision_words(state: EagleState, action: Action, t) -> str:
+    """Passing, and the choices between the dice."""
+    kind = action["type"]
     if kind == "pass":
-        key = {CAPTURE: "pass_capture", SECOND: "pass_second"}.get(state.phase, "pass")
-        return t.text(key, name=name)
-    if kind in ("roll-dice", "roll-again", "roll-enchanted"):
-        return t.text(kind, name=name)
-    if kind == "jester":
-        piece = PIECE_INDEX[action["piece"]]
-        k = KIND_INDEX[action["kind"]] if piece == SHIELD else state.kind_on[piece]
-        if piece == SHIELD:
-            return t.text("jester_shield", name=name, char=_char(t, k))
-        return t.text("jester", name=name, char=_char(t, k), piece=PIECE_IDS[piece])
+        kind = {CAPTURE: "pass_capture", SECOND: "pass_second"}.get(state.phase, "pass")
+    return t.text(kind, name=state.player_name(state.player))
+
+
+def _jester_words(state: EagleState, action: Action, t) -> str:
+    name = state.player_name(state.player)
+    piece = PIECE_INDEX[action["piece"]]
+    k = KIND_INDEX[action["kind"]] if piece == SHIELD else state.kind_on[piece]
+    if piece == SHIELD:
+        return t.text("jester_shield", name=name, char=_char(t, k))
+    return t.text("jester", name=name, char=_char(t, k), piece=PIECE_IDS[piece])
+
+
+def _exchange_words(state: EagleState, action: Action, t) -> str:
+    """The Enchanted Die's give, forfeit, trade and challenge."""
+    kind = action["type"]
+    name = state.player_name(state.player)
     if kind == "give":
         return t.text("give", name=name, char=_char(t, KIND_INDEX[action["kind"]], "indef"), to=state.player_name(action["to"]))
     if kind == "forfeit":
@@ -401,16 +430,30 @@ def action_words(state: State, action: Action, t) -> str:
         give, take = KIND_INDEX[action["give"]], KIND_INDEX[action["take"]]
         return t.text("trade", name=name, give=_char(t, give, "indef"), take=_char(t, take),
                       other=state.player_name(action["with"]))
-    if kind == "challenge":
-        return t.text("challenge", name=name, other=state.player_name(action["with"]),
-                      char=_char(t, KIND_INDEX[action["kind"]], "indef"))
-    if kind == "setup":
+    return t.text("challenge", name=name, other=state.player_name(action["with"]),
+                  char=_char(t, KIND_INDEX[action["kind"]], "indef"))
+
+
+def _setup_words(state: EagleState, action: Action, t) -> str:
+    """The whole random set-up, or one piece placed."""
+    if action["type"] == "setup":
         return t.text("setup_party" if state.party else "setup")
-    if kind == "place":
-        if state.party:
-            return t.text("place_party", piece=action["piece"])
-        return t.text("place", char=_char(t, KIND_INDEX[action["kind"]], "nom"), piece=action["piece"])
-    raise KeyError(kind)
+    if state.party:
+        return t.text("place_party", piece=action["piece"])
+    return t.text("place", char=_char(t, KIND_INDEX[action["kind"]], "nom"), piece=action["piece"])
+
+
+# A move in words, by type (as EagleState.action_to_string's, from the templates of another language).
+_WORDS_BY_TYPE: dict[str, Callable[[EagleState, Action, Any], str]] = {
+    "roll": _roll_words,
+    "enchanted": _enchanted_words,
+    "duel": _duel_words,
+    **dict.fromkeys(("capture", "take"), _capture_words),
+    **dict.fromkeys(("pass", "roll-dice", "roll-again", "roll-enchanted"), _decision_words),
+    "jester": _jester_words,
+    **dict.fromkeys(("give", "forfeit", "trade", "challenge"), _exchange_words),
+    **dict.fromkeys(("setup", "place"), _setup_words),
+}
 
 
 def _chance_words(p: Fraction, dice: int = 2) -> str:
