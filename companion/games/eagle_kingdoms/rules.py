@@ -959,12 +959,28 @@ class EagleState(State):
         problems: list[str] = []
         if self.phase == SETUP:
             return problems
-        present = self.present
-        kind_on = self.kind_on
         where = list(self.shield)
         for hand in self.hands:
             for k, c in enumerate(hand):
                 where[k] += c
+        problems += self._board_problems(where)
+        if not self.present & SHIELD_BIT and self.phase != OVER:
+            problems.append("the shield is gone but the game goes on")
+        if where != list(COUNTS):
+            problems.append(f"characters per kind on board, shield and holdings are {where}; the game has {list(COUNTS)}")
+        if min(self.shield) < 0 or any(min(h) < 0 for h in self.hands):
+            problems.append("a negative count of characters")
+        problems += self._score_problems()
+        if self.party and any(self.shield):
+            problems.append("characters on the shield in the Party Favor game")
+        return problems
+
+    def _board_problems(self, where: list[int]) -> list[str]:
+        """Each piece on the board holds a character (counted into ``where``, by kind); each piece gone
+        holds none and left only once available."""
+        problems = []
+        present = self.present
+        kind_on = self.kind_on
         for p in BOARD_PIECES:
             k = kind_on[p]
             if present >> p & 1:
@@ -972,17 +988,15 @@ class EagleState(State):
                     problems.append(f"{PIECE_IDS[p]} is on the board without a character")
                 else:
                     where[k] += 1
-            else:
-                if k >= 0:
-                    problems.append(f"{PIECE_IDS[p]} was captured but still holds a character")
-                if LOCK_MASK[p] & present:
-                    problems.append(f"{PIECE_IDS[p]} left the board while locked in")
-        if not present & SHIELD_BIT and self.phase != OVER:
-            problems.append("the shield is gone but the game goes on")
-        if where != list(COUNTS):
-            problems.append(f"characters per kind on board, shield and holdings are {where}; the game has {list(COUNTS)}")
-        if min(self.shield) < 0 or any(min(h) < 0 for h in self.hands):
-            problems.append("a negative count of characters")
+                continue
+            if k >= 0:
+                problems.append(f"{PIECE_IDS[p]} was captured but still holds a character")
+            if LOCK_MASK[p] & present:
+                problems.append(f"{PIECE_IDS[p]} left the board while locked in")
+        return problems
+
+    def _score_problems(self) -> list[str]:
+        problems = []
         for i, (hand, score) in enumerate(zip(self.hands, self.scores(), strict=True)):
             if self.party:
                 expected = sum(hand)
@@ -991,8 +1005,6 @@ class EagleState(State):
                 expected = face + KINGDOM_BONUS * min(hand[k] for k in KINGDOM_KINDS)
             if score != expected:
                 problems.append(f"{self.player_name(i)}'s score {score} is not the value of the holding ({expected})")
-        if self.party and any(self.shield):
-            problems.append("characters on the shield in the Party Favor game")
         return problems
 
     # --- persistence --------------------------------------------------------------------------------

@@ -154,6 +154,17 @@ class FalconryGame(Game):
         return FalconryState(self)
 
 
+# The stacks of card kinds a cell may hold, bottom first (a falconer on a bird of the same seat is refused apart).
+_LEGAL_STACKS = (
+    [MARKER],
+    [BIRD],
+    [FALCONER],
+    [MARKER, BIRD],
+    [MARKER, FALCONER],
+    [BIRD, FALCONER],
+    [MARKER, BIRD, FALCONER],
+)
+
 class FalconryState(State):
     """A position. Caches beside the stacks (rebuilt by ``from_json``, checked by ``check_invariants``):
     ``owner`` (cell -> seat of the top card), ``cells_of`` (seat -> cells it tops) and ``nbr``
@@ -696,23 +707,27 @@ class FalconryState(State):
         return twin
 
     def check_invariants(self) -> list[str]:
-        problems: list[str] = []
-        game = self.game
-        n = game.num_players
-        counts = [list(hand) for hand in self.hands]
+        counts = [list(hand) for hand in self.hands]  # each seat's cards in hand + on the table, by kind
+        problems = self._stack_problems(counts)
+        problems += self._seat_problems(counts)
+        if set(self.owner) != set(self.stacks):
+            problems.append("owner cache lists cells without cards")
+        nbr: dict[Cell, int] = {}
+        for x, y in self.stacks:
+            for dx, dy in ORTHO:
+                nbr[(x + dx, y + dy)] = nbr.get((x + dx, y + dy), 0) + 1
+        if nbr != self.nbr:
+            problems.append("neighbour-count cache is out of step with the table")
+        return problems + self._progress_problems()
+
+    def _stack_problems(self, counts: list[list[int]]) -> list[str]:
+        """Every stack is one the rules allow and its top card owns the cell; its cards are added to ``counts``."""
+        problems = []
         for cell, stack in self.stacks.items():
             for card in stack:
                 counts[card >> 2][card & 3] += 1
             kinds = [card & 3 for card in stack]
-            ok = kinds in (
-                [MARKER],
-                [BIRD],
-                [FALCONER],
-                [MARKER, BIRD],
-                [MARKER, FALCONER],
-                [BIRD, FALCONER],
-                [MARKER, BIRD, FALCONER],
-            )
+            ok = kinds in _LEGAL_STACKS
             if ok and kinds[-2:] == [BIRD, FALCONER] and stack[-1] >> 2 == stack[-2] >> 2:
                 ok = False
             if not ok:
@@ -721,7 +736,13 @@ class FalconryState(State):
                 problems.append(
                     f"owner of {fmt(cell)} is {self.owner.get(cell)}, but its top card is seat {stack[-1] >> 2}'s"
                 )
-        for seat in range(n):
+        return problems
+
+    def _seat_problems(self, counts: list[list[int]]) -> list[str]:
+        """Each seat has all its cards (``counts``: in hand + on the table), none negative, and its cells cached."""
+        game = self.game
+        problems = []
+        for seat in range(game.num_players):
             if counts[seat] != game.cards[seat]:
                 problems.append(
                     f"{game.noble(seat)} has {counts[seat]} (markers, birds, falconers) in hand + table, expected {game.cards[seat]}"
@@ -731,23 +752,19 @@ class FalconryState(State):
             expected = {cell for cell, stack in self.stacks.items() if stack[-1] >> 2 == seat}
             if self.cells_of[seat] != expected:
                 problems.append(f"cells_of cache of {game.noble(seat)} is out of step with the table")
-        if set(self.owner) != set(self.stacks):
-            problems.append("owner cache lists cells without cards")
-        nbr: dict[Cell, int] = {}
-        for x, y in self.stacks:
-            for dx, dy in ORTHO:
-                nbr[(x + dx, y + dy)] = nbr.get((x + dx, y + dy), 0) + 1
-        if nbr != self.nbr:
-            problems.append("neighbour-count cache is out of step with the table")
+        return problems
+
+    def _progress_problems(self) -> list[str]:
+        """The game ends exactly when a winner completes a path; a turn has actions left."""
+        game = self.game
         paths = self.completed_paths()
         if self.over:
             if not self.winner_list or not any(s in self.winner_list for s in paths):
-                problems.append(f"the game ended but no winner has a completed path (winners {self.winner_list})")
-        else:
-            for seat, path in paths.items():
-                problems.append(f"{game.noble(seat)} has a completed path {path} but the game goes on")
-            if not 1 <= self.actions_left <= game.actions[self.current_player]:
-                problems.append(f"{self.actions_left} actions left in a turn of {game.actions[self.current_player]}")
+                return [f"the game ended but no winner has a completed path (winners {self.winner_list})"]
+            return []
+        problems = [f"{game.noble(seat)} has a completed path {path} but the game goes on" for seat, path in paths.items()]
+        if not 1 <= self.actions_left <= game.actions[self.current_player]:
+            problems.append(f"{self.actions_left} actions left in a turn of {game.actions[self.current_player]}")
         return problems
 
     def _stack_text(self, stack: list[int]) -> str:
