@@ -180,45 +180,61 @@ class Option:
     def normalise(self, value: Any, game: Game) -> Any:
         """The canonical value for ``value``; :class:`ConfigError` naming the accepted values otherwise."""
         where = f"Option {self.name!r} of {game.title or game.name}"
-        if self.kind == "bool":
-            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
-            if isinstance(value, bool):
-                return value
-        elif self.kind == "int":
-            if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-                value = int(value.strip())
-            if isinstance(value, int) and not isinstance(value, bool):
-                if (self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum):
-                    return value
-        elif self.kind == "text":
-            if isinstance(value, str | int | float) and not isinstance(value, bool):
-                return str(value)
-        elif self.kind == "choice":
-            choice = self._choice(value)
-            if choice is not None:
-                return choice
-        elif self.kind == "choices":
-            items = value.split(",") if isinstance(value, str) else value
-            if isinstance(items, list | tuple) and items:
-                chosen = [self._choice(item) for item in items]
-                if all(c is not None for c in chosen):
-                    return chosen
-                bad = next(item for item, c in zip(items, chosen, strict=True) if c is None)
-                raise ConfigError(f"{where} takes {self.accepted()}; {str(bad).strip()!r} is not one of them.")
-        else:  # player
-            names = [p.lower() for p in game.players]
-            if isinstance(value, str) and value.strip().lower() in names:
-                return names.index(value.strip().lower())
-            if isinstance(value, str) and value.strip().isdigit():
-                value = int(value.strip())
-            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-                return value
-            raise ConfigError(
-                f"{where} takes a player's name ({', '.join(game.players)}) or seat number 0-{len(names) - 1}; got {value!r}."
-            )
+        by_kind = {"bool": self._bool_value, "int": self._int_value, "text": self._text_value,
+                   "choice": self._choice_value, "choices": self._choices_value}
+        return by_kind.get(self.kind, self._player_value)(value, where, game)
+
+    def _refused(self, value: Any, where: str) -> ConfigError:
         cited = f" [{self.rule}]" if self.rule else ""
-        raise ConfigError(f"{where} takes {self.accepted()}; got {value!r}.{cited}")
+        return ConfigError(f"{where} takes {self.accepted()}; got {value!r}.{cited}")
+
+    def _bool_value(self, value: Any, where: str, game: Game) -> bool:
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        if isinstance(value, bool):
+            return value
+        raise self._refused(value, where)
+
+    def _int_value(self, value: Any, where: str, game: Game) -> int:
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and not isinstance(value, bool):
+            if (self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum):
+                return value
+        raise self._refused(value, where)
+
+    def _text_value(self, value: Any, where: str, game: Game) -> str:
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return str(value)
+        raise self._refused(value, where)
+
+    def _choice_value(self, value: Any, where: str, game: Game) -> str:
+        choice = self._choice(value)
+        if choice is None:
+            raise self._refused(value, where)
+        return choice
+
+    def _choices_value(self, value: Any, where: str, game: Game) -> list[str]:
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not items:
+            raise self._refused(value, where)
+        chosen = [self._choice(item) for item in items]
+        if all(c is not None for c in chosen):
+            return cast(list[str], chosen)
+        bad = next(item for item, c in zip(items, chosen, strict=True) if c is None)
+        raise ConfigError(f"{where} takes {self.accepted()}; {str(bad).strip()!r} is not one of them.")
+
+    def _player_value(self, value: Any, where: str, game: Game) -> int:
+        names = [p.lower() for p in game.players]
+        if isinstance(value, str) and value.strip().lower() in names:
+            return names.index(value.strip().lower())
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+            return value
+        raise ConfigError(
+            f"{where} takes a player's name ({', '.join(game.players)}) or seat number 0-{len(names) - 1}; got {value!r}."
+        )
 
     def _choice(self, value: Any) -> str | None:
         if not isinstance(value, str):
