@@ -100,39 +100,55 @@ class TerminalReferee:
                 last_drawn = self._menu_for = None  # undone: play goes on
                 continue
             if last_drawn != len(self.session.history):
-                self.say()
-                self.say(self.view.render(state))
+                self._draw_position(state)
                 last_drawn = len(self.session.history)
-                if self.coach:  # once per position: some coaches enumerate many plans
-                    for line in self.view.coach(state):
-                        self.say(f"  Coach: {line}")
             action = self.next_action(state)
             if action is None:
-                if self.session.journal:
-                    self.say(f"Stopped. The game so far is saved in {self.session.journal.path}; continue it with --resume.")
-                else:
-                    self.say("Stopped before the end of the game (no journal was kept).")
-                return 3
+                return self._stop_unfinished()
             if action == "redraw":  # the board again, and the choices from the top
                 last_drawn = None
-                if self._menu is not None and self._menu_for is self.session.state:
-                    self._menu.top()
-                    self._reshow = True
+                self._menu_from_top()
                 continue
             if action == "again":
                 continue
-            if isinstance(action, JournalError):
-                return self.stop_unsaved(action)
-            try:
-                text = self.session.apply(action)
-            except GameError as exc:
-                self.say(f"Refused: {exc}")
-                continue
-            except JournalError as exc:  # the disk is full or gone: nothing was applied
-                return self.stop_unsaved(exc)
-            self.say(f"> {text}")
-            if self.auto and self.delay:
-                time.sleep(self.delay)
+            code = self._make(action)
+            if code is not None:
+                return code
+
+    def _draw_position(self, state: State) -> None:
+        self.say()
+        self.say(self.view.render(state))
+        if self.coach:  # once per position: some coaches enumerate many plans
+            for line in self.view.coach(state):
+                self.say(f"  Coach: {line}")
+
+    def _stop_unfinished(self) -> int:
+        if self.session.journal:
+            self.say(f"Stopped. The game so far is saved in {self.session.journal.path}; continue it with --resume.")
+        else:
+            self.say("Stopped before the end of the game (no journal was kept).")
+        return 3
+
+    def _menu_from_top(self) -> None:
+        if self._menu is not None and self._menu_for is self.session.state:
+            self._menu.top()
+            self._reshow = True
+
+    def _make(self, action: Any) -> int | None:
+        """Apply and journal ``action`` (or say why not); the exit code when play cannot go on."""
+        if isinstance(action, JournalError):
+            return self.stop_unsaved(action)
+        try:
+            text = self.session.apply(action)
+        except GameError as exc:
+            self.say(f"Refused: {exc}")
+            return None
+        except JournalError as exc:  # the disk is full or gone: nothing was applied
+            return self.stop_unsaved(exc)
+        self.say(f"> {text}")
+        if self.auto and self.delay:
+            time.sleep(self.delay)
+        return None
 
     def stop_unsaved(self, error: JournalError) -> int:
         self.say(f"Not saved: {error}")
