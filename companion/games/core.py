@@ -465,11 +465,11 @@ class State(ABC):
         """What the chance node waits for; ``None`` when it is not a chance node."""
         return None
 
-    def chance_action(self, values: Sequence[Face]) -> Action:
+    def chance_action(self, values: Sequence[Face | None]) -> Action:
         """The chance action for dice showing ``values``, one per die in the order of ``chance_request().dice``
         (a camera's reading, taps, typed numbers). A value matches a face equal to it or spelled like it
-        (``"3"`` for 3, ``"Red"`` for ``"red"``). A wrong count or a face the die does not have raises
-        :class:`InvalidAction` with a plain message; the state never changes."""
+        (``"3"`` for 3, ``"Red"`` for ``"red"``). A wrong count or a face the die does not have (``None``: a
+        die not read) raises :class:`InvalidAction` with a plain message; the state never changes."""
         request = self.chance_request()
         if request is None or not request.dice:
             raise InvalidAction("No dice are wanted now.")

@@ -105,11 +105,16 @@ def _cell(centres: np.ndarray, i: int, radius: float, gap: float, box: tuple[flo
             continue
         n = n / d
         limit = d / 2 - gap / 2  # keep points with (x - c) . n <= limit
-        poly = _clip(poly, lambda x, n=n, limit=limit: limit - float(np.dot(np.asarray(x) - c, n)))
+        poly = _clip(poly, _within(c, n, limit))
     x0, y0, x1, y1 = box
     for f in (lambda x: x[0] - x0, lambda x: x1 - x[0], lambda x: x[1] - y0, lambda x: y1 - x[1]):
         poly = _clip(poly, f)
     return poly
+
+
+def _within(c: np.ndarray, n: np.ndarray, limit: float) -> Callable[[Any], float]:
+    """``x -> limit - (x - c) . n``: not negative on the side of the half-plane to keep."""
+    return lambda x: limit - float(np.dot(np.asarray(x) - c, n))
 
 
 def _clip(poly: list[tuple[float, float]], inside: Callable[[Any], float]) -> list[tuple[float, float]]:

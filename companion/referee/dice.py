@@ -46,7 +46,8 @@ def reader_kinds(game_kinds: Iterable[str]) -> tuple[str, ...]:
 def in_game_terms(reading: Mapping[str, Any]) -> dict[str, Any]:
     """A reading's JSON (``Reading.as_json()``) with its kind in the games' words."""
     out = dict(reading)
-    out["kind"] = GAME_KIND.get(out.get("kind"), out.get("kind"))
+    kind: Any = out.get("kind")
+    out["kind"] = GAME_KIND.get(kind, kind)
     return out
 
 
@@ -227,7 +228,7 @@ def is_new_roll(readings: Sequence[Mapping[str, Any]], played: Sequence[tuple[st
     dice; an unclear extra find of another kind is more likely a pattern on the table than a die."""
     if not readings:
         return False
-    seen = Counter((r.get("kind"), str(r.get("value"))) for r in readings)
+    seen: Counter[tuple[Any, str]] = Counter((r.get("kind"), str(r.get("value"))) for r in readings)
     played_kinds = {kind for kind, _ in played}
     rethrown = bool(Counter(played) - seen)
     another_die = any(r.get("kind") not in played_kinds and not r.get("uncertain") for r in readings)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from companion.games.core import Action, State
+from companion.games.falconry.rules import FalconryGame
 from companion.referee.falconry_map import build_map, cell_id, parse_cell_id, table_range
 from companion.vision.boardmap import BoardMap
 from companion.vision.readers import Observation, canonical
@@ -30,7 +31,8 @@ def board_map() -> BoardMap:
 
 def engine_stacks(state: State) -> dict[tuple[int, int], list[tuple[str, str]]]:
     """Engine cell -> [(noble letter, kind)] bottom to top, from the state's public JSON."""
-    letters = [c["letter"] for c in state.game.colours]
+    game = cast(FalconryGame, state.game)  # a Falconry adapter only ever sees Falconry states
+    letters = [c["letter"] for c in game.colours]
     return {(x, y): [(letters[seat], kind) for seat, kind in cards] for x, y, cards in state.to_json()["table"]}
 
 
@@ -78,8 +80,8 @@ class FalconryAdapter:
         appeared on another is a move. Several candidates are returned most likely first.
         """
         seen = after.regions if isinstance(after, Observation) else after
-        tops_before = {r: _top(v) for r, v in before.items() if _top(v)}
-        tops_after = {r: _top(v) for r, v in seen.items() if _top(v)}
+        tops_before = {r: top for r, v in before.items() if (top := _top(v))}
+        tops_after = {r: top for r, v in seen.items() if (top := _top(v))}
         left = [r for r, c in tops_before.items() if tops_after.get(r) != c]
         # a covered card showing where its cover left is revealed, not placed
         revealed = {r for r in left if tops_before[r]["covers"] and r in tops_after and not _same_card(tops_before[r], tops_after[r])}

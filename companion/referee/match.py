@@ -96,7 +96,8 @@ def as_observation(seen: Observation | Mapping[str, list[Any]]) -> Observation:
 def differences(expected: Mapping[str, list[Any]], seen: Observation) -> tuple[list[str], list[str]]:
     """(confident, uncertain) region ids where ``seen`` differs from the scene ``expected``. Hidden
     regions are neither: unknown, they can neither confirm nor rule out a successor."""
-    hard, soft = [], []
+    hard: list[str] = []
+    soft: list[str] = []
     for region in sorted(set(expected) | set(seen.regions)):
         if region in seen.hidden:
             continue

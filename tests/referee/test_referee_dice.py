@@ -9,6 +9,7 @@ import pytest
 from companion.games.core import InvalidAction
 from companion.games.registry import load_game
 from companion.referee.dice import (
+    DieValue,
     dice_told_apart,
     dice_values,
     entered_dice,
@@ -143,3 +144,6 @@ def test_entered_and_corrected_dice_become_the_engines_roll():
     assert roll_action(state, fixed) == roll_action(state, entered)
     with pytest.raises(InvalidAction):
         roll_action(state, entered_dice(specs, [3, 5, 9]))  # no die has a 9
+    unread = [DieValue(d.kind, d.role, None) for d in entered]
+    with pytest.raises(InvalidAction, match="not one of its faces"):
+        roll_action(state, unread)  # a die the camera could not read is no face either
