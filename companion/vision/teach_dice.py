@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -145,6 +146,16 @@ def read_folder(folder) -> tuple[list[LabelledImage], dict[str, int]]:
     problem). Also returns what was left out: {"unclear": n, "<kind>": n} (dice whose value is "unclear" or
     whose kind the reader does not read, such as a d20)."""
     folder = Path(folder)
+    labels_path, labels = _read_labels(folder)
+    skipped: dict[str, int] = {}
+    out = []
+    for name in sorted(labels):
+        out.append(_labelled_image(folder, name, labels_path, labels[name], skipped))
+    return out, skipped
+
+
+def _read_labels(folder: Path) -> tuple[Path, dict]:
+    """The folder's labels.json and what it says: {photo file name: [die, ...]}."""
     if not folder.is_dir():
         _fail(folder, "no such folder" if not folder.exists() else "not a folder")
     files = [p for p in folder.iterdir() if not p.name.startswith(".")]
@@ -160,48 +171,58 @@ def read_folder(folder) -> tuple[list[LabelledImage], dict[str, int]]:
         _fail(labels_path, f"not readable JSON ({exc})")
     if not isinstance(labels, dict):
         _fail(labels_path, "must map each photo's file name to a list of dice")
-    skipped: dict[str, int] = {}
-    out = []
-    for name in sorted(labels):
-        path = folder / name
-        where = f"{labels_path}, {name}"
-        if not path.is_file():
-            _fail(labels_path, f"labels {name!r}, which is not in the folder")
-        if not isinstance(labels[name], list):
-            _fail(where, "must be a list of dice")
-        try:
-            img, scale = imageio.load(path)
-        except ImageError as exc:
-            _fail(path, exc.reason)
-        # the file's own pixels (imageio.load shrinks a huge image)
-        full_w, full_h = round(img.shape[1] / scale), round(img.shape[0] / scale)
-        dice = []
-        for k, item in enumerate(labels[name], start=1):
-            if not isinstance(item, dict) or "value" not in item or "box" not in item:
-                _fail(where, f'die {k} needs "value" and "box"')
-            kind = item.get("kind", "d6")
-            if not isinstance(kind, str):
-                _fail(where, f"die {k}: kind {kind!r} is not a name")
-            if item["value"] in (None, "unclear"):
-                skipped["unclear"] = skipped.get("unclear", 0) + 1
-                continue
-            if kind not in FACES:
-                skipped[kind] = skipped.get(kind, 0) + 1
-                continue
-            try:
-                value = check_face(kind, item["value"])
-            except ProfileError as exc:
-                _fail(where, f"die {k}: {exc.reason}")
-            box = item["box"]
-            if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                                                   for v in box)):
-                _fail(where, f"die {k}: box {box!r} is not [x, y, w, h]")
-            x, y, w, h = (float(v) for v in box)
-            if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > full_w + 1 or y + h > full_h + 1:
-                _fail(where, f"die {k}: box {box} lies outside the {full_w}x{full_h} image")
-            dice.append((kind, value, (x, y, w, h)))
-        out.append(LabelledImage(path, dice))
-    return out, skipped
+    return labels_path, labels
+
+
+def _labelled_image(folder: Path, name: str, labels_path: Path, items: Any, skipped: dict[str, int]) -> LabelledImage:
+    """Photo ``name`` of the folder and its checked dice; dice left out are counted in ``skipped``."""
+    path = folder / name
+    where = f"{labels_path}, {name}"
+    if not path.is_file():
+        _fail(labels_path, f"labels {name!r}, which is not in the folder")
+    if not isinstance(items, list):
+        _fail(where, "must be a list of dice")
+    try:
+        img, scale = imageio.load(path)
+    except ImageError as exc:
+        _fail(path, exc.reason)
+    # the file's own pixels (imageio.load shrinks a huge image)
+    size = round(img.shape[1] / scale), round(img.shape[0] / scale)
+    dice = []
+    for k, item in enumerate(items, start=1):
+        die = _labelled_die(item, where, k, size, skipped)
+        if die is not None:
+            dice.append(die)
+    return LabelledImage(path, dice)
+
+
+def _labelled_die(item: Any, where: str, k: int, size: tuple[int, int], skipped: dict[str, int]):
+    """Die ``k`` of a photo of ``size`` (w, h) as (kind, value, box), or None for one left out (counted in
+    ``skipped``: an unclear value, a kind the reader does not read)."""
+    if not isinstance(item, dict) or "value" not in item or "box" not in item:
+        _fail(where, f'die {k} needs "value" and "box"')
+    kind = item.get("kind", "d6")
+    if not isinstance(kind, str):
+        _fail(where, f"die {k}: kind {kind!r} is not a name")
+    if item["value"] in (None, "unclear"):
+        skipped["unclear"] = skipped.get("unclear", 0) + 1
+        return None
+    if kind not in FACES:
+        skipped[kind] = skipped.get(kind, 0) + 1
+        return None
+    try:
+        value = check_face(kind, item["value"])
+    except ProfileError as exc:
+        _fail(where, f"die {k}: {exc.reason}")
+    box = item["box"]
+    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                           for v in box)):
+        _fail(where, f"die {k}: box {box!r} is not [x, y, w, h]")
+    x, y, w, h = (float(v) for v in box)
+    full_w, full_h = size
+    if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > full_w + 1 or y + h > full_h + 1:
+        _fail(where, f"die {k}: box {box} lies outside the {full_w}x{full_h} image")
+    return kind, value, (x, y, w, h)
 
 
 def teach_images(teacher: DiceTeacher, images: list[LabelledImage], negatives: bool = True,
