@@ -680,53 +680,11 @@ class BoardTracker:
     def _decide(
         self, fit: HomographyFit, markers: Mapping[int, np.ndarray], seen: tuple[int, ...], small: np.ndarray
     ) -> PoseResult:
-        cfg_t = self.config["tracking"]
-        max_mm = float(self.config["homography"]["max_reprojection_mm"])
-        n_exp = len(self.board.fiducials)
         if not seen:
-            if self._tapped is not None and self._tapped_ref is not None:
-                if _changed_fraction(small, self._tapped_ref, cfg_t) < float(cfg_t["moved_changed_min"]):
-                    return replace(self._tapped, source="tapped")
-                self._tapped = None
-                return PoseResult(
-                    PoseStatus.MOVED,
-                    reason="the picture changed since the corners were tapped; tap again",
-                    source="none",
-                )
-            return PoseResult(PoseStatus.NOT_IN_VIEW, reason=f"none of the {n_exp} markers found", source="none")
+            return self._without_markers(small)
         if fit.homography is None:
-            if len(fit.used_ids) == 1 and self._last is not None and self._last.homography is not None:
-                mid = fit.used_ids[0]
-                err = _marker_error_px(self._last.homography, self.board, mid, markers[mid])
-                if err <= float(cfg_t["single_marker_hold_px"]):
-                    return replace(
-                        self._last,
-                        status=PoseStatus.PARTLY_HIDDEN,
-                        confidence=0.5 * self._last.confidence,
-                        reason=f"only marker {mid} visible; keeping the last pose, it still agrees",
-                        source="tracked",
-                        markers_seen=seen,
-                    )
-                return PoseResult(
-                    PoseStatus.MOVED,
-                    reason=f"marker {mid} moved {err:.0f} px and the others are hidden",
-                    source="none",
-                    markers_seen=seen,
-                )
-            if len(seen) < int(self.config["homography"]["min_markers"]):
-                return PoseResult(
-                    PoseStatus.PARTLY_HIDDEN,
-                    reason=f"{len(seen)} of {n_exp} markers visible; need {self.config['homography']['min_markers']}",
-                    source="none",
-                    markers_seen=seen,
-                )
-            return PoseResult(
-                PoseStatus.REPROJECTION_HIGH,
-                reason=fit.reason,
-                source="none",
-                markers_seen=seen,
-                reprojection_mm=fit.reprojection_mm,
-            )
+            return self._without_fit(fit, markers, seen)
+        max_mm = float(self.config["homography"]["max_reprojection_mm"])
         if fit.reprojection_mm > max_mm:
             return PoseResult(
                 PoseStatus.REPROJECTION_HIGH,
@@ -735,11 +693,66 @@ class BoardTracker:
                 markers_seen=seen,
                 reprojection_mm=fit.reprojection_mm,
             )
+        return self._against_last(self._fresh(fit, seen, max_mm), fit, markers)
+
+    def _without_markers(self, small: np.ndarray) -> PoseResult:
+        """No marker in view: the tapped corners while the picture stays still, else not in view."""
+        cfg_t = self.config["tracking"]
+        if self._tapped is not None and self._tapped_ref is not None:
+            if _changed_fraction(small, self._tapped_ref, cfg_t) < float(cfg_t["moved_changed_min"]):
+                return replace(self._tapped, source="tapped")
+            self._tapped = None
+            return PoseResult(
+                PoseStatus.MOVED,
+                reason="the picture changed since the corners were tapped; tap again",
+                source="none",
+            )
+        return PoseResult(PoseStatus.NOT_IN_VIEW, reason=f"none of the {len(self.board.fiducials)} markers found", source="none")
+
+    def _without_fit(self, fit: HomographyFit, markers: Mapping[int, np.ndarray], seen: tuple[int, ...]) -> PoseResult:
+        """Markers seen but no homography: one marker that agrees with the last pose keeps it; else why not."""
+        n_exp = len(self.board.fiducials)
+        if len(fit.used_ids) == 1 and self._last is not None and self._last.homography is not None:
+            mid = fit.used_ids[0]
+            err = _marker_error_px(self._last.homography, self.board, mid, markers[mid])
+            if err <= float(self.config["tracking"]["single_marker_hold_px"]):
+                return replace(
+                    self._last,
+                    status=PoseStatus.PARTLY_HIDDEN,
+                    confidence=0.5 * self._last.confidence,
+                    reason=f"only marker {mid} visible; keeping the last pose, it still agrees",
+                    source="tracked",
+                    markers_seen=seen,
+                )
+            return PoseResult(
+                PoseStatus.MOVED,
+                reason=f"marker {mid} moved {err:.0f} px and the others are hidden",
+                source="none",
+                markers_seen=seen,
+            )
+        if len(seen) < int(self.config["homography"]["min_markers"]):
+            return PoseResult(
+                PoseStatus.PARTLY_HIDDEN,
+                reason=f"{len(seen)} of {n_exp} markers visible; need {self.config['homography']['min_markers']}",
+                source="none",
+                markers_seen=seen,
+            )
+        return PoseResult(
+            PoseStatus.REPROJECTION_HIGH,
+            reason=fit.reason,
+            source="none",
+            markers_seen=seen,
+            reprojection_mm=fit.reprojection_mm,
+        )
+
+    def _fresh(self, fit: HomographyFit, seen: tuple[int, ...], max_mm: float) -> PoseResult:
+        """The pose of this frame's markers alone."""
+        n_exp = len(self.board.fiducials)
         complete = len(fit.used_ids) == n_exp
         status = PoseStatus.FOUND if complete else PoseStatus.PARTLY_HIDDEN
         reason = fit.reason or ("" if complete else f"{len(fit.used_ids)} of {n_exp} markers visible")
         confidence = len(fit.used_ids) / n_exp * fit.inlier_fraction * float(np.exp(-fit.reprojection_mm / max_mm))
-        fresh = PoseResult(
+        return PoseResult(
             status,
             fit.homography,
             confidence,
@@ -750,6 +763,10 @@ class BoardTracker:
             reprojection_mm=fit.reprojection_mm,
         )
 
+    def _against_last(self, fresh: PoseResult, fit: HomographyFit, markers: Mapping[int, np.ndarray]) -> PoseResult:
+        """This frame's pose held against the last one: a jump is confirmed over frames, markers that moved
+        alone are outvoted, and a still board keeps the last pose (no jitter)."""
+        cfg_t = self.config["tracking"]
         previous = (
             self._rechecking
             if self._rechecking is not None
