@@ -56,15 +56,7 @@ def _print_rolls(result: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="companion bench dice", description=__doc__.split("\n")[0])
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--scenes", type=int, default=200, help="synthetic scenes (default 200)")
-    ap.add_argument("--no-real", action="store_true", help="skip the real photos")
-    ap.add_argument("--all-splits", action="store_true", help="also report the training splits")
-    ap.add_argument("--no-rolls", action="store_true", help="skip the roll-level figures (untaught and taught)")
-    ap.add_argument("--boxes", type=int, default=4, help="synthetic boxes of dice per kind, taught and not (default 4)")
-    ap.add_argument("--board-frames", type=int, default=40, help="rendered board frames without dice (default 40)")
-    args = ap.parse_args(argv)
+    args = _parser().parse_args(argv)
     from companion.vision.reader import DiceReader
 
     try:
@@ -73,61 +65,82 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2
     result: dict = {"synthetic": evaluate.evaluate_synthetic(reader, args.scenes)}
-    roles = ("valid", "heldout", "train") if args.all_splits else ("valid", "heldout")
     if not args.no_real:
-        if realdata.available():
-            d6_reader = DiceReader(kinds=("d6",), threads=1)  # the photos show only six-sided dice
-            cache: dict = {}  # each photo read once, for the figures as labelled and as reviewed
-            result["real"] = [evaluate.evaluate_real(d6_reader, d, s, readings_cache=cache)
-                              for d, s in evaluate.real_splits(roles)]
-            result["real_reviewed"] = [evaluate.evaluate_real(d6_reader, d, s, reviewed=True, readings_cache=cache)
-                                       for d, s in evaluate.reviewed_splits(roles)]
-            result["top_hidden"] = evaluate.top_hidden(d6_reader)
-        else:
-            result["real"] = f"skipped: no datasets at {realdata.datasets_root()}"
-    if not args.no_rolls and not reader.classifier.has_embedding:
-        result["rolls"] = "skipped: the dice classifier in models/ has no embedding output (retrain it)"
-    elif not args.no_rolls:
-        def make_reader(kinds):
-            return DiceReader(kinds=kinds, threads=1)
-
-        if realdata.available() and not args.no_real:
-            result["rolls"] = rolls.evaluate_real(make_reader)
-        if args.boxes:
-            result["rolls_synthetic"] = rolls.synthetic_boxes(make_reader, args.boxes)
+        result.update(_real_figures(("valid", "heldout", "train") if args.all_splits else ("valid", "heldout")))
+    if not args.no_rolls:
+        result.update(_roll_figures(reader, args))
     result["board_frames_without_dice"] = boards.phantom_dice(reader, boards.board_frames(args.board_frames, 91,
                                                                                          long_side=1280))
-    result["ms_1280x720_one_thread"] = evaluate.time_frames(reader)
+    result.update(_timings(reader))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_result(result)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="companion bench dice", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--scenes", type=int, default=200, help="synthetic scenes (default 200)")
+    ap.add_argument("--no-real", action="store_true", help="skip the real photos")
+    ap.add_argument("--all-splits", action="store_true", help="also report the training splits")
+    ap.add_argument("--no-rolls", action="store_true", help="skip the roll-level figures (untaught and taught)")
+    ap.add_argument("--boxes", type=int, default=4, help="synthetic boxes of dice per kind, taught and not (default 4)")
+    ap.add_argument("--board-frames", type=int, default=40, help="rendered board frames without dice (default 40)")
+    return ap
+
+
+def _real_figures(roles: tuple[str, ...]) -> dict:
+    """The real photos read as labelled and as reviewed, and the dice whose top face they hide."""
+    from companion.vision.reader import DiceReader
+
+    if not realdata.available():
+        return {"real": f"skipped: no datasets at {realdata.datasets_root()}"}
+    d6_reader = DiceReader(kinds=("d6",), threads=1)  # the photos show only six-sided dice
+    cache: dict = {}  # each photo read once, for the figures as labelled and as reviewed
+    return {
+        "real": [evaluate.evaluate_real(d6_reader, d, s, readings_cache=cache) for d, s in evaluate.real_splits(roles)],
+        "real_reviewed": [evaluate.evaluate_real(d6_reader, d, s, reviewed=True, readings_cache=cache)
+                          for d, s in evaluate.reviewed_splits(roles)],
+        "top_hidden": evaluate.top_hidden(d6_reader),
+    }
+
+
+def _roll_figures(reader, args: argparse.Namespace) -> dict:
+    """Whole rolls read untaught and taught: on the real sets (unless --no-real) and on synthetic boxes."""
+    from companion.vision.reader import DiceReader
+
+    if not reader.classifier.has_embedding:
+        return {"rolls": "skipped: the dice classifier in models/ has no embedding output (retrain it)"}
+
+    def make_reader(kinds):
+        return DiceReader(kinds=kinds, threads=1)
+
+    result: dict = {}
+    if realdata.available() and not args.no_real:
+        result["rolls"] = rolls.evaluate_real(make_reader)
+    if args.boxes:
+        result["rolls_synthetic"] = rolls.synthetic_boxes(make_reader, args.boxes)
+    return result
+
+
+def _timings(reader) -> dict:
+    from companion.vision.reader import DiceReader
+
+    result = {"ms_1280x720_one_thread": evaluate.time_frames(reader)}
     if reader.classifier.has_embedding:  # the same frames read with a taught profile (a box of six-sided dice)
         profiled = DiceReader(threads=1)
         rolls.synthetic_profile(profiled)
         result["ms_1280x720_one_thread_with_profile"] = evaluate.time_frames(profiled)
     result["ms_640x640_25_dice_one_thread"] = evaluate.time_frames(reader, (25,), 640, 640, size_range=(20, 70))["25_dice"]
     result["ms_motion_meter_1280x720"] = evaluate.time_motion()
-    if args.json:
-        print(json.dumps(result))
-        return 0
-    syn = result["synthetic"]
-    print(f"synthetic ({syn['scenes']} fresh scenes, {syn['extra_detections']} extra detections):")
-    for kind, s in syn["per_kind"].items():
-        print(f"  {kind:7} {s['dice']:5} dice  found {100 * s['recall']:6.2f}%  read right {100 * s['accuracy']:6.2f}%"
-              f"  uncertain {100 * s['uncertain']:5.2f}%")
-    print("  d6 read right by the angle its top face is seen at (degrees from the line of sight): "
-          + ", ".join(f"{a['degrees']} {100 * a['accuracy']:.0f}% of {a['dice']}" for a in syn["d6_by_view_angle"]))
-    if isinstance(result.get("real"), str):
-        print(f"real photos: {result['real']}")
-    elif "real" in result:
-        print("real photos (read with --kinds d6):")
-        for r in result["real"]:
-            _print_real(r)
-        if result["real_reviewed"]:
-            print("the same, labels reviewed where they and the reader disagreed (companion/workshop/dice/label_review.json):")
-            for r in result["real_reviewed"]:
-                _print_real(r, f"; {r['labels_changed']} labels changed")
-        print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")
-        h = result["top_hidden"]
-        print(f"  dice whose face on top the photo does not show (reviewed, validation photos): {h['dice']}: "
-              f"{h['sure']} read sure (a guess), {h['uncertain']} uncertain, {h['missed']} not found")
+    return result
+
+
+def _print_result(result: dict) -> None:
+    _print_synthetic(result["synthetic"])
+    _print_real_photos(result)
     _print_rolls(result)
     b = result["board_frames_without_dice"]
     print(f"the four games' boards with their pieces, no dice ({b['frames']} rendered frames): "
@@ -141,7 +154,34 @@ def main(argv: list[str] | None = None) -> int:
     print(f"median ms per 640x640 photo with 25 dice (1 thread): {result['ms_640x640_25_dice_one_thread']:.1f}")
     print(f"median ms of the motion meter (is anything moving over the table?) per 1280x720 frame: "
           f"{result['ms_motion_meter_1280x720']:.1f}")
-    return 0
+
+
+def _print_synthetic(syn: dict) -> None:
+    print(f"synthetic ({syn['scenes']} fresh scenes, {syn['extra_detections']} extra detections):")
+    for kind, s in syn["per_kind"].items():
+        print(f"  {kind:7} {s['dice']:5} dice  found {100 * s['recall']:6.2f}%  read right {100 * s['accuracy']:6.2f}%"
+              f"  uncertain {100 * s['uncertain']:5.2f}%")
+    print("  d6 read right by the angle its top face is seen at (degrees from the line of sight): "
+          + ", ".join(f"{a['degrees']} {100 * a['accuracy']:.0f}% of {a['dice']}" for a in syn["d6_by_view_angle"]))
+
+
+def _print_real_photos(result: dict) -> None:
+    if isinstance(result.get("real"), str):
+        print(f"real photos: {result['real']}")
+        return
+    if "real" not in result:
+        return
+    print("real photos (read with --kinds d6):")
+    for r in result["real"]:
+        _print_real(r)
+    if result["real_reviewed"]:
+        print("the same, labels reviewed where they and the reader disagreed (companion/workshop/dice/label_review.json):")
+        for r in result["real_reviewed"]:
+            _print_real(r, f"; {r['labels_changed']} labels changed")
+    print("  (± half-width of the 95% interval: a difference between two models smaller than this can be chance)")
+    h = result["top_hidden"]
+    print(f"  dice whose face on top the photo does not show (reviewed, validation photos): {h['dice']}: "
+          f"{h['sure']} read sure (a guess), {h['uncertain']} uncertain, {h['missed']} not found")
 
 
 if __name__ == "__main__":
