@@ -686,38 +686,7 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    ap.add_argument("--det-scenes", type=int, default=3000)
-    ap.add_argument("--cls-scenes", type=int, default=3000)
-    ap.add_argument("--det-steps", type=int, default=DEFAULT_DET_STEPS)
-    ap.add_argument("--cls-steps", type=int, default=DEFAULT_CLS_STEPS)
-    ap.add_argument("--cls-size", type=int, default=DEFAULT_CLS_SIZE, help="classifier crop side in pixels")
-    ap.add_argument("--cls-full-res-stem", action="store_true",
-                    help="classifier's first layer at full crop resolution (nets.DiceClassifier)")
-    ap.add_argument("--cls-grid", type=int, choices=(0, 3), default=DEFAULT_CLS_GRID,
-                    help="classifier pooling: 0 global, 3 a 3x3 grid of cells (nets.DiceClassifier)")
-    ap.add_argument("--cls-arch", choices=("conv", "separable", "separable-deep"), default=DEFAULT_CLS_ARCH,
-                    help="classifier layers (nets.CLASSIFIER_ARCHS)")
-    ap.add_argument("--crop-jitter", choices=sorted(CROP_JITTERS), default="narrow",
-                    help="box jitter of the training crops (train.CROP_JITTERS)")
-    ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
-    ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
-    ap.add_argument("--balance-classes", action=argparse.BooleanOptionalAction, default=True,
-                    help="draw rare synthetic classes (each d8 face, each colour face) more often: weight 1/sqrt(count)")
-    ap.add_argument("--blank-eight", type=float, default=0.0,
-                    help="share of the d8 dice whose eighth face is blank (labelled 8; rule EK-R-D8-BLANK)")
-    ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
-                    help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
-    ap.add_argument("--boards", action=argparse.BooleanOptionalAction, default=True,
-                    help="train on the four games' boards with their pieces (hard negatives; dice laid on boards)")
-    ap.add_argument("--board-frames", type=int, default=BOARD_FRAMES, help="rendered board frames (hard negatives)")
-    ap.add_argument("--board-scenes", type=int, default=BOARD_SCENES, help="synthetic dice scenes on boards, per model")
-    ap.add_argument("--embed-dim", type=int, default=DEFAULT_EMBED_DIM,
-                    help="classifier's embedding head for taught dice profiles (0: none)")
-    ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
-    ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
-    args = ap.parse_args(argv)
+    args = _parser().parse_args(argv)
     if args.quick:
         args.det_scenes, args.cls_scenes, args.det_steps, args.cls_steps = 100, 60, 10, 10
         args.board_frames, args.board_scenes = 8, 40
@@ -770,31 +739,8 @@ def main(argv: list[str] | None = None) -> int:
     rc = real_crops(rng, real_train, 4, size=cls_size, jitter=jitter)
     rcal = real_crops(np.random.default_rng(args.seed + 9), real_calib, 1, negatives=False, size=cls_size,
                       jitter=jitter)
-    w_syn = np.full(len(xs), 1.0)
-    if args.balance_classes:  # rare synthetic classes (each d8 face, each colour face) drawn more often
-        counts = np.bincount(ys, minlength=len(CLASSES)).astype(np.float64)
-        w_syn = 1.0 / np.sqrt(np.maximum(counts[ys], 1.0))
-    parts = [(xs, ys, us, w_syn / w_syn.sum(), np.full(len(xs), -1), np.full(len(xs), -1))]
-    shares = [1.0]
-    if args.boards:  # dice on boards and bare boards ("none"): synthetic, one share of each batch
-        xb_, yb_, ub_ = board_crop_set(args.seed, args.seed, *boards, cls_size, jitter)
-        parts.append((xb_, yb_, ub_, np.full(len(xb_), 1.0 / len(xb_)), np.full(len(xb_), -1), np.full(len(xb_), -1)))
-        shares.append(BOARD_SHARE)
-    if rc:
-        sets = sorted({c[3] for c in rc})
-        dom = np.array([sets.index(c[3]) for c in rc])
-        n_set = np.bincount(dom, minlength=len(sets)).astype(np.float64)
-        w_real = np.sqrt(n_set)[dom] / n_set[dom]  # a set's share grows as the root of its size
-        parts.append((np.stack([c[0] for c in rc]), np.array([c[1] for c in rc], np.int64), np.array([c[2] for c in rc]),
-                      w_real / w_real.sum(), dom, np.array([c[4] for c in rc], np.int64)))
-        shares.append(REAL_SHARE)
-    shares = np.array(shares) / sum(shares) if len(shares) > 1 else np.ones(1)
-    x_train = np.concatenate([q[0] for q in parts])
-    y_train = np.concatenate([q[1] for q in parts])
-    u_train = np.concatenate([q[2] for q in parts])
-    w = np.concatenate([q[3] * sh for q, sh in zip(parts, shares, strict=True)])
-    domains = np.concatenate([q[4] for q in parts])
-    dies = np.concatenate([q[5] for q in parts])
+    board_crops = board_crop_set(args.seed, args.seed, *boards, cls_size, jitter) if args.boards else None
+    x_train, y_train, u_train, w, domains, dies = classifier_mix((xs, ys, us), board_crops, rc, args.balance_classes)
     log(f"classifier: {len(xs)} synthetic + {len(x_train) - len(xs) - len(rc)} board + {len(rc)} real crops; "
         f"classes {np.bincount(y_train, minlength=len(CLASSES))}")
     from companion.workshop.dice.nets import CLASSIFIER_ARCHS
@@ -837,6 +783,22 @@ def main(argv: list[str] | None = None) -> int:
     if not np.allclose(got, want, atol=1e-3):
         raise SystemExit(f"exported classifier differs from torch by {np.abs(got - want).max():.4f}")
     wall = time.time() - started
+    manifest = _manifest(args, argv, det_path, det_steps, kept_detector, cls_path, cls_steps,
+                         (temperature, ece_before, ece_after), wall, torch.__version__)
+    _write_manifest(out, manifest, real_calib, log)
+    print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
+          f"ECE {ece_before:.3f} -> {ece_after:.3f}")
+    if os.environ.get("COMPANION_SKIP_CARDS") != "1":
+        from companion.workshop.dice import evaluate
+
+        evaluate.write_cards(out, manifest)
+    return 0
+
+
+def _manifest(args, argv, det_path: Path, det_steps, kept_detector, cls_path: Path, cls_steps, calibration,
+              wall: float, torch_version: str) -> dict:
+    """The models' manifest entries and the record of this training run."""
+    temperature, ece_before, ece_after = calibration
     manifest = {
         "dice_detector": {
             "file": det_path.name, "sha256": sha256(det_path), "bytes": det_path.stat().st_size,
@@ -845,7 +807,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "dice_classifier": {
             "file": cls_path.name, "sha256": sha256(cls_path), "bytes": cls_path.stat().st_size,
-            "config": {**classify.DEFAULTS, "size": cls_size, "uncertain_below": 0.6, "faint_min_confidence": 0.8,
+            "config": {**classify.DEFAULTS, "size": args.cls_size, "uncertain_below": 0.6, "faint_min_confidence": 0.8,
                        "always_confirm_kinds": list(ALWAYS_CONFIRM_KINDS)},
             "classes": [f"{k}:{v}" if v is not None else "none" for k, v in CLASSES],
             "layers": args.cls_arch, "pooling": "3x3 grid" if args.cls_grid else "global",
@@ -855,10 +817,16 @@ def main(argv: list[str] | None = None) -> int:
         },
         "training": {"command": "python -m companion.workshop.dice.train " + " ".join(argv if argv is not None else sys.argv[1:]),
                      "arguments": {k: str(v) for k, v in vars(args).items()},
-                     "seed": args.seed, "wall_seconds": round(wall, 1), "torch": torch.__version__},
+                     "seed": args.seed, "wall_seconds": round(wall, 1), "torch": torch_version},
     }
     if kept_detector is not None:  # the detector was trained by an earlier run: keep its record
         manifest["training"]["detector_kept_from"] = kept_detector[2]
+    return manifest
+
+
+def _write_manifest(out: Path, manifest: dict, real_calib, log) -> None:
+    """Write the manifest, keeping other models' entries; then calibrate when the reader is sure (from the
+    held-out photos) and write it again."""
     # models trained by other commands (the d8 reader: train_d8) keep their entries: they read crops of any
     # detector's boxes, so a new detector or classifier does not invalidate them
     try:
@@ -875,14 +843,80 @@ def main(argv: list[str] | None = None) -> int:
         manifest["dice_classifier"]["sure_calibration"] = sure
         log(f"uncertain below {sure['uncertain_below']}: {sure}")
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {det_path} and {cls_path} in {wall / 60:.1f} min; temperature {temperature:.2f}, "
-          f"ECE {ece_before:.3f} -> {ece_after:.3f}")
-    if os.environ.get("COMPANION_SKIP_CARDS") != "1":
-        from companion.workshop.dice import evaluate
 
-        evaluate.write_cards(out, manifest)
-    return 0
 
+def classifier_mix(synthetic, board_crops, real, balance_classes: bool):
+    """The classifier's training set: synthetic crops (rare classes weighted up when ``balance_classes``),
+    dice on boards and bare boards (``board_crops``, or None) and real crops (``real``: (crop, class,
+    uncertain, set, die) each); returns (crops, classes, uncertain, sampling weights, set index, die index),
+    the weights giving each part its share of a batch (-1: no real set, no known die)."""
+    xs, ys, us = synthetic
+    w_syn = np.full(len(xs), 1.0)
+    if balance_classes:  # rare synthetic classes (each d8 face, each colour face) drawn more often
+        counts = np.bincount(ys, minlength=len(CLASSES)).astype(np.float64)
+        w_syn = 1.0 / np.sqrt(np.maximum(counts[ys], 1.0))
+    parts = [(xs, ys, us, w_syn / w_syn.sum(), np.full(len(xs), -1), np.full(len(xs), -1))]
+    shares = [1.0]
+    if board_crops is not None:  # dice on boards and bare boards ("none"): synthetic, one share of each batch
+        xb_, yb_, ub_ = board_crops
+        parts.append((xb_, yb_, ub_, np.full(len(xb_), 1.0 / len(xb_)), np.full(len(xb_), -1), np.full(len(xb_), -1)))
+        shares.append(BOARD_SHARE)
+    if real:
+        parts.append(_real_part(real))
+        shares.append(REAL_SHARE)
+    weights = np.array(shares) / sum(shares) if len(shares) > 1 else np.ones(1)
+    return (
+        np.concatenate([q[0] for q in parts]),
+        np.concatenate([q[1] for q in parts]),
+        np.concatenate([q[2] for q in parts]),
+        np.concatenate([q[3] * sh for q, sh in zip(parts, weights, strict=True)]),
+        np.concatenate([q[4] for q in parts]),
+        np.concatenate([q[5] for q in parts]),
+    )
+
+
+def _real_part(rc):
+    sets = sorted({c[3] for c in rc})
+    dom = np.array([sets.index(c[3]) for c in rc])
+    n_set = np.bincount(dom, minlength=len(sets)).astype(np.float64)
+    w_real = np.sqrt(n_set)[dom] / n_set[dom]  # a set's share grows as the root of its size
+    return (np.stack([c[0] for c in rc]), np.array([c[1] for c in rc], np.int64), np.array([c[2] for c in rc]),
+            w_real / w_real.sum(), dom, np.array([c[4] for c in rc], np.int64))
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    ap.add_argument("--det-scenes", type=int, default=3000)
+    ap.add_argument("--cls-scenes", type=int, default=3000)
+    ap.add_argument("--det-steps", type=int, default=DEFAULT_DET_STEPS)
+    ap.add_argument("--cls-steps", type=int, default=DEFAULT_CLS_STEPS)
+    ap.add_argument("--cls-size", type=int, default=DEFAULT_CLS_SIZE, help="classifier crop side in pixels")
+    ap.add_argument("--cls-full-res-stem", action="store_true",
+                    help="classifier's first layer at full crop resolution (nets.DiceClassifier)")
+    ap.add_argument("--cls-grid", type=int, choices=(0, 3), default=DEFAULT_CLS_GRID,
+                    help="classifier pooling: 0 global, 3 a 3x3 grid of cells (nets.DiceClassifier)")
+    ap.add_argument("--cls-arch", choices=("conv", "separable", "separable-deep"), default=DEFAULT_CLS_ARCH,
+                    help="classifier layers (nets.CLASSIFIER_ARCHS)")
+    ap.add_argument("--crop-jitter", choices=sorted(CROP_JITTERS), default="narrow",
+                    help="box jitter of the training crops (train.CROP_JITTERS)")
+    ap.add_argument("--minutes-det", type=float, default=DEFAULT_MINUTES_DET, help="time cap of detector training")
+    ap.add_argument("--minutes-cls", type=float, default=DEFAULT_MINUTES_CLS, help="time cap of classifier training")
+    ap.add_argument("--balance-classes", action=argparse.BooleanOptionalAction, default=True,
+                    help="draw rare synthetic classes (each d8 face, each colour face) more often: weight 1/sqrt(count)")
+    ap.add_argument("--blank-eight", type=float, default=0.0,
+                    help="share of the d8 dice whose eighth face is blank (labelled 8; rule EK-R-D8-BLANK)")
+    ap.add_argument("--keep-detector", type=Path, default=None, metavar="FOLDER",
+                    help="reuse the detector (model and manifest entry) of this models folder; train the classifier only")
+    ap.add_argument("--boards", action=argparse.BooleanOptionalAction, default=True,
+                    help="train on the four games' boards with their pieces (hard negatives; dice laid on boards)")
+    ap.add_argument("--board-frames", type=int, default=BOARD_FRAMES, help="rendered board frames (hard negatives)")
+    ap.add_argument("--board-scenes", type=int, default=BOARD_SCENES, help="synthetic dice scenes on boards, per model")
+    ap.add_argument("--embed-dim", type=int, default=DEFAULT_EMBED_DIM,
+                    help="classifier's embedding head for taught dice profiles (0: none)")
+    ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
+    ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
+    return ap
 
 if __name__ == "__main__":
     sys.exit(main())
