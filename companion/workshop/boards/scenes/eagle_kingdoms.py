@@ -128,6 +128,26 @@ def painter(
     art.check_rendition(rendition)
     style = style or (StandStyle.random(rng) if rendition == 1 else StandStyle.random2(rng))
     felt_shade = rng.uniform(0.85, 1.15)
+    placements, centres = _placements(board, scene, rng)
+    if rendition == 2:
+        rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
+
+    def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
+        if rendition == 2:
+            _paint_print(tex, to_px, board, scene, felt_shade)
+        else:
+            _paint_flat(tex, to_px, board, scene, felt_shade)
+        for _rid, centre, label, yaw in placements:
+            draw_stand(tex, to_px, centre, label, style, yaw)
+
+    return paint, Truth({k: list(v) for k, v in scene.items() if v}, centres, style)
+
+
+def _placements(
+    board: BoardMap, scene: Mapping[str, list[Any]], rng: np.random.Generator
+) -> tuple[list[tuple[str, tuple[float, float], Any, float]], dict[str, list[tuple[float, float]]]]:
+    """Where each stand of ``scene`` stands, jittered and turned: (region, centre mm, label, yaw) each, and
+    the centres by region."""
     placements: list[tuple[str, tuple[float, float], Any, float]] = []
     centres: dict[str, list[tuple[float, float]]] = {}
     slots = shield_slots(board)
@@ -135,7 +155,8 @@ def painter(
         stands = [p["stand"] for p in scene.get(region.id, []) if isinstance(p, dict) and "stand" in p]
         if not stands:
             continue
-        if region.kind == "shield":
+        on_shield = region.kind == "shield"
+        if on_shield:
             spots = list(slots)
             if len(stands) > len(spots):  # more characters than room: they crowd the middle
                 spots += [(region.center_mm[0] + rng.uniform(-15, 15), region.center_mm[1] + rng.uniform(-15, 15)) for _ in range(len(stands) - len(spots))]
@@ -144,79 +165,79 @@ def painter(
             stands = [stands[k] for k in order]
         else:
             positions = [stand_spots(board)[region.id]] * len(stands)
+        jitter = SHIELD_JITTER_MM if on_shield else STAND_JITTER_MM
+        max_yaw = SHIELD_MAX_YAW_DEG if on_shield else MAX_YAW_DEG
         for label, (x, y) in zip(stands, positions, strict=True):
-            on_shield = region.kind == "shield"
-            jitter = SHIELD_JITTER_MM if on_shield else STAND_JITTER_MM
             jx, jy = rng.normal(0, jitter / 2, 2).clip(-jitter, jitter)
-            max_yaw = SHIELD_MAX_YAW_DEG if on_shield else MAX_YAW_DEG
             yaw = float(rng.uniform(-max_yaw, max_yaw))
             placements.append((region.id, (x + jx, y + jy), label, yaw))
             centres.setdefault(region.id, []).append((x + jx, y + jy))
+    return placements, centres
 
-    def paint(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
-        if rendition == 2:
-            paint2(tex, to_px)
+
+def _has_piece(scene: Mapping[str, list[Any]], region_id: str) -> bool:
+    return any(isinstance(p, dict) and p.get("piece") for p in scene.get(region_id, []))
+
+
+def _paint_print(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray], board: BoardMap,
+                 scene: Mapping[str, list[Any]], felt_shade: float) -> None:
+    """Rendition 2: the printed board of one box (art.BOX_SEED: the same print in every scene)."""
+    r2 = np.random.default_rng(art.BOX_SEED)
+    s = art.px_per_mm(to_px)
+    mask = art.board_mask(tex.shape, board, to_px)
+    art.blend(tex, art.felt(tex.shape[:2], r2, s, np.array(FELT2_BGR) * felt_shade), mask)
+    dice = dice_spots(board)
+    line = max(1, round(0.8 * s))
+    for k, region in enumerate(board.regions):
+        poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
+        present = _has_piece(scene, region.id)
+        if present:
+            _paint_piece_print(tex, poly, k, r2, s)
+            where = dice.get(region.id)
         else:
-            paint1(tex, to_px)
-        for _rid, centre, label, yaw in placements:
-            draw_stand(tex, to_px, centre, label, style, yaw)
+            cv2.polylines(tex, [poly], True, TEMPLATE_LINE2_BGR, line, cv2.LINE_AA, shift=4)
+            where = region.center_mm if region.kind != "shield" else None
+        if where is not None:  # the dice picture: on the piece beside the stand, or printed on the felt
+            values = (k % 6 + 1, (k * 5 + 2) % 6 + 1)
+            for j, v in enumerate(values):
+                art.die_face(tex, to_px, (where[0] + (j - 0.5) * 7.6, where[1]), 7.0, v, 0.0,
+                             body=(225, 230, 232) if present else TEMPLATE_LINE2_BGR,
+                             pip=(25, 25, 25) if present else FELT2_BGR)
 
-    if rendition == 2:
-        rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
-    art_seed = art.BOX_SEED  # one box: its print is the same in every scene
 
-    def paint2(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
-        r2 = np.random.default_rng(art_seed)
-        s = art.px_per_mm(to_px)
-        mask = art.board_mask(tex.shape, board, to_px)
-        art.blend(tex, art.felt(tex.shape[:2], r2, s, np.array(FELT2_BGR) * felt_shade), mask)
-        dice = dice_spots(board)
-        line = max(1, round(0.8 * s))
-        for k, region in enumerate(board.regions):
-            poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
-            present = any(isinstance(p, dict) and p.get("piece") for p in scene.get(region.id, []))
-            if present:
-                piece = np.zeros(tex.shape[:2], np.uint8)
-                cv2.fillPoly(piece, [poly], 255, cv2.LINE_AA, shift=4)
-                x, y, bw, bh = cv2.boundingRect(np.round(poly / 16).astype(np.int32))
-                x, y = max(x - 2, 0), max(y - 2, 0)
-                sub = (slice(y, y + bh + 4), slice(x, x + bw + 4))
-                hh, ww = piece[sub].shape
-                base = np.array(piece_colour2(k), np.float32)
-                yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32)
-                a = r2.uniform(0, np.pi)
-                stripes = 1.0 + 0.18 * np.sin((xx * np.cos(a) + yy * np.sin(a)) / max(s, 1e-3) * 2 * np.pi / 4.0)
-                layer = base * (stripes * (1 + 0.1 * art.noise((hh, ww), r2, 12 * s, 2)))[..., None]
-                roi = tex[sub]
-                art.blend(roi, layer, piece[sub])
-                cv2.polylines(tex, [poly], True, (20, 22, 28), max(1, round(0.7 * s)), cv2.LINE_AA, shift=4)
-                where = dice.get(region.id)
-            else:
-                cv2.polylines(tex, [poly], True, TEMPLATE_LINE2_BGR, line, cv2.LINE_AA, shift=4)
-                where = region.center_mm if region.kind != "shield" else None
-            if where is not None:  # the dice picture: on the piece beside the stand, or printed on the felt
-                values = (k % 6 + 1, (k * 5 + 2) % 6 + 1)
-                for j, v in enumerate(values):
-                    art.die_face(tex, to_px, (where[0] + (j - 0.5) * 7.6, where[1]), 7.0, v, 0.0,
-                                 body=(225, 230, 232) if present else TEMPLATE_LINE2_BGR,
-                                 pip=(25, 25, 25) if present else FELT2_BGR)
+def _paint_piece_print(tex: np.ndarray, poly: np.ndarray, k: int, r2: np.random.Generator, s: float) -> None:
+    """Piece ``k`` of the printed board: its colour in faint stripes, outlined."""
+    piece = np.zeros(tex.shape[:2], np.uint8)
+    cv2.fillPoly(piece, [poly], 255, cv2.LINE_AA, shift=4)
+    x, y, bw, bh = cv2.boundingRect(np.round(poly / 16).astype(np.int32))
+    x, y = max(x - 2, 0), max(y - 2, 0)
+    sub = (slice(y, y + bh + 4), slice(x, x + bw + 4))
+    hh, ww = piece[sub].shape
+    base = np.array(piece_colour2(k), np.float32)
+    yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32)
+    a = r2.uniform(0, np.pi)
+    stripes = 1.0 + 0.18 * np.sin((xx * np.cos(a) + yy * np.sin(a)) / max(s, 1e-3) * 2 * np.pi / 4.0)
+    layer = base * (stripes * (1 + 0.1 * art.noise((hh, ww), r2, 12 * s, 2)))[..., None]
+    roi = tex[sub]
+    art.blend(roi, layer, piece[sub])
+    cv2.polylines(tex, [poly], True, (20, 22, 28), max(1, round(0.7 * s)), cv2.LINE_AA, shift=4)
 
-    def paint1(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray]) -> None:
-        w, h = board.size_mm
-        quad = to_px(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-        felt = tuple(int(min(255, c * felt_shade)) for c in FELT_BGR)
-        cv2.fillPoly(tex, [np.round(quad * 16).astype(np.int32)], felt, cv2.LINE_AA, shift=4)
-        s = float(np.linalg.norm(to_px(np.array([[1.0, 0.0]]))[0] - to_px(np.array([[0.0, 0.0]]))[0]))
-        for k, region in enumerate(board.regions):
-            poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
-            present = any(isinstance(p, dict) and p.get("piece") for p in scene.get(region.id, []))
-            if present:
-                cv2.fillPoly(tex, [poly], piece_colour(k), cv2.LINE_AA, shift=4)
-                cv2.polylines(tex, [poly], True, (20, 40, 70), max(1, round(0.6 * s)), cv2.LINE_AA, shift=4)
-            else:
-                cv2.polylines(tex, [poly], True, TEMPLATE_LINE_BGR, max(1, round(0.5 * s)), cv2.LINE_AA, shift=4)
 
-    return paint, Truth({k: list(v) for k, v in scene.items() if v}, centres, style)
+def _paint_flat(tex: np.ndarray, to_px: Callable[[np.ndarray], np.ndarray], board: BoardMap,
+                scene: Mapping[str, list[Any]], felt_shade: float) -> None:
+    """Rendition 1: flat felt, pieces in flat colours, empty places outlined."""
+    w, h = board.size_mm
+    quad = to_px(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+    felt = tuple(int(min(255, c * felt_shade)) for c in FELT_BGR)
+    cv2.fillPoly(tex, [np.round(quad * 16).astype(np.int32)], felt, cv2.LINE_AA, shift=4)
+    s = float(np.linalg.norm(to_px(np.array([[1.0, 0.0]]))[0] - to_px(np.array([[0.0, 0.0]]))[0]))
+    for k, region in enumerate(board.regions):
+        poly = np.round(to_px(np.asarray(region.polygon_mm)) * 16).astype(np.int32)
+        if _has_piece(scene, region.id):
+            cv2.fillPoly(tex, [poly], piece_colour(k), cv2.LINE_AA, shift=4)
+            cv2.polylines(tex, [poly], True, (20, 40, 70), max(1, round(0.6 * s)), cv2.LINE_AA, shift=4)
+        else:
+            cv2.polylines(tex, [poly], True, TEMPLATE_LINE_BGR, max(1, round(0.5 * s)), cv2.LINE_AA, shift=4)
 
 
 def render(

@@ -157,34 +157,7 @@ def painter(
     free: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for sp in nest_spots(board, cfg["spots"]):
         free.setdefault((sp.region, sp.kind), []).append((sp.x, sp.y))
-    jitter = float(cfg["paint"]["jitter_mm"])
-    items: list[tuple[str, str, tuple[float, float], float]] = []
-    truth: dict[str, list[Any]] = {}
-    for region, pieces in scene.items():
-        used = {"tile": 0, "magpie": 0}
-        for p in pieces or []:
-            if "magpie" in p:
-                kind, what = "magpie", p["magpie"]
-                if what not in MAGPIE_COLOURS:
-                    raise ValueError(f"unknown magpie colour {what!r}")
-            elif "tile" in p:
-                kind, what = "tile", p["tile"]
-                if what not in TILE_KINDS:
-                    raise ValueError(f"unknown tile {what!r}")
-            else:
-                raise ValueError(f"unknown piece {p!r} in {region}")
-            spots = free.get((region, kind))
-            if spots is None:
-                raise ValueError(f"no nest {region!r} on the board map")
-            if used[kind] >= len(spots):
-                raise ValueError(f"nest {region} has room for {len(spots)} {kind}s")
-            x, y = spots[used[kind]]
-            used[kind] += 1
-            rr, a = jitter * np.sqrt(rng.uniform()), rng.uniform(0, 2 * np.pi)
-            items.append((kind, what, (x + rr * np.cos(a), y + rr * np.sin(a)), float(rng.uniform(0, 2 * np.pi))))
-            truth.setdefault(region, []).append({kind: what})
-    for pieces in truth.values():
-        pieces.sort(key=lambda p: sorted(p.items()))
+    items, truth = _placed_pieces(scene, free, float(cfg["paint"]["jitter_mm"]), rng)
 
     if rendition == 2:
         rng.integers(2**31)  # (the draw keeps the scenes' cameras as they were when each scene had its own print)
@@ -200,6 +173,46 @@ def painter(
             (draw_magpie if kind == "magpie" else draw_tile)(tex, to_px, at, what, angle, cfg)
 
     return paint, Truth(truth)
+
+
+def _placed_pieces(
+    scene: Mapping[str, list[Any]], free: Mapping[tuple[str, str], list[tuple[float, float]]], jitter: float,
+    rng: np.random.Generator,
+) -> tuple[list[tuple[str, str, tuple[float, float], float]], dict[str, list[Any]]]:
+    """Each piece of ``scene`` on the next free spot of its nest (``free``: by (nest, kind)), jittered and
+    turned: (kind, what, centre mm, angle) each, and the ground truth by nest."""
+    items: list[tuple[str, str, tuple[float, float], float]] = []
+    truth: dict[str, list[Any]] = {}
+    for region, pieces in scene.items():
+        used = {"tile": 0, "magpie": 0}
+        for p in pieces or []:
+            kind, what = _piece_of(p, region)
+            spots = free.get((region, kind))
+            if spots is None:
+                raise ValueError(f"no nest {region!r} on the board map")
+            if used[kind] >= len(spots):
+                raise ValueError(f"nest {region} has room for {len(spots)} {kind}s")
+            x, y = spots[used[kind]]
+            used[kind] += 1
+            rr, a = jitter * np.sqrt(rng.uniform()), rng.uniform(0, 2 * np.pi)
+            items.append((kind, what, (x + rr * np.cos(a), y + rr * np.sin(a)), float(rng.uniform(0, 2 * np.pi))))
+            truth.setdefault(region, []).append({kind: what})
+    for pieces in truth.values():
+        pieces.sort(key=lambda p: sorted(p.items()))
+    return items, truth
+
+
+def _piece_of(p: Any, region: str) -> tuple[str, str]:
+    """(kind, what) of a scene's piece: ("magpie", colour) or ("tile", kind); ValueError for anything else."""
+    if "magpie" in p:
+        if p["magpie"] not in MAGPIE_COLOURS:
+            raise ValueError(f"unknown magpie colour {p['magpie']!r}")
+        return "magpie", p["magpie"]
+    if "tile" in p:
+        if p["tile"] not in TILE_KINDS:
+            raise ValueError(f"unknown tile {p['tile']!r}")
+        return "tile", p["tile"]
+    raise ValueError(f"unknown piece {p!r} in {region}")
 
 
 def render(
