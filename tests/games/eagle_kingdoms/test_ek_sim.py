@@ -64,3 +64,26 @@ def test_from_json_rejects_malformed_states():
     del bad["board"]
     with pytest.raises(InvalidAction):
         EagleState.from_json(game, bad)
+
+
+def test_invariants_catch_pieces_and_characters_out_of_place():
+    from companion.games.eagle_kingdoms.rules import BOARD_PIECES, LOCK_MASK
+
+    state = new_state()
+    assert state.check_invariants() == []
+    outer = next(p for p in BOARD_PIECES if not LOCK_MASK[p] & state.present)
+    inner = next(p for p in BOARD_PIECES if LOCK_MASK[p] & state.present)
+    ghost = state.clone()
+    ghost.present &= ~(1 << outer)  # gone from the board, yet its character is still on it
+    assert any("captured but still holds a character" in p for p in ghost.check_invariants())
+    jumped = state.clone()
+    jumped.present &= ~(1 << inner)
+    jumped.hands[0][jumped.kind_on[inner]] += 1
+    jumped.kind_on[inner] = -1
+    problems = jumped.check_invariants()
+    assert any("left the board while locked in" in p for p in problems) and len(problems) == 1, problems
+    lost = state.clone()
+    lost.hands[1][0] -= 1
+    problems = lost.check_invariants()
+    assert any("characters per kind" in p for p in problems) and any("negative count" in p for p in problems)
+    assert state.check_invariants() == []  # clones are independent

@@ -40,3 +40,21 @@ def test_unfinished_games_count_as_unfinished(monkeypatch):
     monkeypatch.setattr(module.game_class, "max_actions", 3)
     report = simulate(module, lambda: make_game("duel"), games=2, seed=1)
     assert report.games == 2 and report.finished == 0
+
+
+def test_invariants_catch_lost_cards_stale_caches_and_a_turn_without_actions():
+    module = load_game("falconry")
+    state = make_game("duel").new_initial_state()
+    playout(state, random.Random(3), module.simulation_policy, max_actions=6)
+    assert not state.is_terminal() and state.check_invariants() == []
+    extra = state.clone()
+    extra.hands[0][0] += 1  # a card from nowhere
+    assert any("in hand + table, expected" in p for p in extra.check_invariants())
+    stale = state.clone()
+    cell = next(iter(stale.stacks))
+    stale.owner[cell] = 1 - stale.owner[cell]
+    assert any("owner of" in p for p in stale.check_invariants())
+    idle = state.clone()
+    idle.actions_left = 0
+    assert any("actions left in a turn" in p for p in idle.check_invariants())
+    assert state.check_invariants() == []
