@@ -32,11 +32,12 @@ import numpy as np
 from companion.app import overlay, theme
 from companion.app.board import is_usable
 from companion.app.calibration import camera_profiles, load_camera_profile
-from companion.app.demo import DemoRecognizer, DemoScript, board_geometry, board_size_mm, demo_homography
+from companion.app.demo import DemoScript, board_geometry, demo_view
 from companion.app.demo_render import renderer_for
-from companion.app.i18n import tr
+from companion.app.i18n import camera_words, tr
 from companion.app.table_camera import TableRecognizer
 from companion.app.worker import RecognitionWorker
+from companion.games.core import GameError
 from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, open_source
 
 Deliver = Callable[[int, dict[str, Any], float], None]
@@ -85,17 +86,32 @@ class DemoPlayback:
         self.renderer: Callable[[DemoScript, int], np.ndarray] | None = None
         self.step = 0
         self.following = False
+        self._loaded: dict[str, tuple[DemoScript, Callable[[DemoScript, int], np.ndarray]]] = {}
 
-    def load(self) -> DemoScript:
-        if self.script is None:
-            self.script = DemoScript.load()
-            self.renderer = renderer_for(self.script)
+    def load(self, game: str | None = None) -> DemoScript:
+        """The recording of ``game`` (each game has its own, kept with its drawn frames once loaded; None: the one
+        loaded, else Eagle Kingdoms)."""
+        if self.script is None or (game is not None and game != self.script.module.name):
+            if game not in self._loaded:
+                script = DemoScript.load(game=game)
+                self._loaded[script.module.name] = (script, renderer_for(script))
+                game = script.module.name
+            self.script, self.renderer = self._loaded[game]
+            self.step, self.following = 0, False
         return self.script
 
     def frame(self) -> tuple[np.ndarray, dict[str, Any]]:
         """The picture of the present step (drawn by the recording's renderer) and its meta."""
-        script = self.load()
-        return self.renderer(script, self.step), {"step": self.step}
+        script, renderer, step = self.load(), self.renderer, self.step
+        return renderer(script, step), {"step": step, "game": script.module.name}
+
+    def recognize(self, _image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
+        """What the camera reader reports in a demo frame: the recording's scripted reading of its step (nothing
+        for a frame of another recording, drawn before the game changed)."""
+        script = self.script
+        if script is None or meta.get("game", script.module.name) != script.module.name:
+            return {}
+        return script.observation(int(meta.get("step", 0)))
 
     def start(self) -> None:
         self.following, self.step = True, 0
@@ -113,7 +129,11 @@ class DemoPlayback:
 
     def resume(self, game: str, history: list) -> None:
         """A resumed game follows the recording when it is the recording's game and its history so far."""
-        script = self.load()
+        try:
+            script = self.load(game)
+        except GameError:  # no recording of this game: the picture stays
+            self.following = False
+            return
         self.following = game == script.module.name and history == script.actions[:len(history)]
         if self.following:
             self.step = len(history)
@@ -195,7 +215,8 @@ class CameraSession:
         self.recognizer = None
         self.board.homography = None
         if self.is_demo:
-            recognize = DemoRecognizer(self.demo.load())
+            self.demo.load()
+            recognize = self.demo.recognize
         else:
             recognize = self.recognizer = self.make_recognizer(self.user_dir, self.profile)
             self.recognizer.set_game(self.game)
@@ -337,7 +358,7 @@ class CameraSession:
                 return None, {}
             name = self.demo.script.module.name
             if self._demo_view is None or self._demo_view[0] != name:  # once per game, not per frame (board.json)
-                self._demo_view = (name, demo_homography(board_size_mm(name)), board_geometry(name))
+                self._demo_view = (name, demo_view(name), board_geometry(name))
             return self._demo_view[1], self._demo_view[2]
         info = self.recognizer.info if self.recognizer is not None else None
         if self.board.homography is None or info is None:
@@ -354,19 +375,22 @@ class CameraSession:
         """The table's line over the picture: the reader's status, with why no space is marked (the board is
         not found) or why dice may be misread (the camera sees the table too obliquely)."""
         board = self.board
+        status = camera_words(status)
         if self.is_demo:
             return status
         if board.status and not board.found:
-            return f"{board.status} - {status}" if status else board.status
+            seen = camera_words(board.status)
+            return f"{seen} - {status}" if status else seen
         if board.leaning:
             lean = tr("camera:lean_short", angle=round(board.view_angle))
             return f"{status} - {lean}" if status else lean
         return status
 
-    def overlay(self, size: tuple[int, int], want: Overlay, where: str = ""
+    def overlay(self, size: tuple[int, int], want: Overlay, where: str = "", scale: float = 1.0, unit: float = 1.0
                 ) -> tuple[tuple, Callable[[], np.ndarray | None]]:
-        """(key, draw) of the overlay of a ``size`` (width, height) frame: the key changes exactly when the
-        picture would; ``draw()`` makes the transparent layer (:func:`companion.app.overlay.layer`)."""
+        """(key, draw) of the overlay of a ``size`` (width, height) frame shown at ``scale`` (screen px per frame
+        px; ``unit``: screen px per dp): the key changes exactly when the picture would; ``draw()`` makes the
+        transparent layer (:func:`companion.app.overlay.layer`)."""
         w, h = size
         if want.dice is not None:
             dice = want.dice
@@ -383,17 +407,18 @@ class CameraSession:
                 bw, bh = info.map.size_mm
                 outline = overlay.project(homography, [(0, 0), (bw, 0), (bw, bh), (0, bh)], camera)
         marks, status, points = want.marks, want.status, want.points
-        key = (w, h, where, status, tuple(sorted(marks.items())),
+        key = (w, h, round(scale, 3), unit, where, status, tuple(sorted(marks.items())),
                tuple((tuple(d.get("box") or ()), d.get("value"), bool(d.get("uncertain"))) for d in dice),
                None if homography is None else homography.round(3).tobytes(),
                None if outline is None else outline.round(1).tobytes(), tuple(points), id(camera))
-        return key, lambda: overlay.layer((w, h), dice, marks, geometry, homography, status, outline, points, camera)
+        return key, lambda: overlay.layer((w, h), dice, marks, geometry, homography, status, outline, points, camera,
+                                          scale=scale, unit=unit)
 
     def die_at(self, dice: list[dict[str, Any]], x: float, y: float) -> int | None:
         """The index of the die whose box holds the tap at frame pixel (x, y)."""
         return overlay.hit_die(dice, x, y)
 
-    def space_at(self, marks: dict[str, str], x: float, y: float) -> str | None:
-        """The marked space nearest the tap at frame pixel (x, y), if near enough."""
+    def space_at(self, marks: dict[str, str] | None, x: float, y: float) -> str | None:
+        """The marked space (any space when ``marks`` is None) nearest the tap at frame pixel (x, y), if near enough."""
         homography, geometry = self.board_view()
         return overlay.hit_space(marks, geometry, homography, x, y, camera=self.lens)

@@ -13,6 +13,8 @@ import tempfile
 
 from companion.inputs import decimal_argument
 
+GAME_NAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
+
 
 def prepare_environment(headless: bool = False, kivy_home: str | None = None) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -49,7 +51,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         print(f"error: cannot use {args.data or 'the data folder'} for the app's data: {plain_os_error(exc)}",
               file=sys.stderr)
         return 2
-    headless = args.headless or bool(args.screenshot and args.exit_after_game)
+    headless = args.headless or bool(args.screenshot and (args.exit_after_game or args.layouts))
     prepare_environment(headless=headless)
     try:
         from kivy.config import Config
@@ -58,6 +60,10 @@ def cmd_app(args: argparse.Namespace) -> int:
         return 2
     quiet_kivy_probes()
     Config.set("kivy", "log_level", "debug" if args.verbose else "warning")
+    sizes = None
+    if args.layouts:  # the window starts as large as the largest size: an offscreen window does not grow
+        Config.set("graphics", "width", "1280")
+        Config.set("graphics", "height", "820")
     if args.size:
         w, _, h = args.size.partition("x")
         if not (w.isascii() and w.isdigit() and h.isascii() and h.isdigit() and 100 <= int(w) <= 10000
@@ -67,7 +73,9 @@ def cmd_app(args: argparse.Namespace) -> int:
             return 2
         Config.set("graphics", "width", w)
         Config.set("graphics", "height", h)
+        sizes = ((int(w), int(h)),)
     from companion.app.main import CompanionApp
+    from companion.app.tour import SIZES
 
     autoplay = args.autoplay
     if args.exit_after_game and autoplay is None:
@@ -80,11 +88,23 @@ def cmd_app(args: argparse.Namespace) -> int:
             print(f"warning: {why}", file=sys.stderr)
     app = CompanionApp(source=args.source, data_dir=args.data, screenshot_dir=args.screenshot,
                        exit_after_game=args.exit_after_game, autoplay=autoplay, language=args.lang,
-                       camera_profile=args.camera_profile)
+                       camera_profile=args.camera_profile, game=args.game,
+                       layouts=(sizes or SIZES) if args.layouts else None, tour=False if args.layouts else None)
     app.run()
     if args.screenshot:
-        for path in app.tour.taken:
+        for path in app.tour.taken + (app.layout_tour.taken if app.layout_tour else []):
             print(path)
+    if args.layouts:
+        tour = app.layout_tour
+        if tour is None or tour.busy:
+            print("error: the layout tour did not finish", file=sys.stderr)
+            return 1
+        for key, found in tour.problems.items():
+            for problem in found:
+                print(f"{key}: {problem}", file=sys.stderr)
+        print(f"{tour.checked} screens checked at {len(tour.sizes)} sizes in {len(tour.langs)} languages; "
+              f"{sum(map(len, tour.problems.values()))} texts do not fit")
+        return 1 if tour.problems else 0
     if args.exit_after_game and not app.game_over:
         print("error: the game did not reach its end", file=sys.stderr)
         return 1
@@ -100,10 +120,16 @@ def register(subparsers) -> None:
                    help="camera intrinsics profile (JSON from companion.vision.intrinsics calibrate, e.g. "
                         "calibration/cameras/NAME.json): lens correction for the board pose; default: the one chosen in set-up")
     p.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the saved setting)")
+    p.add_argument("--game", choices=GAME_NAMES, default=None,
+                   help="the game chosen on the home screen; with --source demo its demo game starts at once")
     p.add_argument("--autoplay", type=decimal_argument(0.0, 60.0), default=None, metavar="SECONDS",
                    help="start the demo game and confirm each reading after SECONDS (watch the referee work)")
     p.add_argument("--screenshot", metavar="DIR", default=None, help="save a screenshot of every screen in DIR")
     p.add_argument("--exit-after-game", action="store_true", help="play the demo to its end and quit (with --screenshot: headless)")
+    p.add_argument("--layouts", action="store_true",
+                   help="show every screen of every game at 360x780, 420x820, 800x600 and 1280x800 (only --size when given) "
+                        "in both languages, check that every text fits, save each as DIR/WxH/LANG/GAME-SCREEN.png "
+                        "with --screenshot DIR (headless), and quit (exit status 1 when a text does not fit)")
     p.add_argument("--headless", action="store_true", help="render offscreen (no window; for CI)")
     p.add_argument("--verbose", action="store_true", help="Kivy's debug log")
     p.add_argument("--size", default=None, help="window size WxH, e.g. 420x820 for a phone shape")

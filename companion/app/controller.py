@@ -29,6 +29,8 @@ from typing import Any
 
 from companion.app import paths
 from companion.app.i18n import language, tr
+from companion.app.moves import MovePicker, regions
+from companion.app.words import plain, space_name
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
@@ -46,7 +48,6 @@ from companion.referee.dice import (
     with_correction,
 )
 
-MAX_CHOICES_SHOWN = 60
 DEFAULT_COLOURS = [0, 1, 2, 3, 0, 1]
 
 
@@ -196,6 +197,8 @@ class Controller:
         self.rng = random.Random(seed)
         self.colours: list[int] = list(DEFAULT_COLOURS)
         self._entry: list[DieValue] = []
+        self._picker: tuple[tuple, MovePicker] | None = None
+        self.refused: str | None = None  # the region of the move last refused (marked on the picture until the next change)
         self._played_dice: list[tuple[str, str]] = []  # (kind, face) of each die of the last roll applied
         self._early_roll = False  # the camera saw a new roll while a move was still awaited
         self._last_seen: dict[str, Any] | None = None  # the camera's last illegal call or question, said once
@@ -226,8 +229,14 @@ class Controller:
         comes from the game's data files (``companion.games.i18n``), English where a word is missing."""
         lang = language()
         if lang == engine_i18n.DEFAULT:
-            return self.view.describe_choice(state, action) if choice else state.action_to_string(action)
-        return engine_i18n.describe_action(state, action, lang, choice=choice)
+            text = self.view.describe_choice(state, action) if choice else state.action_to_string(action)
+        else:
+            text = engine_i18n.describe_action(state, action, lang, choice=choice)
+        return self.plain(text)
+
+    def plain(self, text: str) -> str:
+        """``text`` with the game's space ids, cells and owl codes in plain words (:mod:`companion.app.words`)."""
+        return plain(self.module.name, text, language()) if self.module else text
 
     def _changed(self) -> None:
         self.generation += 1
@@ -237,6 +246,7 @@ class Controller:
         self._dice_crops = {}
         self.setup_read = None
         self.vision_status = ""
+        self.refused = None
         self.emit("changed", self.generation)
         if self.state is not None and self.state.is_terminal():
             self.emit("over", None)
@@ -263,11 +273,12 @@ class Controller:
         return paths.journals_dir(self.root)
 
     def new_game(self, name: str, players: list[str], mode: str | None = None, variant: str | None = None,
-                 journal: bool = True, colours: list[int] | None = None) -> Session:
+                 journal: bool = True, colours: list[int] | None = None, options: dict[str, Any] | None = None) -> Session:
         """Start a game (raises :class:`GameError` with a plain message for a bad set-up). ``colours``: each
-        player's colour (an index into the theme's colours), kept in the journal's header for a resume."""
+        player's colour (an index into the theme's colours), kept in the journal's header for a resume;
+        ``options``: the game's rules options (``Game.options_spec``), checked by the core."""
         module = load_game(name)
-        game = module.game_class(players=players, mode=mode or None, variant=variant or None)
+        game = module.game_class(players=players, mode=mode or None, variant=variant or None, options=dict(options or {}))
         path = None
         if journal:
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -281,6 +292,19 @@ class Controller:
         self.colours = chosen
         self.say("info", tr("table:started", game=self.title()))
         return self.session
+
+    def replay(self, name: str, players: list[str], actions: list[Action], mode: str | None = None,
+               variant: str | None = None, options: dict[str, Any] | None = None) -> Session:
+        """A game without a journal, at the position after ``actions`` (the screenshot tour shows each game at
+        its moments this way; nothing is written)."""
+        module = load_game(name)
+        session = Session(module.game_class(players=players, mode=mode or None, variant=variant or None,
+                                            options=dict(options or {})))
+        for action in actions:
+            session.apply(action)
+        self._install(module, session)
+        self.colours = list(DEFAULT_COLOURS)
+        return session
 
     def resume(self, path: str | Path, continue_from_last_good: bool = False) -> Session:
         """Resume a journal (JournalError with a plain message). A damaged one raises
@@ -349,7 +373,12 @@ class Controller:
             if self.at_setup():  # laid out on the table and read by the camera (never typed as a placement)
                 return tr("table:setup_camera")
             request = state.chance_request()
-            return (engine_i18n.chance_prompt(state, language()) or request.prompt) if request else tr("table:chance")
+            if request is None:
+                return tr("table:chance")
+            own = f"prompt:{self.module.name}:{request.kind}"  # the app's words where the engine's say what to type
+            if tr(own) != own:
+                return tr(own, player=self.current_player_name())
+            return self.plain(engine_i18n.chance_prompt(state, language()) or request.prompt)
         return tr("table:your_choice", player=state.player_name(state.current_player))
 
     def dice_specs(self) -> list[DieSpec]:
@@ -371,15 +400,33 @@ class Controller:
         state = self.state
         if state is None or self.phase != "decision":
             return []
-        actions = state.legal_actions()
-        return [Choice(i, a, self._words(state, a, choice=True), a.get("piece") if isinstance(a.get("piece"), str) else None)
-                for i, a in enumerate(actions[:MAX_CHOICES_SHOWN])]
+        return [Choice(m.index, m.action, m.text, m.target) for m in self.picker().moves]
+
+    def picker(self) -> MovePicker | None:
+        """The legal moves of the decision now, placed on the board and grouped by piece (one per position
+        and language: a tap's selection holds until the game changes)."""
+        state = self.state
+        if state is None or self.phase != "decision":
+            return None
+        key = (self.generation, language())
+        if self._picker is None or self._picker[0] != key:
+            actions = state.legal_actions()
+            moves = [(i, a, self._words(state, a, choice=True)) for i, a in enumerate(actions)]
+            self._picker = (key, MovePicker(self.module.name, state, moves, language()))
+        return self._picker[1]
 
     def highlights(self) -> dict[str, str]:
-        """Board spaces to mark: piece id -> "legal" or "proposed"."""
-        marks = {c.piece: "legal" for c in self.choices() if c.piece}
-        if self.proposal and isinstance(self.proposal.action.get("piece"), str):
-            marks[self.proposal.action["piece"]] = "proposed"
+        """Board spaces to mark: region id -> ``piece`` (has moves), ``target`` (a move goes there), ``selected``
+        (the piece picked up), ``proposed`` (the proposal's) or ``illegal`` (the move just refused)."""
+        picker = self.picker()
+        marks = picker.marks() if picker is not None else {}
+        if self.proposal is not None and self.module is not None and self.state is not None:
+            source, target = regions(self.module.name, self.state, self.proposal.action)
+            for region in (source, target):
+                if region:
+                    marks[region] = "proposed"
+        if self.refused:
+            marks[self.refused] = "illegal"
         return marks
 
     def coach_lines(self) -> list[str]:
@@ -388,7 +435,7 @@ class Controller:
             return []
         try:
             lines = engine_i18n.coach(state, language())  # None in English: the view's own advice
-            return lines if lines is not None else list(self.view.coach(state))
+            return [self.plain(line) for line in (lines if lines is not None else self.view.coach(state))]
         except Exception:  # advice is optional; never let it break the table
             return []
 
@@ -417,7 +464,7 @@ class Controller:
     def final_table(self) -> str:
         if self.state is None:
             return ""
-        return engine_i18n.final_table(self.state, language()) or self.view.final_table(self.state)
+        return self.plain(engine_i18n.final_table(self.state, language()) or self.view.final_table(self.state))
 
     def history_entries(self) -> list[str]:
         if not self.session:
@@ -433,9 +480,9 @@ class Controller:
         if self.module and language() != engine_i18n.DEFAULT:
             translated = engine_i18n.rules_markdown(self.module.name, language())
             if translated:
-                return translated
+                return self.plain(translated)
         path = rules_path(self.module.name) if self.module else None
-        return path.read_text(encoding="utf-8") if path else ""
+        return self.plain(path.read_text(encoding="utf-8")) if path else ""
 
     # --- proposals ---------------------------------------------------------------------------------------
     def _set_proposal(self, proposal: Proposal | None) -> None:
@@ -455,14 +502,29 @@ class Controller:
         return proposal
 
     def call_illegal(self, action: Action, error: GameError, source: str) -> Message:
+        """Say why ``action`` is not allowed, mark where on the picture, and drop an older proposal the camera's
+        call makes stale (what it proposed is no longer what lies on the table)."""
         rule_id = getattr(error, "rule_id", None)
         reason = (engine_i18n.refusal(self.state, action, error, language(), seen=source == "camera")
                   or getattr(error, "message", str(error)))  # English, or a refusal without a rule statement
+        reason = self.plain(reason)
         if source == "camera":
             text = tr("table:illegal_seen", move=self._describe(action), reason=reason)
         else:
             text = tr("table:illegal", reason=reason)
-        return self.say("illegal", text, rule_id)
+        self.refused = self._refused_region(action)
+        if source == "camera" and self.proposal is not None:
+            self._set_proposal(None)
+        message = self.say("illegal", text, rule_id)
+        self.emit("refused", self.refused)
+        return message
+
+    def _refused_region(self, action: Action) -> str | None:
+        try:
+            source, target = regions(self.module.name, self.state, action) if self.module and self.state else (None, None)
+        except (KeyError, TypeError, ValueError, IndexError):  # a malformed action: nowhere to mark
+            return None
+        return target or source
 
     def _describe(self, action: Action) -> str:
         try:
@@ -521,14 +583,24 @@ class Controller:
             return None
         return self.propose(choices[index].action, "choice")
 
-    def choose_piece(self, piece: str) -> Proposal | None:
-        """A tap on a board space: the legal action on that piece (the first, if several)."""
-        for choice in self.choices():
-            if choice.piece == piece:
-                return self.propose(choice.action, "choice")
-        if self.state is not None and self.phase == "decision":
-            self.say("warn", tr("table:no_move_there", piece=piece))
+    def tap_region(self, region: str | None) -> Proposal | None:
+        """A tap on a board space: a piece with moves is picked up (its targets are marked), a target with one
+        move proposes it, one with several leaves those to choose in the list (``picker().narrowed``)."""
+        picker = self.picker()
+        if picker is None or region is None:
+            return None
+        moves = picker.tap(region)
+        self.emit("picked", region)
+        if len(moves) == 1 and picker.narrowed is None and picker.selected != region:
+            picker.reset()
+            return self.propose(moves[0].action, "choice")
+        if not moves and picker.selected is None:
+            self.say("warn", tr("table:no_move_there", piece=space_name(self.module.name, region, language())))
         return None
+
+    def choose_piece(self, piece: str) -> Proposal | None:
+        """A tap on a board space (see :meth:`tap_region`)."""
+        return self.tap_region(piece)
 
     def typed(self, text: str) -> Proposal | None:
         """Anything typed in the game's notation (the terminal's syntax): a roll, a set-up, a move."""

@@ -1,6 +1,7 @@
-"""The bundled demo recording: a seeded Eagle Kingdoms game as a small JSON script, frames rendered on the fly.
+"""The bundled demo recordings: a seeded game of each of the four games as a small JSON script, frames rendered
+on the fly.
 
-A recording (``data/demo_eagle_kingdoms.json``) holds the game, its configuration, the seed and the
+A recording (``data/demo_<game>.json``, one per game) holds the game, its configuration, the seed and the
 list of actions of a seeded simulation. Nothing is stored as pictures: a *renderer* draws the frame of
 each step (the dice of a roll, the board with the pieces still on it), and the demo *recognizer*
 returns what the camera reader would see in that frame (the dice readings, the move made). Every
@@ -8,9 +9,9 @@ returns what the camera reader would see in that frame (the dice readings, the m
 those is misread, so the demo shows the confirm-and-correct flow.
 
 The frames are drawn by the renderers of :mod:`companion.app.demo_render` (the recording names its
-choice: ``scene``, the real board scene). Regenerate the file with
-``python -m companion.app.demo --write`` after a rules change (the app also regenerates it in memory,
-with a warning, when the committed script no longer replays).
+choice: ``scene``, the game's own board scene). Regenerate the files with
+``python -m companion.app.demo --write`` (all games, or ``--game G``) after a rules change (the app also
+regenerates one in memory, with a warning, when the committed script no longer replays).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from importlib import resources
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,15 @@ from companion.referee.dice import dice_values
 
 FORMAT = "companion-demo"
 VERSION = 1
-DEFAULT_FILE = Path(__file__).resolve().parent / "data" / "demo_eagle_kingdoms.json"
+DATA = Path(__file__).resolve().parent / "data"
+DEFAULT_GAME = "eagle-kingdoms"
+DEFAULT_FILE = DATA / "demo_eagle_kingdoms.json"
+RECORDINGS = {  # each game's demo: its players and configuration, and the seed of its recorded game
+    "eagle-kingdoms": {"players": ("Ann", "Ben", "Cy"), "seed": 7},
+    "falconry": {"players": ("Ann", "Ben"), "seed": 3, "view_mm": (110, 130, 585, 660)},  # the camera near the cards
+    "verzauberte-eulen": {"players": ("Ann", "Ben", "Cy"), "seed": 5},
+    "mighty-magpies": {"players": ("Ann", "Ben", "Cy"), "seed": 4},
+}
 FRAME_SIZE = (640, 480)  # width, height
 DIE_PX = 56
 
@@ -44,6 +53,11 @@ def simulate(game_name: str, config: dict[str, Any], seed: int) -> list[Action]:
     actions: list[Action] = []
     playout(state, random.Random(seed), module.simulation_policy, on_action=lambda _, a: actions.append(a), apply=state.apply)
     return actions
+
+
+def recording_path(game: str | None = None) -> Path:
+    """The bundled recording of ``game`` (the Eagle Kingdoms one by default)."""
+    return DATA / f"demo_{(game or DEFAULT_GAME).replace('-', '_')}.json"
 
 
 def make_recording(seed: int = 7, players: tuple[str, ...] = ("Ann", "Ben", "Cy"), game_name: str = "eagle-kingdoms") -> dict[str, Any]:
@@ -77,8 +91,9 @@ class DemoScript:
         self._roll_number: dict[int, int] = {}
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> DemoScript:
-        path = Path(path) if path else DEFAULT_FILE
+    def load(cls, path: str | Path | None = None, game: str | None = None) -> DemoScript:
+        """The recording at ``path``, else the bundled one of ``game`` (Eagle Kingdoms by default)."""
+        path = Path(path) if path else recording_path(game)
         warnings = []
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -167,62 +182,66 @@ class DemoScript:
         return self.actions[step] if 0 <= step < len(self.actions) else None
 
 
-def board_geometry(game_name: str) -> dict[str, tuple[float, float]]:
-    """Piece id -> centre in board millimetres, from the game's board.json (empty when it has none)."""
-    module = load_game(game_name).module
+@cache
+def _reference_map(game_name: str):
+    """The game's reference board map (what the demo's scenes are drawn from), or None."""
+    from companion.app.calibration import reference_map_path
+    from companion.vision.boardmap import BoardMapError, load_board_map
+
     try:
-        data = json.loads(resources.files(module.__name__).joinpath("board.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, ModuleNotFoundError):
+        return load_board_map(reference_map_path(game_name))
+    except (OSError, BoardMapError):
+        return None
+
+
+def demo_view(game_name: str) -> np.ndarray:
+    """The demo camera's homography for ``game_name`` (board mm -> frame px)."""
+    return demo_homography(board_size_mm(game_name), RECORDINGS.get(game_name, {}).get("view_mm"))
+
+
+def board_geometry(game_name: str) -> dict[str, tuple[float, float]]:
+    """Region id -> centre in board millimetres, from the game's reference board map (empty without one)."""
+    board = _reference_map(game_name)
+    if board is None:
         return {}
-    pieces = data.get("pieces") if isinstance(data, dict) else None
-    out = {}
-    for piece in pieces or []:
-        if isinstance(piece, dict) and "id" in piece and "centre_mm" in piece:
-            out[piece["id"]] = (float(piece["centre_mm"][0]), float(piece["centre_mm"][1]))
-    return out
+    return {r.id: (float(r.center_mm[0]), float(r.center_mm[1])) for r in board.regions}
 
 
 def board_size_mm(game_name: str) -> tuple[float, float]:
-    module = load_game(game_name).module
-    try:
-        data = json.loads(resources.files(module.__name__).joinpath("board.json").read_text(encoding="utf-8"))
-        return tuple(data.get("template_mm", (500, 500)))  # type: ignore[return-value]
-    except (OSError, ValueError):
-        return (500.0, 500.0)
+    board = _reference_map(game_name)
+    return (float(board.size_mm[0]), float(board.size_mm[1])) if board is not None else (500.0, 500.0)
 
 
-def demo_homography(size_mm: tuple[float, float] = (500, 500)) -> np.ndarray:
-    """Board mm -> image px of the demo camera: the board seen slightly from the front, tilted."""
-    w, h = size_mm
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[170, 28], [470, 28], [520, 380], [120, 380]])
+def demo_homography(size_mm: tuple[float, float] = (500, 500), view_mm: tuple[float, float, float, float] | None = None
+                    ) -> np.ndarray:
+    """Board mm -> image px of the demo camera: the board seen slightly from the front, tilted (a square board
+    as always; another board keeps its own shape, as wide as the frame allows). ``view_mm`` (x0, y0, x1, y1): the
+    part of the board the camera frames (a large play mat: the cards; default the whole board)."""
+    x0, y0, x1, y1 = view_mm or (0.0, 0.0, float(size_mm[0]), float(size_mm[1]))
+    w, h = x1 - x0, y1 - y0
+    aspect = min(w / h, 1.45)
+    top, bottom, cx = 300 * aspect, 400 * aspect, FRAME_SIZE[0] / 2
+    src = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    dst = np.float32([[cx - top / 2, 28], [cx + top / 2, 28], [cx + bottom / 2, 380], [cx - bottom / 2, 380]])
     return cv2.getPerspectiveTransform(src, dst)
 
 
-class DemoRecognizer:
-    """The recognizer of the demo: reads the observation of the frame's step from the script."""
-
-    def __init__(self, script: DemoScript):
-        self.script = script
-
-    def __call__(self, frame: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
-        step = int(meta.get("step", 0))
-        return self.script.observation(step)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the bundled demo recording (a seeded Eagle Kingdoms game).")
-    parser.add_argument("--write", action="store_true", help=f"write {DEFAULT_FILE}")
-    parser.add_argument("--seed", type=int, default=7)
+    parser = argparse.ArgumentParser(description="Write the bundled demo recordings (a seeded game of each game).")
+    parser.add_argument("--write", action="store_true", help=f"write {DATA}/demo_<game>.json")
+    parser.add_argument("--game", choices=sorted(RECORDINGS), default=None, help="only this game (default: all)")
+    parser.add_argument("--seed", type=int, default=None, help="the seed (default: each game's own)")
     args = parser.parse_args(argv)
-    recording = make_recording(args.seed)
-    text = json.dumps(recording, separators=(",", ":"), sort_keys=True)
-    if args.write:
-        DEFAULT_FILE.parent.mkdir(parents=True, exist_ok=True)
-        DEFAULT_FILE.write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {DEFAULT_FILE} ({len(recording['actions'])} actions, {len(text)} bytes)")
-    else:
-        print(text)
+    for game in [args.game] if args.game else sorted(RECORDINGS):
+        spec = RECORDINGS[game]
+        recording = make_recording(spec["seed"] if args.seed is None else args.seed, spec["players"], game)
+        text = json.dumps(recording, separators=(",", ":"), sort_keys=True)
+        if args.write:
+            DATA.mkdir(parents=True, exist_ok=True)
+            recording_path(game).write_text(text + "\n", encoding="utf-8")
+            print(f"wrote {recording_path(game)} ({len(recording['actions'])} actions, {len(text)} bytes)")
+        else:
+            print(text)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Drawing the demo recording's frames: pluggable renderers, one frame per step of the script.
 
-Renderers plug in with :func:`register_renderer`: ``scene`` (:mod:`companion.app.demo_scene`, the real
-Eagle Kingdoms board scene of the board readers, with the dice drawn in) is the recording's choice; the
+Renderers plug in with :func:`register_renderer`: ``scene`` (:mod:`companion.app.demo_scene`, the game's own
+board scene as the board readers see it, with the dice drawn in) is the recordings' choice; the
 :class:`PlaceholderRenderer` (schematic OpenCV drawing) stands in when the scene code cannot load.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from companion.app.demo import FRAME_SIZE, DemoScript, board_geometry, board_size_mm, demo_homography
+from companion.app.demo import FRAME_SIZE, DemoScript, board_geometry, board_size_mm, demo_view
 from companion.referee.dice import dice_values
 
 Renderer = Callable[[DemoScript, int], np.ndarray]
@@ -58,7 +58,7 @@ class PlaceholderRenderer:
         w, h = FRAME_SIZE
         img = np.full((h, w, 3), (40, 80, 45), np.uint8)  # green felt
         size = board_size_mm(script.module.name)
-        H = demo_homography(size)
+        H = demo_view(script.module.name)
         corners = project(H, [(0, 0), (size[0], 0), size, (0, size[1])]).astype(np.int32)
         cv2.fillConvexPoly(img, corners, (70, 120, 150))
         cv2.polylines(img, [corners], True, (20, 40, 60), 2)
@@ -110,9 +110,7 @@ class LazySceneRenderer:
             try:
                 from companion.app.demo_scene import SceneRenderer
 
-                if script.module.name != "eagle-kingdoms":
-                    raise ValueError("the scene renderer draws Eagle Kingdoms only")
-                self._renderer = SceneRenderer(seed=7)
+                self._renderer = SceneRenderer(script.module.name, seed=7)
             except Exception as exc:  # the scene code is another package's work in progress: the demo still runs
                 self.error = f"{type(exc).__name__}: {exc}"
                 self._renderer = PlaceholderRenderer()

@@ -58,6 +58,18 @@ def tr(key: str, lang: str | None = None, **params) -> str:
     return text
 
 
+def camera_words(status: str, lang: str | None = None) -> str:
+    """A status of the camera's readers (English words from vision: "board found", "too dark: mean brightness
+    ...") in ``lang``: the catalogue's ``status:<words>``, else the words before a colon (their English detail
+    left out), else the status as it is."""
+    text = str(status or "")
+    for words in (text, text.partition(":")[0].strip(), text.partition(" - ")[0].strip()):
+        found = catalogue(lang or _current).get(f"status:{words}")
+        if found is not None:
+            return found + text[len(words):] if words != text and (lang or _current) == DEFAULT else found
+    return text
+
+
 def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 

@@ -30,8 +30,8 @@ from companion.app.dice_teaching import DiceProfiles, snapshot
 from companion.app.i18n import tr
 from companion.app.screens import SCREENS, PreviewScreen, ViewState
 from companion.app.speech import Speaker, announcement
-from companion.app.tour import Autopilot, ScreenshotTour
-from companion.app.widgets import Preview  # noqa: F401  (registers the class for the kv files)
+from companion.app.tour import SIZES, Autopilot, LayoutTour, ScreenshotTour
+from companion.app.widgets import LineList, Preview  # noqa: F401  (registers the classes for the kv files)
 from companion.storage import plain_os_error
 
 KV = Path(__file__).resolve().parent / "kv"
@@ -44,7 +44,8 @@ PHONE_RATIO = 1.1  # taller than wide by this much: the portrait (phone) layout
 class CompanionApp(App):
     def __init__(self, source: str = "auto", data_dir: str | None = None, screenshot_dir: str | None = None,
                  exit_after_game: bool = False, autoplay: float | None = None, language: str | None = None,
-                 tour: bool | None = None, camera_profile: str | None = None, **kw):
+                 tour: bool | None = None, camera_profile: str | None = None, game: str | None = None,
+                 layouts: tuple | None = None, **kw):
         super().__init__(**kw)
         self.title = "companion"
         self.source_spec = source
@@ -52,9 +53,12 @@ class CompanionApp(App):
         self.exit_after_game = exit_after_game
         self.language_override = language
         self.camera_profile_override = camera_profile  # --camera-profile PATH (else the one chosen in set-up)
+        self.demo_game = game  # --game G: the game chosen at start (and, on the demo source, its demo played)
         self.ui = ViewState()
         self.tour = ScreenshotTour(self, screenshot_dir, bool(screenshot_dir) if tour is None else tour)
         self.autopilot = Autopilot(self, autoplay, self.tour)
+        self.layouts_wanted = layouts  # (sizes,) of the layout tour (--layouts), run after the start and then quit
+        self.layout_tour: LayoutTour | None = None
         self.controller: Controller | None = None
         self.session: CameraSession | None = None
         self.preview_frames = 0
@@ -64,7 +68,8 @@ class CompanionApp(App):
     # --- building ------------------------------------------------------------------------------------
     def build(self):
         for name in KV_FILES:
-            Builder.load_file(str(KV / name))
+            if str(KV / name) not in Builder.files:  # a second app in the same process (tests) reuses the rules
+                Builder.load_file(str(KV / name))
         self.controller = Controller(self.data_dir, listener=self._on_event)
         self.dice_profiles = DiceProfiles(self.controller.root)
         self._dice_profile_used: tuple | None = None
@@ -92,10 +97,25 @@ class CompanionApp(App):
         return self.sm
 
     def on_start(self):
-        self.sm.get_screen("home").refresh()
+        home = self.sm.get_screen("home")
+        home.refresh()
+        if self.demo_game:
+            home.choose(self.demo_game)
         self.tour.start()
-        if self.exit_after_game or self.autopilot.delay is not None:
+        if self.layouts_wanted is not None:
+            self.tour.when_done(self.start_layout_tour)
+        elif self.exit_after_game or self.autopilot.delay is not None or (self.demo_game and self.source_spec == "demo"):
             self.tour.when_done(self.start_demo)  # the screenshots of the home screens come first
+
+    def start_layout_tour(self, sizes=None, folder=None) -> LayoutTour:
+        """Every screen of every game at each size and language, checked and (with a folder) saved."""
+        if not self.session.is_demo:
+            self.open_source("demo")
+        self.layout_tour = LayoutTour(self, folder if folder is not None else self.tour.folder,
+                                      sizes=sizes or self.layouts_wanted or SIZES)
+        if self.layouts_wanted is not None:
+            self.layout_tour.on_done = self.stop
+        return self.layout_tour
 
     def on_stop(self):
         if self.session:
@@ -218,12 +238,14 @@ class CompanionApp(App):
 
     def _on_frame(self, dt) -> None:
         """A new camera frame arrived (the grabber thread pulls this trigger): show it at once."""
-        if not self.tour.busy:
+        if not self.tour.busy and not (self.layout_tour is not None and self.layout_tour.busy):
             self.show_latest()
 
     def _tick(self, dt) -> None:
         if self.tour.busy:
             self.tour.step()
+            return
+        if self.layout_tour is not None and self.layout_tour.busy:  # it steps itself, and shows what it shoots
             return
         self.show_latest()
 
@@ -241,17 +263,18 @@ class CompanionApp(App):
             self.preview_frames += 1
 
     # --- games -----------------------------------------------------------------------------------------------
-    def start_game(self, name: str, players: list[str], mode=None, variant=None, colours=None) -> None:
+    def start_game(self, name: str, players: list[str], mode=None, variant=None, colours=None, options=None) -> None:
         self.session.demo.stop()
-        self.controller.new_game(name, players, mode, variant, colours=colours)
+        self.controller.new_game(name, players, mode, variant, colours=colours, options=options)
         if self.session.is_demo:
             self.controller.say("info", tr("table:demo_diverged"))
         self.go("table")
 
-    def start_demo(self) -> None:
+    def start_demo(self, game: str | None = None) -> None:
+        """Play the demo recording of ``game`` (its own board in the picture; None: the game chosen at start)."""
         if not self.session.is_demo:
             self.open_source("demo")
-        script = self.session.demo.load()
+        script = self.session.demo.load(game or self.demo_game)
         for warning in script.warnings:
             self.sm.get_screen("home").message = warning
         self.session.demo.start()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion.app.i18n import tr
+from companion.app.i18n import camera_words, tr
 
 TILE_KINDS = ("berry", "silver", "gold")
 
@@ -25,6 +25,11 @@ class Reading:
     message: str = ""
     counts: list[int] = field(default_factory=list)
     unsure: int = 0
+    points: list[tuple[tuple[float, float], str]] = field(default_factory=list)  # what was read where (image px)
+    warning: str = ""  # read, but perhaps not what the family meant (a board, not a kingdom; very few stands)
+
+
+FEW_STANDS = 3  # a kingdom read as fewer stands than this is checked with the family
 
 
 def tile_points(counts: dict[str, int], young: bool = False) -> int:
@@ -36,7 +41,7 @@ def tile_points(counts: dict[str, int], young: bool = False) -> int:
 def read_tiles(image: np.ndarray | None) -> Reading:
     """Count one player's tiles in a picture (berries, silver rings, gold rings)."""
     if image is None:
-        return Reading(False, "no picture")
+        return Reading(False, tr("tally:no_picture"))
     try:
         from companion.referee.tile_scan import score_image
 
@@ -50,18 +55,25 @@ def read_tiles(image: np.ndarray | None) -> Reading:
 
 
 def read_kingdom(image: np.ndarray | None, reader=None) -> Reading:
-    """Count the characters of one kingdom in a picture: counts per kind (the Eagle Kingdoms rules' order)."""
+    """Count the characters of one kingdom in a picture: counts per kind (the Eagle Kingdoms rules' order), where
+    each stand was read, and a warning when the picture is perhaps no kingdom (a game board's markers in view: it
+    is not counted; or only one or two stands found)."""
     if image is None:
-        return Reading(False, "no picture")
+        return Reading(False, tr("tally:no_picture"))
     try:
-        from companion.referee.kingdom_scan import counts_of, scan_kingdom
+        from companion.referee.kingdom_scan import board_markers_in_view, counts_of, scan_kingdom
 
+        if board_markers_in_view(image):
+            return Reading(False, tr("tally:a_board"))
         result = scan_kingdom(image, reader)
     except Exception as exc:  # a missing model, a reader in progress: counting by hand goes on
         return Reading(False, f"{type(exc).__name__}: {exc}")
     if result.status != "ok":
-        return Reading(False, result.status)
-    return Reading(True, "ok" if result.final else "unsure", counts_of(result.values), len(result.unsure))
+        return Reading(False, camera_words(result.status))
+    points = [(centre, f"{value}" + ("?" if i in result.unsure else ""))
+              for i, (centre, value) in enumerate(zip(result.centres, result.values, strict=False))]
+    warning = tr("tally:few", count=len(result.values)) if len(result.values) < FEW_STANDS else ""
+    return Reading(True, "ok" if result.final else "unsure", counts_of(result.values), len(result.unsure), points, warning)
 
 
 class Tally:
@@ -72,6 +84,7 @@ class Tally:
         self.limits = [limit for _label, limit in self.kinds()]
         self.counts = [0] * len(self.limits)
         self.message = ""  # what the last reading could not do ("" when it was read)
+        self.points: list[tuple[tuple[float, float], str]] = []  # what the last reading found where (image px)
 
     def kinds(self) -> list[tuple[str, int]]:
         """(label, most there can be) of each kind, in order, in the current language."""
@@ -93,6 +106,7 @@ class Tally:
     def clear(self) -> None:
         self.counts = [0] * len(self.limits)
         self.message = ""
+        self.points = []
 
     def read(self, image: np.ndarray | None) -> bool:
         """Read the counts from a camera picture; what cannot be trusted is said, not guessed."""
@@ -106,9 +120,10 @@ class KingdomTally(Tally):
     """Score a kingdom without a game: the characters counted by kind (Eagle Kingdoms scoring)."""
 
     def kinds(self) -> list[tuple[str, int]]:
-        from companion.referee.kingdom_scan import kinds
+        """Each character in the family's language, with its value: "King (10)", "König (10)"."""
+        from companion.games.eagle_kingdoms.rules import COUNTS, KINDS, VALUES
 
-        return kinds()
+        return [(tr("tally:kind", name=tr(f"kind:{kind}"), value=VALUES[k]), COUNTS[k]) for k, kind in enumerate(KINDS)]
 
     def total_text(self) -> str:
         from companion.referee.kingdom_scan import total_of
@@ -120,9 +135,15 @@ class KingdomTally(Tally):
         return read_kingdom(image)
 
     def take(self, reading: Reading) -> None:
+        self.points = list(reading.points)
         if reading.ok:
             self.counts = list(reading.counts)
-        self.message = "" if reading.ok and not reading.unsure else tr("tally:read_failed", reason=reading.message)
+        if not reading.ok:
+            self.message = tr("tally:read_failed", reason=reading.message)
+        elif reading.unsure:
+            self.message = tr("tally:unsure", count=reading.unsure)
+        else:
+            self.message = reading.warning
 
 
 class TileTally(Tally):

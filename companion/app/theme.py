@@ -21,14 +21,27 @@ CONFIRM = (0.18, 0.62, 0.32, 1)
 DANGER = (0.80, 0.25, 0.22, 1)
 WARN = (0.90, 0.66, 0.12, 1)
 
-# Overlay marks never rely on colour alone: each kind has a colour, a letter and a shape.
+# Overlay marks never rely on colour alone: each kind has a colour, a letter and a shape, drawn over a black
+# and a white stroke so it stands out on any board, for every eye (tests/app/test_app_overlay.py checks the
+# contrast under deuteranopia and protanopia simulations).
 MARKS = {
-    "die": {"colour": (0.20, 0.55, 0.85, 1), "letter": "D", "shape": "box"},
-    "die-uncertain": {"colour": (0.90, 0.66, 0.12, 1), "letter": "?", "shape": "dashed-box"},
-    "legal": {"colour": (0.18, 0.62, 0.32, 1), "letter": "L", "shape": "ring"},
-    "proposed": {"colour": (0.95, 0.95, 0.95, 1), "letter": "P", "shape": "double-ring"},
-    "illegal": {"colour": (0.80, 0.25, 0.22, 1), "letter": "X", "shape": "cross"},
+    "die": {"colour": (0.20, 0.55, 0.95, 1), "letter": "", "shape": "box"},
+    "die-uncertain": {"colour": (1.00, 0.80, 0.10, 1), "letter": "?", "shape": "dashed-box"},
+    "piece": {"colour": (1.00, 0.80, 0.10, 1), "letter": "", "shape": "square"},  # has moves: tap to pick it up
+    "target": {"colour": (0.35, 0.75, 1.00, 1), "letter": "", "shape": "ring"},  # a move goes here
+    "selected": {"colour": (1.00, 0.80, 0.10, 1), "letter": "S", "shape": "double-square"},  # the piece picked up
+    "proposed": {"colour": (1.00, 1.00, 1.00, 1), "letter": "P", "shape": "double-ring"},
+    "illegal": {"colour": (1.00, 0.30, 0.85, 1), "letter": "X", "shape": "cross"},
+    "unsure": {"colour": (1.00, 0.80, 0.10, 1), "letter": "?", "shape": "dashed-ring"},  # a reading to check: tap it
 }
+MARKS["legal"] = MARKS["target"]  # the older name
+
+# Sizes over the picture, in dp of the screen (the overlay is drawn at the picture's shown size): a family reads
+# them at arm's length from a phone on the table.
+MARK_RADIUS = 15  # a ring's radius (30 dp across) ...
+MARK_RADIUS_MIN = 12  # ... less where spaces lie close together, but never under 24 dp across
+MARK_TEXT = 24  # the height of a die's value, a mark's letter and the status line
+MARK_STROKE = 3
 
 # Player colours with a letter each (shown beside the swatch everywhere).
 PLAYER_COLOURS = [
@@ -46,7 +59,8 @@ def player_colour(colours: list[int], index: int) -> dict:
 
 
 FONT_SIZE = 20  # sp, body text
-TITLE_SIZE = 30  # sp
+TITLE_SIZE = 26  # sp
+NAV_HEIGHT = 48  # dp, the navigation bars and titles
 TOUCH_TARGET = 56  # dp, minimum height/width of anything tappable (guidelines: >= 48dp)
 PADDING = 12  # dp
 PREVIEW_FPS = 30  # how often the preview texture is refreshed

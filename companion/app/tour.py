@@ -195,3 +195,195 @@ class Autopilot:
             return True  # the corrected proposal arrives as a new proposal event
         table.ids.confirm.dispatch("on_release")
         return True
+
+
+# --- every screen of every game, at each window size, in each language -------------------------------------------
+def capture(path: Path) -> bool:
+    """The window as drawn now, saved as a PNG (read back as RGBA and written by OpenCV: several times faster
+    than Kivy's own screenshot on a software renderer)."""
+    import cv2
+    import numpy as np
+    from kivy.graphics.opengl import GL_RGBA, GL_UNSIGNED_BYTE, glReadPixels
+
+    width, height = Window.size
+    data = glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE)
+    image = np.frombuffer(data, np.uint8).reshape(height, width, 4)[::-1]
+    return bool(cv2.imwrite(str(path), cv2.cvtColor(image, cv2.COLOR_RGBA2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1]))
+
+
+SIZES = ((360, 780), (420, 820), (800, 600), (1280, 800))  # phones upright, a phone sideways, a tablet or desktop
+GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
+
+
+def moments(script) -> list[tuple[str, int]]:
+    """The moments of a recorded game the tour shows: its set-up (when it has one), the first roll of dice, the
+    decision with the most moves in its first half, and its end."""
+    from companion.referee.dice import wanted_dice
+
+    found: list[tuple[str, int]] = []
+    first = script.state_at(0)
+    if first.is_chance_node() and not wanted_dice(first):
+        found.append(("setup", 0))
+    dice = next((i for i in range(len(script)) if script.state_at(i).is_chance_node() and wanted_dice(script.state_at(i))), None)
+    if dice is not None:
+        found.append(("dice", dice))
+    decisions = [i for i in range(max(1, len(script) // 2)) if not script.state_at(i).is_chance_node()]
+    if decisions:
+        found.append(("move", max(decisions, key=lambda i: len(script.state_at(i).legal_actions()))))
+    found.append(("over", len(script)))
+    return found
+
+
+class LayoutTour:
+    """Every screen of every game, at every window size and in every language: each shown, its texts checked
+    (:func:`companion.app.layout_check.problems`) and, with a ``folder``, its picture saved as
+    ``<folder>/<W>x<H>/<lang>/<game>-<screen>.png``. The app calls :meth:`step` on every preview tick while
+    :attr:`busy`; the games are shown on their demo recordings (each game's own board in the picture), at the
+    positions of :func:`moments`, without a journal. Each position is set once and then shown at every size and in
+    every language; the picture is taken from the camera only while a new position waits for it (no frame
+    uploaded per tick otherwise: the tour is quick on a software renderer too)."""
+
+    SETTLE = 2  # frames for a screen to lay itself out
+
+    def __init__(self, app: Any, folder: str | Path | None, sizes=SIZES, langs=("en", "de"), games=GAMES):
+        self.app = app
+        self.folder = Path(folder) if folder else None
+        self.sizes, self.langs, self.games = tuple(sizes), tuple(langs), tuple(games)
+        self.problems: dict[str, list[str]] = {}
+        self.pictures: dict[str, tuple[float, float]] = {}  # shot -> the picture's shown size
+        self.taken: list[Path] = []
+        self.checked = 0
+        self._run = self._steps()
+        self._live = False  # take the camera's frames now (a new position waits for its picture)
+        self.busy = True
+        self.on_done: Callable[[], Any] | None = None
+        self._event = Clock.schedule_interval(lambda dt: self.step(), 0)  # one step a frame, as fast as frames come
+
+    def step(self) -> None:
+        if not self.busy:
+            return
+        if self._live:  # the newest camera frame to the recognition worker (shown only when a screen is shot)
+            self.app.session.next_frame(self.app.controller.generation)
+        try:
+            next(self._run)
+        except StopIteration:
+            self.busy = False
+            self._event.cancel()
+            if self.on_done is not None:
+                self.on_done()
+
+    def _steps(self):
+        app = self.app
+        for size in self.sizes:  # each size and language once (what costs most: every text laid out again)
+            yield from self._resize(size)
+            for lang in self.langs:
+                app.set_language(lang)
+                for game in self.games:  # the screens before a game: home with the game's options, set-up, the counters
+                    yield from self._general(game, size, lang)
+                for game in self.games:
+                    script = app.session.demo.load(game)  # its frames stay drawn for the next size and language
+                    app.session.demo.following = False
+                    for moment, step in moments(script):
+                        yield from self._position(script, moment, step)
+                        yield from self._moment(script, moment, size, lang)
+
+    def _resize(self, size):
+        if tuple(Window.size) == tuple(size):
+            return
+        Window.size = size
+        for _ in range(60):
+            yield
+            if tuple(Window.size) == tuple(size):
+                break
+        yield from self._settle()
+
+    def _settle(self, frames: int | None = None):
+        for _ in range(frames or self.SETTLE):
+            yield
+
+    def _general(self, game, size, lang):
+        app = self.app
+        home = app.sm.get_screen("home")
+        app.go("home")
+        home.choose(game)
+        home.options_open = True
+        home.show_options()
+        yield from self._shoot("home", game, size, lang)
+        home.options_open = False
+        home.show_options()
+        yield from self._shoot("setup", game, size, lang)
+        if game == self.games[0]:
+            for screen in ("tally", "tiles"):
+                yield from self._shoot(screen, "", size, lang)
+
+    def _position(self, script, moment, step):
+        """The game at ``step`` of its recording (no journal), its picture, and what the camera proposes there."""
+        app = self.app
+        ctl = app.controller
+        ctl.replay(script.module.name, list(script.game.players), script.actions[:step], script.game.mode, script.game.variant)
+        app.session.demo.step = step
+        self._live = True
+        for _ in range(3000):  # the picture of this step (drawn on the demo's helper thread) and its reading
+            frame = app.session.frame
+            if (frame is not None and frame.meta.get("step") == step and frame.meta.get("game") == script.module.name
+                    and app.session.observation.get("history_len") == step):
+                break
+            yield
+        self._live = False
+        if moment in ("setup", "dice"):
+            ctl.observe(ctl.generation, script.observation(step))
+        elif moment == "move":
+            ctl.propose(script.actions[step], "camera")
+
+    def _moment(self, script, moment, size, lang):
+        app = self.app
+        game = script.module.name
+        if moment == "over":
+            for screen in ("end", "scores", "history", "rules"):
+                yield from self._shoot(screen, game, size, lang)
+            history = app.sm.get_screen("history")
+            history.ask_undo(3)
+            yield from self._settle()
+            self._check(f"{size[0]}x{size[1]}/{lang}/{game}-undo-popup", history.undo_popup.content)
+            history.undo_popup.dismiss(animation=False)
+            return
+        table = app.sm.get_screen("table")
+        table.open_group = None
+        table.build_entry()
+        yield from self._shoot("table", f"{game}-table-{moment}", size, lang, name_screen=False)
+        picker = app.controller.picker()
+        if moment == "move" and picker is not None:
+            key = next((g.key for g in picker.groups() if g.key), None)
+            if key:
+                table._open(key)
+                yield from self._shoot("table", f"{game}-table-list", size, lang, name_screen=False)
+                table.open_group = None
+                table.build_entry()
+
+    def _shoot(self, screen, game, size, lang, name_screen=True):
+        app = self.app
+        app.go(screen)
+        current = app.sm.current_screen
+        if app.session.frame is not None and hasattr(current, "show_frame"):
+            app.session.overlay_dirty = True
+            current.show_frame(app.session.frame)
+        yield from self._settle()
+        name = f"{game}-{screen}" if name_screen and game else (game or screen)
+        key = f"{size[0]}x{size[1]}/{lang}/{name}"
+        self._check(key, current)
+        preview = current.ids.get("preview") if hasattr(current, "ids") else None
+        if preview is not None:
+            self.pictures[key] = tuple(preview.norm_image_size) if preview.texture is not None else (0.0, 0.0)
+        if self.folder is not None:
+            target = self.folder / f"{size[0]}x{size[1]}" / lang / f"{name}.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if capture(target):
+                self.taken.append(target)
+
+    def _check(self, key, widget) -> None:
+        from companion.app.layout_check import problems
+
+        self.checked += 1
+        found = problems(widget, tuple(Window.size))
+        if found:
+            self.problems[key] = found

@@ -17,9 +17,43 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from kivy.factory import Factory
 from kivy.graphics import Color, Rectangle
 from kivy.graphics.texture import Texture
+from kivy.properties import ListProperty
 from kivy.uix.image import Image
+from kivy.uix.scrollview import ScrollView
+
+from companion.app import overlay
+
+
+def kivy_text(text: str, height_px: float, colour_bgr: tuple[int, int, int]) -> np.ndarray:
+    """The overlay's words in the app's font (every letter: "Grün"): BGRA, digits ``height_px`` tall, edged in black."""
+    from kivy.core.text import Label as CoreLabel
+
+    b, g, r = (c / 255 for c in colour_bgr)
+    label = CoreLabel(text=text, font_size=height_px / 0.71, bold=True, color=(r, g, b, 1),
+                      outline_width=max(1, round(height_px / 10)), outline_color=(0, 0, 0))
+    label.refresh()
+    texture = label.texture
+    rgba = np.frombuffer(texture.pixels, np.uint8).reshape(texture.height, texture.width, 4)
+    return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
+
+
+overlay.set_text_renderer(kivy_text)
+
+
+class LineList(ScrollView):
+    """A scrolling list of wrapped lines (kv: ``companion/app/kv/rules.kv``); ``data`` sets them, a dict per line
+    (``text``, optionally ``color``)."""
+
+    data = ListProperty([])
+
+    def on_data(self, _list, data) -> None:
+        box = self.ids.box
+        box.clear_widgets()
+        for line in data:
+            box.add_widget(Factory.ListLine(**line))
 
 
 def _bytes(image: np.ndarray) -> memoryview:

@@ -42,6 +42,7 @@ class KingdomScore:
     score: int
     kingdoms: int
     status: str = "ok"
+    centres: tuple[tuple[float, float], ...] = ()  # where each stand was found (image px), in the values' order
 
     @property
     def final(self) -> bool:
@@ -93,17 +94,68 @@ def score_values(values: Sequence[int | str]) -> tuple[int, int]:
     return total.points, total.kingdoms
 
 
+class StandClassifier:
+    """The stand classifier (``models/`` manifest ``stands``) in the same runtime as the dice models: onnxruntime
+    when it can be imported, else OpenCV's DNN module (the Android path; ``companion.vision.models.resolve_backend``,
+    ``backend`` or $COMPANION_DICE_BACKEND choose). Same interface as the vision package's own classifier, which
+    only knows onnxruntime: ``probabilities(patches)`` of the labels."""
+
+    def __init__(self, backend: str | None = None, threads: int = 1) -> None:
+        from companion.vision.errors import ModelError
+        from companion.vision.models import OpenCVSession, resolve_backend
+        from companion.vision.readers.stands import stand_model_entry
+
+        path, self.entry = stand_model_entry()
+        self.backend = resolve_backend(backend)
+        if self.backend == "onnxruntime":
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads, opts.inter_op_num_threads = max(1, int(threads)), 1
+            try:
+                self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime raises its own types
+                raise ModelError(f"cannot load model {path}: {exc}") from exc
+        else:
+            import cv2
+
+            try:
+                self.session = OpenCVSession(cv2.dnn.readNetFromONNX(str(path)))
+            except cv2.error as exc:
+                raise ModelError(f"OpenCV DNN cannot load {path}: {exc}") from exc
+        self.input = self.session.get_inputs()[0].name
+
+    def probabilities(self, patches: np.ndarray) -> np.ndarray:
+        from companion.vision.readers.stands import LABELS
+
+        if len(patches) == 0:
+            return np.zeros((0, len(LABELS)), np.float32)
+        x = np.ascontiguousarray(patches[:, None, :, :], np.float32)
+        return np.asarray(self.session.run(None, {self.input: x})[0])
+
+
 def scan_kingdom(image: np.ndarray, reader: Any = None) -> KingdomScore:
     from companion.vision.readers.kingdom import KingdomReader
 
-    reader = reader or KingdomReader()
+    reader = reader or KingdomReader(StandClassifier())
     reading = reader.read(image)
     if not reading.usable:
         return KingdomScore((), (), 0, 0, reading.status)
     values = tuple(s.label for s in reading.stands)
     score, kingdoms = score_values(values)
     unsure = tuple(i for i, s in enumerate(reading.stands) if s.uncertain)
-    return KingdomScore(values, unsure, score, kingdoms)
+    centres = tuple((float(s.centre_px[0]), float(s.centre_px[1])) for s in reading.stands)
+    return KingdomScore(values, unsure, score, kingdoms, centres=centres)
+
+
+def board_markers_in_view(image: np.ndarray, least: int = 2) -> bool:
+    """Whether ``image`` shows a game board (``least`` of the boards' corner markers): a board is no kingdom."""
+    import cv2
+
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    _corners, ids, _rejected = detector.detectMarkers(gray)
+    return ids is not None and len(set(ids.ravel().tolist())) >= least
 
 
 def format_score(name: str, result: KingdomScore) -> str:

@@ -231,9 +231,12 @@ def test_demo_draws_the_real_scene_one_step_ahead():
     pose = estimate_pose(frame, board)
     assert pose.usable and _corner_px_error(board, demo_homography(board.size_mm), pose.homography) < 4.0
     assert isinstance(renderer_for(script, "placeholder"), type(renderer_for(script, "no-such-renderer")))
-    other = DemoScript(dict(script.data, game="mighty-magpies", config={"players": ["A", "B"]}, actions=[]))
-    fallback = renderer_for(other)
-    assert fallback(other, 0).shape == (480, 640, 3) and "Eagle Kingdoms only" in fallback.error
+    other = DemoScript.load(game="mighty-magpies")  # each game's recording draws its own board
+    own = renderer_for(other)
+    magpies = own(other, 0)
+    assert isinstance(own.renderer, SceneRenderer) and not own.error
+    assert estimate_pose(magpies, load_board_map(reference_map_path("mighty-magpies"))).usable
+    assert not estimate_pose(magpies, board).usable  # not the Eagle Kingdoms board
 
 
 def test_player_colours_are_kept_in_the_journal_header_for_a_resume(tmp_path):
@@ -283,7 +286,7 @@ def test_kingdom_read_by_camera_counts_each_kind_and_says_when_unsure():
 
     class Stand:
         def __init__(self, label, uncertain=False):
-            self.label, self.uncertain = label, uncertain
+            self.label, self.uncertain, self.centre_px = label, uncertain, (4.0, 4.0)
 
     class Reading:
         usable, status = True, "ok"

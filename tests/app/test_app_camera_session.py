@@ -32,7 +32,7 @@ def test_the_demo_source_sends_frames_to_the_worker_and_its_readings_back(tmp_pa
         assert _wait(lambda: session.next_frame(7) is not None)
         frame = session.frame
         assert session.next_frame(7) is None  # each frame is taken once
-        assert frame.meta == {"step": 0}
+        assert frame.meta == {"step": 0, "game": "eagle-kingdoms"}
         assert _wait(lambda: delivered)
         generation, observation = delivered[0]
         assert generation == 7 and observation["status"] == "board found"
@@ -62,12 +62,12 @@ def test_a_camera_reading_moves_the_board_seen_and_the_overlay_with_it(tmp_path)
                                                                                         52.0, True)
     assert np.array_equal(board.homography, np.eye(3))
     lean = tr("camera:lean_short", angle=52)
-    assert session.picture_status("reading dice") == f"reading dice - {lean}"
+    assert session.picture_status("reading dice") == f"reading the dice - {lean}"
     session.take({"board": "board not in view"})
     assert not session.board.found and session.board.homography is None
     assert session.picture_status("") == "board not in view"
     key, draw = session.overlay((64, 48), Overlay(status="x"), "table")
-    assert key[2:4] == ("table", "x") and draw().shape == (48, 64, 4)
+    assert key[4:6] == ("table", "x") and draw().shape == (48, 64, 4)
     dice = [{"box": (10, 10, 20, 20), "value": 3, "uncertain": True}]
     assert session.overlay((64, 48), Overlay(dice=dice, status="x"), "table")[0] != key
     assert session.overlay((64, 48), Overlay(), "table")[1]() is None  # nothing to show: no layer
@@ -94,7 +94,9 @@ def test_the_demo_follows_the_game_until_it_goes_its_own_way(tmp_path):
     assert not demo.follow(script.actions[:3] + [other]) and not demo.following and not session.feeds_the_game()
     session.resume_game(script.module.name, script.actions[:5])
     assert demo.following and demo.step == 5
-    session.resume_game("falconry", [])
+    session.resume_game("falconry", [])  # Falconry's own recording, from its start
+    assert demo.following and demo.step == 0 and demo.script.module.name == "falconry"
+    session.resume_game(script.module.name, [other])  # a game the recording never played
     assert not demo.following
     session.is_demo = False
     session.resume_game(script.module.name, script.actions[:5])

@@ -10,6 +10,8 @@ import pytest
 from companion.app import i18n
 from companion.app.controller import Controller, peek_journal, rules_text
 from companion.app.demo import DemoScript
+from companion.app.i18n import tr
+from companion.app.words import plain
 from companion.journal import Journal, JournalLocked
 from companion.referee.dice import dice_values
 
@@ -255,7 +257,10 @@ def test_german_mode_calls_an_illegal_move_in_german_naming_the_rule(ctl, german
     assert seen.rule_text != rules_text("eagle-kingdoms")[seen.rule_id]
     ctl.propose({"type": "capture", "piece": piece}, "typed")
     typed = ctl.messages[-1]
-    assert typed.text.startswith("Nicht erlaubt: „") and typed.rule_id in typed.text and piece in typed.text
+    from companion.app.words import space_name
+
+    assert typed.text.startswith("Nicht erlaubt: „") and typed.rule_id in typed.text
+    assert space_name("eagle-kingdoms", piece, "de") in typed.text and piece not in typed.text  # the space's plain name
 
 
 def test_german_mode_choices_proposal_confirmation_history_and_rules(ctl, german):
@@ -273,13 +278,17 @@ def test_german_mode_choices_proposal_confirmation_history_and_rules(ctl, german
     assert "## Zauberwürfel" in page
 
 
-def test_english_mode_keeps_the_engines_texts(ctl):
+def test_english_mode_keeps_the_engines_texts_with_spaces_named_plainly(ctl):
+    from companion.app.words import plain
+
     piece = _ek_decision(ctl)
     state = ctl.state
-    assert [c.text for c in ctl.choices()] == [ctl.view.describe_choice(state, a) for a in state.legal_actions()]
+    assert [c.text for c in ctl.choices()] == [plain("eagle-kingdoms", ctl.view.describe_choice(state, a), "en")
+                                               for a in state.legal_actions()]
+    assert not any(c.piece and c.piece in c.text for c in ctl.choices())  # "left wing feather 3", never its id
     error = state.explain_illegal({"type": "capture", "piece": piece})
     ctl.propose({"type": "capture", "piece": piece}, "typed")
-    assert ctl.messages[-1].text == f"Not allowed: {error.message}"
+    assert ctl.messages[-1].text == f"Not allowed: {plain('eagle-kingdoms', error.message, 'en')}"
     assert ctl.messages[-1].rule_text == rules_text("eagle-kingdoms")[error.rule_id]
     assert ctl.rules_markdown().startswith("# Eagle Kingdoms")
 
@@ -294,7 +303,8 @@ def test_german_mode_prompt_coach_and_final_table(ctl, german):
     table = ctl.final_table()
     assert table.startswith("Spieler") and "Sieger" in table and "Winner" not in table
     i18n.set_language("en")
-    assert ctl.prompt() == ctl.state.chance_request().prompt and ctl.final_table() == ctl.view.final_table(ctl.state)
+    assert ctl.prompt() == ctl.state.chance_request().prompt
+    assert ctl.final_table() == plain("eagle-kingdoms", ctl.view.final_table(ctl.state), "en")
     assert ctl.coach_lines() == ctl.view.coach(ctl.state)
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from kivy_app import kivy_window, pump
 
 from companion.app.calibration import reference_map_path
 from companion.app.demo import DemoScript, board_size_mm, demo_homography
@@ -30,25 +30,6 @@ GAME_SHOTS = {"table-dice", "table-uncertain", "table-choice", "scores", "histor
 EXPECTED_SHOTS = HOME_SHOTS | SETUP_SHOTS | GAME_SHOTS
 
 
-def _kivy_window():
-    os.environ["SDL_VIDEODRIVER"] = "offscreen"
-    os.environ.setdefault("KIVY_NO_ARGS", "1")
-    os.environ.setdefault("KIVY_NO_FILELOG", "1")
-    os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
-    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-kivy-"))
-    pytest.importorskip("kivy", reason="Kivy is not installed (pip install -e '.[app]')")
-    from kivy.config import Config
-
-    Config.set("kivy", "log_level", "warning")
-    try:
-        from kivy.core.window import Window
-    except BaseException as exc:  # Kivy may sys.exit when no GL window can be made
-        pytest.skip(f"no GL window available ({exc!r}); install the system GL libraries (scripts/install-system-libs.sh)")
-    if Window is None:
-        pytest.skip("no GL window available; install the system GL libraries (scripts/install-system-libs.sh)")
-    return Window
-
-
 class _Lost:
     name = "camera 9"
     live = True
@@ -60,18 +41,6 @@ class _Lost:
 
     def close(self):
         pass
-
-
-def pump(until, timeout=20.0, what=""):
-    """Run the app's event loop until ``until()`` holds."""
-    from kivy.base import EventLoop
-
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        EventLoop.idle()
-        if until():
-            return
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _tap(preview, x, y):
@@ -88,7 +57,7 @@ def _shot(shots: Path, names: set[str]) -> None:
 
 @pytest.fixture(scope="module")
 def window():
-    return _kivy_window()
+    return kivy_window()
 
 
 @pytest.fixture(scope="module")
@@ -425,7 +394,7 @@ def test_a_camera_low_at_the_tables_side_is_advised_to_rise(app, board, tmp_path
 
     def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
         table.show_frame(app.session.frame)
-        line = (table.ids.preview.overlay_key or (None,) * 4)[3] or ""  # the line over the picture
+        line = (table.ids.preview.overlay_key or (None,) * 6)[5] or ""  # the line over the picture (the key: size, scale, unit, screen, status...)
         return line == lean_short or line.endswith(f" - {lean_short}")  # after the reader's status, if any
 
     pump(advised, what="the short advice over the table's picture")

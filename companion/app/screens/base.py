@@ -49,6 +49,10 @@ class ViewState(EventDispatcher):
         """The text of ``key``; kv rules pass ``ui.lang`` as ``_lang`` so they are re-read when it changes."""
         return i18n.tr(key, **params)
 
+    def camera_words(self, status: str, _lang: str | None = None) -> str:
+        """What the camera and its readers say ("board found", "too dark: ..."), in the family's language."""
+        return i18n.camera_words(status)
+
     def show_camera(self, session) -> None:
         """Take over the camera session's state (after a reading, a new source or profile)."""
         board = session.board
@@ -74,17 +78,24 @@ class PreviewScreen(AppScreen):
     """A screen with the camera picture (``ids.preview``, when its layout shows one): it says what to draw over it (:meth:`overlay`) and
     takes taps on it (:meth:`tap`, in frame pixels)."""
 
-    _overlay_size: tuple[int, int] | None = None
+    _overlay_size: tuple | None = None
 
     def overlay(self) -> Overlay:
         """What to draw over the picture: by default the dice of the proposal (else of the latest reading)."""
         return Overlay(dice=self.proposal_dice())
 
     def proposal_dice(self) -> list[dict[str, Any]] | None:
-        proposal = self.controller.proposal if self.controller is not None else None
+        """The dice to mark: the proposal's, else the latest reading's; each with its value in the family's words."""
+        ctl = self.controller
+        proposal = ctl.proposal if ctl is not None else None
         if proposal is not None and any(d.box for d in proposal.dice):
-            return [{"box": d.box, "value": d.value, "uncertain": d.uncertain} for d in proposal.dice]
-        return None
+            dice = [{"box": d.box, "value": d.value, "uncertain": d.uncertain} for d in proposal.dice]
+        else:
+            observation = self.session.observation if self.session is not None else {}
+            dice = [dict(d) for d in observation.get("dice") or observation.get("live") or []]
+        for d in dice:
+            d["label"] = ctl.face_label(d.get("value")) if ctl is not None and ctl.module is not None else str(d.get("value"))
+        return dice
 
     def tap(self, x: float, y: float) -> bool:
         return False
@@ -92,22 +103,33 @@ class PreviewScreen(AppScreen):
     def show_frame(self, frame) -> bool:
         """Per frame: one texture upload (True when this frame was not shown yet). The overlay is rebuilt
         only when something it shows may have changed (the session's ``overlay_dirty``: a reading, proposal,
-        highlight, pose, flow or screen) and uploaded only when its content did."""
+        highlight, pose, flow or screen) or the picture is shown at another size, and uploaded only when its
+        content did; it is drawn at the size the picture is shown, so its marks keep their size on the screen."""
         preview, session = self.ids.get("preview"), self.session
-        if preview is None:  # a layout without the picture (score a kingdom)
+        if preview is None:  # a layout without the picture
             return False
         h, w = frame.image.shape[:2]
-        if session.overlay_dirty or preview.overlay_key is None or (w, h) != self._overlay_size:
-            self._overlay_size = (w, h)
+        fresh = preview.shown_frame is not frame
+        if fresh:
+            preview.show(frame.image)
+            preview.shown_frame = frame
+        scale = shown_scale((w, h), preview.size)
+        if session.overlay_dirty or preview.overlay_key is None or ((w, h), scale) != self._overlay_size:
+            self._overlay_size = ((w, h), scale)
             session.overlay_dirty = False
-            key, draw = session.overlay((w, h), self.overlay(), self.name)
+            key, draw = session.overlay((w, h), self.overlay(), self.name, scale=scale, unit=dp(1))
             if key != preview.overlay_key:
                 preview.set_overlay(draw(), key)
-        if preview.shown_frame is frame:
-            return False
-        preview.show(frame.image)
-        preview.shown_frame = frame
-        return True
+        return fresh
+
+
+def shown_scale(frame_size: tuple[int, int], widget_size) -> float:
+    """Screen px per frame px of a picture fitted whole into a widget (the preview's ``contain``)."""
+    w, h = frame_size
+    ww, wh = widget_size
+    if not (w and h and ww > 1 and wh > 1):
+        return 1.0
+    return min(ww / w, wh / h)
 
 
 def big_button(text: str, on_release, colour=None, **kw) -> Button:

@@ -17,6 +17,7 @@ from companion.app.setup_flow import BoardTeaching, CornerTapping, DiceRegistrat
 
 
 class SetupScreen(PreviewScreen):
+    title = StringProperty("")  # names the game whose board the camera is set up for
     flow = StringProperty("")  # "" | "teach" | "dice" | "corners"
     flow_text = StringProperty("")
     profile_text = StringProperty("")
@@ -25,9 +26,14 @@ class SetupScreen(PreviewScreen):
     corners = None  # setup_flow.CornerTapping while the corners are tapped
 
     def on_pre_enter(self, *args):
+        self.refresh()
+        self.show_profiles()
+
+    def refresh(self) -> None:
+        game = self.shell.board_game() if self.shell is not None else None
+        self.title = tr("setup:title_game", game=tr(f"game:{game}")) if game else tr("setup:title")
         if not self.flow:
             self.flow_text = tr("setup:teach_start")
-        self.show_profiles()
 
     def overlay(self) -> Overlay:
         """The corners tapped so far (numbered), the space to tap where the map expects it, else the board's
