@@ -45,8 +45,14 @@ def on_change(listener: Callable[[str], None]) -> None:
     _listeners.append(listener)
 
 
+ONE = "|one"  # "key|one": the text of ``key`` when its ``count`` is 1 ("1 move" / "3 moves", "1 Zug" / "3 Züge")
+
+
 def tr(key: str, lang: str | None = None, **params) -> str:
-    """The text of ``key`` in the current language (English, then the key itself, as fallbacks)."""
+    """The text of ``key`` in the current language (English, then the key itself, as fallbacks); with
+    ``count=1`` the key's singular (``key|one``) when the catalogue has one."""
+    if params.get("count") == 1 and (ONE_KEY := key + ONE) in catalogue(DEFAULT):
+        key = ONE_KEY
     text = catalogue(lang or _current).get(key)
     if text is None:
         text = catalogue(DEFAULT).get(key, key)

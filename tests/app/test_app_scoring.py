@@ -38,7 +38,9 @@ def test_kingdom_tally_takes_a_reading_and_says_when_it_is_unsure_or_failed(monk
     counts = [1] * len(tally.limits)
     monkeypatch.setattr(tally, "reading", lambda image: Reading(True, "unsure", counts, 1))
     assert tally.read(None) and tally.counts == counts
-    assert tally.message == tr("tally:read_failed", reason="unsure")
+    assert tally.message == tr("tally:unsure", count=1) == "1 character hard to read (marked ?): check the counts before you use the total."
+    monkeypatch.setattr(tally, "reading", lambda image: Reading(True, "unsure", counts, 2))
+    assert tally.read(None) and tally.message.startswith("2 characters hard to read")
     monkeypatch.setattr(tally, "reading", lambda image: Reading(False, "too dark"))
     assert not tally.read(None) and tally.counts == counts  # a failed reading keeps the counts
     assert tally.message == tr("tally:read_failed", reason="too dark")
@@ -51,4 +53,4 @@ def test_tile_tally_scores_by_the_rules_and_the_young_variant():
     assert tally.total_text() == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}))
     tally.young = True
     assert tally.total_text() == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
-    assert not tally.read(None) and tally.message == tr("tiles:read_failed", reason="no picture")
+    assert not tally.read(None) and tally.message == tr("tiles:read_failed", reason=tr("tally:no_picture"))
