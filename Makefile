@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo demo-terminal test lint venv train clean
+.PHONY: demo demo-terminal test lint venv train clean android-src android
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,3 +49,19 @@ train: $(BIN)/python
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+
+# The Android build's sources, staged where buildozer.spec looks (source.dir): the APK's main.py at the root,
+# the companion package beside it, models/ and calibration/ inside it where an installed wheel has them
+# (companion.data.models, companion.data.calibration). Python files only: no caches, no training code.
+ANDROID_SRC ?= android/build-src
+android-src:
+	rm -rf $(ANDROID_SRC) && mkdir -p $(ANDROID_SRC)
+	cp android/main.py $(ANDROID_SRC)/
+	tar -C . --exclude=__pycache__ --exclude='*.pyc' -cf - companion | tar -C $(ANDROID_SRC) -xf -
+	tar -C . --exclude=__pycache__ -cf - models | tar -C $(ANDROID_SRC)/companion/data -xf -
+	tar -C . --exclude=__pycache__ -cf - calibration | tar -C $(ANDROID_SRC)/companion/data -xf -
+	@echo "staged $(ANDROID_SRC): cd android && buildozer android debug"
+
+# The APK (needs buildozer and the Android SDK/NDK, which cannot be installed on the development machines).
+android: android-src
+	cd android && buildozer android debug

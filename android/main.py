@@ -1,7 +1,9 @@
 """Entry point inside the APK (python-for-android runs main.py): the table app on the phone's camera.
 
-Journals go to the app's private data folder (Kivy's ``user_data_dir``); without a camera permission
-or camera, the app falls back to the demo recording and manual entry, as on the desktop.
+Journals go to the app's private data folder (Kivy's ``user_data_dir``). The camera permission is asked
+at run time and answered asynchronously: the app shows the demo until the family allows the camera, then
+opens it (:class:`companion.app.permission.CameraPermission`); refused, the demo and manual entry go on, and
+set-up's "Open the camera" asks again.
 """
 
 import os
@@ -14,17 +16,16 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 def run() -> None:
     from kivy.utils import platform
 
+    from companion.app.permission import CameraPermission
+
     data = None
     if platform == "android":
-        from android.permissions import Permission, request_permissions  # noqa: F401 (p4a module)
-
-        request_permissions([Permission.CAMERA])
         from android.storage import app_storage_path  # p4a module
 
         data = os.path.join(app_storage_path(), "companion")
     from companion.app.main import CompanionApp
 
-    CompanionApp(source="auto", data_dir=data).run()
+    CompanionApp(source="auto", data_dir=data, camera_permission=CameraPermission.for_platform()).run()
 
 
 if __name__ == "__main__":

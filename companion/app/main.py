@@ -28,6 +28,7 @@ from companion.app.controller import Controller
 from companion.app.datacheck import data_folder_notices
 from companion.app.dice_teaching import DiceProfiles, snapshot
 from companion.app.i18n import tr
+from companion.app.permission import CameraPermission, needs_camera
 from companion.app.screens import SCREENS, PreviewScreen, ViewState
 from companion.app.speech import Speaker, announcement
 from companion.app.tour import SIZES, Autopilot, LayoutTour, ScreenshotTour
@@ -45,7 +46,7 @@ class CompanionApp(App):
     def __init__(self, source: str = "auto", data_dir: str | None = None, screenshot_dir: str | None = None,
                  exit_after_game: bool = False, autoplay: float | None = None, language: str | None = None,
                  tour: bool | None = None, camera_profile: str | None = None, game: str | None = None,
-                 layouts: tuple | None = None, **kw):
+                 layouts: tuple | None = None, camera_permission: CameraPermission | None = None, **kw):
         super().__init__(**kw)
         self.title = "companion"
         self.source_spec = source
@@ -53,6 +54,7 @@ class CompanionApp(App):
         self.exit_after_game = exit_after_game
         self.language_override = language
         self.camera_profile_override = camera_profile  # --camera-profile PATH (else the one chosen in set-up)
+        self.permission = camera_permission or CameraPermission()  # Android asks; elsewhere granted
         self.demo_game = game  # --game G: the game chosen at start (and, on the demo source, its demo played)
         self.ui = ViewState()
         self.tour = ScreenshotTour(self, screenshot_dir, bool(screenshot_dir) if tour is None else tour)
@@ -90,7 +92,7 @@ class CompanionApp(App):
             self.sm.add_widget(cls(controller=self.controller, session=self.session, ui=self.ui, shell=self))
         if notices:
             self.sm.get_screen("home").message = "\n".join(notices)
-        self.open_source(self.source_spec)
+        self.open_camera(self.source_spec)
         Window.bind(on_resize=self._on_resize)
         self._on_resize(Window, *Window.size)
         Clock.schedule_interval(self._tick, 1.0 / theme.PREVIEW_FPS)
@@ -209,6 +211,24 @@ class CompanionApp(App):
             self.sm.get_screen("home").message = tr("home:settings_not_saved", reason=plain_os_error(exc))
 
     # --- the camera ------------------------------------------------------------------------------------------
+    def open_camera(self, spec: str | None = None) -> None:
+        """Open ``spec`` (default: the source asked for at start); a source that needs the camera waits for the
+        camera permission (Android asks asynchronously): the demo shows until the family answers, the camera
+        opens on a yes, and a no is said with the way back (set-up's "Open the camera")."""
+        spec = spec or (self.source_spec if needs_camera(self.source_spec) else "auto")
+        if not needs_camera(spec) or self.permission.granted():
+            self.open_source(spec)
+            return
+        self.open_source("demo")
+        self.sm.get_screen("home").message = tr("table:camera_asked")
+        self.permission.ask(lambda granted: Clock.schedule_once(lambda dt: self._permission_answered(spec, granted), 0))
+
+    def _permission_answered(self, spec: str, granted: bool) -> None:
+        if granted:
+            self.open_source(spec)
+        else:
+            self.sm.get_screen("home").message = tr("table:camera_refused")
+
     def open_source(self, spec: str) -> None:
         """Open the frame source; a failure is explained and falls back (demo when no camera, else manual)."""
         notice = self.session.open(spec)
@@ -252,8 +272,12 @@ class CompanionApp(App):
     def show_latest(self) -> None:
         """The newest frame on the screen shown (and to the worker); the overlay again when it may have changed."""
         session = self.session
-        if session.newly_lost():
+        stopped = session.newly_stopped()
+        if stopped == "lost":
             self.controller.say("error", tr("table:camera_lost"))
+        elif stopped == "ended":
+            self.controller.say("warn", tr("table:source_ended", source=session.name))
+        if stopped:
             self.ui.show_camera(session)
         frame = session.next_frame(self.controller.generation)
         if frame is None and session.overlay_dirty:

@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from companion.vision.readers.kingdom import KingdomReader
 
     try:
-        reader = KingdomReader()
+        reader = KingdomReader(StandClassifier())  # onnxruntime, else cv2.dnn (as the app)
     except VisionError as exc:
         print(f"error: {exc.reason}", file=sys.stderr)
         return 2
