@@ -244,13 +244,15 @@ class CameraSession:
             self.worker.submit(generation, frame.image, frame.meta, frame.time)
         return frame
 
-    def newly_lost(self) -> bool:
-        """True once when the source stopped sending pictures (unplugged, taken by another app)."""
-        if self.grabber is None or self.grabber.status != "lost" or self.lost_reported:
-            return False
+    def newly_stopped(self) -> str:
+        """Once, when the source stopped sending pictures: "lost" (unplugged, taken by another app) or "ended" (a
+        video or a folder of pictures played to its end: its last picture stays); else ""."""
+        if self.grabber is None or self.grabber.status not in ("lost", "ended") or self.lost_reported:
+            return ""
         self.lost_reported = True
-        self.name = tr("table:manual")
-        return True
+        if self.grabber.status == "lost":
+            self.name = tr("table:manual")
+        return self.grabber.status
 
     # --- what the recognition said ------------------------------------------------------------------------------
     def take(self, observation: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from kivy_app import kivy_window, pump
 from companion.app.calibration import reference_map_path
 from companion.app.demo import DemoScript, board_size_mm, demo_homography
 from companion.app.i18n import tr
+from companion.app.permission import CameraPermission
 from companion.referee.dice import dice_values
 from companion.vision.boardmap import load_board_map
 
@@ -478,4 +479,54 @@ def test_a_camera_that_disappears_is_said_plainly_and_nothing_is_lost(app):
     pump(lambda: app.session.lost_reported, what="the lost camera")
     assert app.controller.messages[-1].text == tr("table:camera_lost")
     assert app.ui.source_name == tr("table:manual")
+    app.open_source("demo")
+
+
+class _Permission:
+    """Android's camera permission as the app sees it: not yet granted; the answer comes later, off the UI thread."""
+
+    def __init__(self):
+        self.allowed, self.asked = False, []
+
+    def granted(self):
+        return self.allowed
+
+    def ask(self, then):
+        self.asked.append(then)
+
+
+def test_the_camera_opens_once_android_grants_its_permission_and_can_be_opened_again(app, monkeypatch, tmp_path):
+    import threading
+
+    opened = []
+    monkeypatch.setattr(app.session, "open", lambda spec: opened.append(spec) or "")
+    permission = app.permission = _Permission()
+    try:
+        app.open_camera("camera:0")
+        assert opened == ["demo"] and len(permission.asked) == 1  # the demo shows while the family is asked
+        assert app.sm.get_screen("home").message == tr("table:camera_asked")
+        permission.asked[0](False)  # "deny"
+        pump(lambda: app.sm.get_screen("home").message == tr("table:camera_refused"), what="the refusal said")
+        assert opened == ["demo"]
+        app.go("setup")
+        app.sm.get_screen("setup").ids.open_camera.dispatch("on_release")  # the way back: asked again
+        assert len(permission.asked) == 2
+        permission.allowed = True
+        threading.Thread(target=permission.asked[1], args=(True,)).start()  # p4a answers on its own thread
+        pump(lambda: opened[-1] == "auto", what="the camera opened on the answer")
+        app.sm.get_screen("setup").ids.open_camera.dispatch("on_release")  # granted: opened at once
+        assert opened[-2:] == ["auto", "auto"] and len(permission.asked) == 2
+    finally:
+        app.permission = CameraPermission()
+        monkeypatch.undo()
+        app.go("home")
+        app.open_source("demo")
+
+
+def test_a_video_that_ends_says_so_and_keeps_its_last_picture(app, board, tmp_path):
+    _a_game(app)
+    _picture_source(app, tmp_path, "short-film", board[2])
+    pump(lambda: app.session.lost_reported, what="the end of the pictures")
+    assert app.controller.messages[-1].text == tr("table:source_ended", source="short-film")
+    assert app.session.frame is not None and app.ui.source_name == "short-film"
     app.open_source("demo")
