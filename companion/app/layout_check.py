@@ -79,3 +79,18 @@ def problems(root, window_size: tuple[float, float]) -> list[str]:
             if shown and not widget.multiline and text_width(shown, widget.font_size, widget.font_name) > room + SLACK:
                 found.append(f"{_name(widget)} does not fit its box ({room:.0f} px)")
     return found
+
+
+def in_view(widget, window_size: tuple[float, float]) -> bool:
+    """``widget`` is shown whole without scrolling: inside the window and inside the visible part of its list."""
+    if _hidden(widget):
+        return False
+    x0, y0, x1, y1 = _box(widget)
+    width, height = window_size
+    if x0 < -SLACK or y0 < -SLACK or x1 > width + SLACK or y1 > height + SLACK:
+        return False
+    scroller = _scroller(widget)
+    if scroller is None:
+        return True
+    sx0, sy0, sx1, sy1 = _box(scroller)
+    return x0 >= sx0 - SLACK and y0 >= sy0 - SLACK and x1 <= sx1 + SLACK and y1 <= sy1 + SLACK

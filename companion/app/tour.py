@@ -311,6 +311,8 @@ class LayoutTour:
         yield from self._shoot("home", game, size, lang)
         home.options_open = False
         home.show_options()
+        yield from self._settle()
+        self._in_view(f"{size[0]}x{size[1]}/{lang}/{game}-home-closed", home, [home.ids.start])
         yield from self._shoot("setup", game, size, lang)
         if game == self.games[0]:
             for screen in ("tally", "tiles"):
@@ -371,6 +373,7 @@ class LayoutTour:
         name = f"{game}-{screen}" if name_screen and game else (game or screen)
         key = f"{size[0]}x{size[1]}/{lang}/{name}"
         self._check(key, current)
+        self._in_view(key, current, self._must_show(key, screen, current))
         preview = current.ids.get("preview") if hasattr(current, "ids") else None
         if preview is not None:
             self.pictures[key] = tuple(preview.norm_image_size) if preview.texture is not None else (0.0, 0.0)
@@ -379,6 +382,33 @@ class LayoutTour:
             target.parent.mkdir(parents=True, exist_ok=True)
             if capture(target):
                 self.taken.append(target)
+
+    def _must_show(self, key, screen, current) -> list:
+        """What a family must see without scrolling: Start/Done/Read/Home, whose turn it is (the title), Confirm
+        beside a proposal, and the first die's face buttons."""
+        ids = {"setup": ["done", "title"], "tally": ["read"], "tiles": ["read"], "end": ["home", "winner"],
+               "table": ["title", "to_home"]}.get(screen, [])
+        wanted: list = [current.ids[i] for i in ids if i in current.ids]
+        if screen == "table":
+            ctl = self.app.controller
+            if ctl.proposal is not None:
+                wanted.append(current.ids["confirm"])
+            faces = getattr(current, "_face_buttons", None) or []
+            if ctl.dice_specs() and faces:
+                wanted += faces[:len(ctl.dice_specs()[0].faces)]
+            name = ctl.current_player_name()
+            if name and name not in current.ids["title"].text:
+                self.problems.setdefault(key, []).append(f"the title {current.ids['title'].text!r} does not say whose turn it is ({name})")
+        return wanted
+
+    def _in_view(self, key, root, widgets) -> None:
+        """Each of ``widgets`` lies wholly in the window, and inside the visible part of its list when it scrolls."""
+        from companion.app.layout_check import in_view
+
+        for widget in widgets:
+            if not in_view(widget, tuple(Window.size)):
+                text = getattr(widget, "text", "")[:40]
+                self.problems.setdefault(key, []).append(f"{type(widget).__name__} {text!r} is not in view without scrolling")
 
     def _check(self, key, widget) -> None:
         from companion.app.layout_check import problems
