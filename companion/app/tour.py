@@ -12,7 +12,9 @@ Both drive the app through what it exposes (its screens, controller and camera s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -415,5 +417,43 @@ class LayoutTour:
 
         self.checked += 1
         found = problems(widget, tuple(Window.size))
+        if "/de/" in key:
+            found += english_in(widget)
         if found:
             self.problems[key] = found
+
+
+ENGLISH_WORDS = re.compile(r"\b(the|your|roll|rolls|move|moves|with|from|tap|board found|piece|pieces|dice|turn)\b")
+
+
+@cache
+def _english_texts() -> re.Pattern:
+    """The app's English texts that German says otherwise, as one pattern (placeholders match anything)."""
+    from companion.app import i18n
+
+    english, german = i18n.catalogue("en"), i18n.catalogue("de")
+    parts = []
+    for key, text in english.items():
+        if german.get(key) == text:
+            continue
+        literal = [re.escape(p) for p in re.split(r"\{[^}]*\}", text)]
+        if sum(len(p.split()) for p in re.split(r"\{[^}]*\}", text)) >= 3:
+            parts.append("(?:" + ".*?".join(literal) + ")")
+    return re.compile("|".join(parts))
+
+
+def english_in(root) -> list[str]:
+    """Every text of ``root`` shown in German mode that is (or holds) one of the app's English texts or an English
+    word (a text that was never translated, an engine's English)."""
+    from kivy.uix.label import Label
+
+    found = []
+    for widget in root.walk(restrict=True):
+        text = getattr(widget, "text", "") if isinstance(widget, Label) else ""
+        if not text:
+            continue
+        plain = re.sub(r"\[/?[a-z]+[^\]]*\]", "", text)  # markup
+        match = _english_texts().search(plain) or ENGLISH_WORDS.search(plain)
+        if match:
+            found.append(f"English in German mode: {plain[:70]!r} ({match.group(0)[:30]!r})")
+    return found

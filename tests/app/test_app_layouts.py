@@ -72,3 +72,19 @@ def test_the_picture_takes_the_room_it_can(tour):
             assert w >= size[0] - 16 or h >= size[1] * 0.44, (key, w, h)
         else:
             assert h >= size[1] * 0.6 or w >= size[0] * 0.55, (key, w, h)
+
+
+def test_the_german_screens_show_no_english_and_the_check_would_see_it(tour):
+    """The tour checks every German screen for the app's English texts and English words (issue 22, item 4)."""
+    from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.label import Label
+
+    from companion.app.i18n import tr
+    from companion.app.tour import english_in
+
+    assert not [p for found in tour.problems.values() for p in found if p.startswith("English")]
+    screen = BoxLayout()
+    for text in (tr("history:undo_ask", "en", count=3), "Ann, roll both colour dice.", tr("history:undo_ask", "de", count=3),
+                 "Ann, wirf beide Farbwürfel."):
+        screen.add_widget(Label(text=text))
+    assert len(english_in(screen)) == 2
