@@ -101,6 +101,15 @@ class Texts:
         one, _, many = self.term(key).partition("|")
         return f"{n:g} {one if n == 1 else (many or one)}"
 
+    def reason(self, english: str) -> str:
+        """The why of an English refusal in this language (the game's ``reasons``: an English pattern and its
+        translation, the pattern's groups filled in), or "" when none matches."""
+        for pattern, template in self.data.get("reasons", []):
+            match = re.fullmatch(pattern, english)
+            if match:
+                return template.format(**match.groupdict())
+        return ""
+
     def text(self, key: str, **params: Any) -> str:
         """A template of the game (``"actions"``), else a shared one, filled with ``params``."""
         template = self.data.get("actions", {}).get(key)
@@ -205,12 +214,14 @@ def refusal(state: State, action: Action, error: Exception, lang: str, seen: boo
     t = texts(state.game.name, lang)
     if not t.rule(rule_id):
         return None
+    detail = t.reason(getattr(error, "message", str(error)))
     if seen:
-        return t.text("refusal_seen", rule=rule_id)
-    move = _localized(state, action, lang)
-    if move is None:  # a malformed action: no words for it, only the rule
-        return t.text("refusal_unread", rule=rule_id)
-    return t.text("refusal", rule=rule_id, move=move)
+        said = t.text("refusal_seen", rule=rule_id)
+    else:
+        move = _localized(state, action, lang)
+        # a malformed action: no words for it, only the rule
+        said = t.text("refusal_unread", rule=rule_id) if move is None else t.text("refusal", rule=rule_id, move=move)
+    return f"{said} {detail}" if detail else said
 
 
 def rules_markdown(game: str, lang: str) -> str | None:

@@ -4,6 +4,7 @@ and what is spoken for a refusal (the controller without Kivy; English stays the
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -245,3 +246,32 @@ def test_every_german_typed_word_means_a_word_the_parser_reads():
     for game, words in known.items():
         typed = engine_i18n.catalogue(game, "de")["typed"]
         assert typed and set(typed.values()) <= words, game
+
+
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_a_german_refusal_keeps_the_reason_english_gives(ctl, german):
+    """Issue 22: English says which pieces lock a piece in; German named only the rule. Now both say why, in
+    plain space names (no ids)."""
+    from companion.games.core import IllegalAction
+
+    ctl.new_game("eagle-kingdoms", GAMES["eagle-kingdoms"])
+    for _ in range(40):
+        if ctl.phase == "decision" and any(a.get("type") == "capture" for a in ctl.state.legal_actions()):
+            break
+        ctl.random_outcome() if ctl.phase == "chance" else ctl.propose(ctl.state.legal_actions()[0], "typed")
+        ctl.confirm()
+    template = next(a for a in ctl.state.legal_actions() if a.get("type") == "capture")
+    key = next(k for k, v in template.items() if k != "type" and isinstance(v, str))
+    locked = None
+    from companion.games.eagle_kingdoms.rules import PIECE_IDS
+
+    for pid in PIECE_IDS:
+        error = ctl.state.problem(dict(template, **{key: pid}))
+        if isinstance(error, IllegalAction) and "locked in by" in error.message:
+            locked = dict(template, **{key: pid})
+            break
+    assert locked is not None
+    ctl.call_illegal(locked, ctl.state.problem(locked), "typed")
+    text = ctl.messages[-1].text
+    assert "eingeschlossen von" in text and ctl.messages[-1].rule_id in text
+    assert not re.search(r"\b(feather|wing|tail|head|covert|leg|crown|beak|plume)-", text), text

@@ -193,7 +193,9 @@ def test_refusal_names_the_rule_in_german():
     assert error.rule_id in german and "verstößt gegen Regel" in german and "„" in german
     assert i18n.describe_action(state, locked, "de") in german
     seen = i18n.refusal(state, locked, error, "de", seen=True)
-    assert error.rule_id in seen and locked["piece"] not in seen
+    # seen by the camera: the move is not described again (the app names it), but the reason is kept, as in English
+    assert error.rule_id in seen and i18n.describe_action(state, locked, "de") not in seen
+    assert "ist eingeschlossen von" in german and "ist eingeschlossen von" in seen
     assert i18n.refusal(state, locked, error, "en") is None  # English: the engine's message stands
     assert i18n.refusal(state, locked, InvalidAction("bad input"), "de") is None  # no rule: English stands
     assert i18n.refusal(state, locked, IllegalAction("EK-NO-SUCH", "x"), "de") is None
