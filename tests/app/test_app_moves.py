@@ -178,3 +178,26 @@ def test_a_magpie_flight_is_chosen_by_tapping_where_it_lands(tmp_path):
         assert proposal.action == moves[0].action
     else:
         assert proposal is None and picker.narrowed == moves and picker.groups()[0].moves == moves
+
+
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_a_move_the_camera_saw_refused_is_marked_on_the_picture_and_the_older_proposal_withdrawn(tmp_path):
+    """Issue 22: a refused piece got no mark, and the camera's older proposal stayed ready to Confirm beside the
+    refusal (what it proposed is no longer what lies on the table)."""
+    from companion.games.core import IllegalAction
+    from companion.games.eagle_kingdoms.rules import PIECE_IDS
+
+    ctl = Controller(tmp_path, seed=1)
+    _decision(ctl, "eagle-kingdoms", lambda c: any(a.get("type") == "capture" for a in c.state.legal_actions()))
+    legal = next(a for a in ctl.state.legal_actions() if a.get("type") == "capture")
+    ctl.propose(legal, "camera")
+    assert ctl.proposal is not None
+    locked = next(dict(legal, piece=pid) for pid in PIECE_IDS
+                  if isinstance(e := ctl.state.problem(dict(legal, piece=pid)), IllegalAction) and "locked in" in e.message)
+    ctl.call_illegal(locked, ctl.state.problem(locked), "camera")
+    assert ctl.proposal is None and ctl.messages[-1].level == "illegal"
+    marks = ctl.highlights()
+    assert marks[locked["piece"]] == "illegal" and list(marks.values()).count("illegal") == 1
+    ctl.propose(legal, "typed")  # the next change clears the mark
+    ctl.confirm()
+    assert "illegal" not in ctl.highlights().values()

@@ -530,3 +530,44 @@ def test_a_video_that_ends_says_so_and_keeps_its_last_picture(app, board, tmp_pa
     assert app.controller.messages[-1].text == tr("table:source_ended", source="short-film")
     assert app.session.frame is not None and app.ui.source_name == "short-film"
     app.open_source("demo")
+
+
+def test_undo_3_asks_first_and_no_keeps_the_game(app, tmp_path):
+    ctl = app.controller
+    ctl.new_game("mighty-magpies", ["Ann", "Ben"])
+    while len(ctl.session.history) < 5:
+        ctl.random_outcome() if ctl.phase == "chance" else ctl.propose(ctl.state.legal_actions()[0], "typed")
+        ctl.confirm()
+    before = list(ctl.session.history)
+    app.go("history")
+    history = app.sm.get_screen("history")
+    history.ids.undo3.dispatch("on_release")
+    pump(lambda: history.undo_popup is not None and history.undo_popup.parent is not None, what="the question")
+    buttons = [w for w in history.undo_popup.content.walk() if hasattr(w, "dispatch") and getattr(w, "text", "") in
+               (tr("history:undo_yes", count=3), tr("common:no"))]
+    assert ctl.session.history == before  # asking takes nothing back
+    next(b for b in buttons if b.text == tr("common:no")).dispatch("on_release")
+    assert ctl.session.history == before
+    history.ids.undo3.dispatch("on_release")
+    yes = next(w for w in history.undo_popup.content.walk() if getattr(w, "text", "") == tr("history:undo_yes", count=3))
+    yes.dispatch("on_release")
+    assert ctl.session.history == before[:-3]
+    app.go("home")
+
+
+@pytest.mark.parametrize("game", ["falconry", "verzauberte-eulen", "mighty-magpies"])
+def test_each_games_demo_plays_on_its_own_board(app, game):
+    """``companion app --source demo --game G``: the demo of G, its own board in the picture (found by G's map)."""
+    from companion.cli import build_parser
+    from companion.vision.pose import estimate_pose
+
+    assert build_parser().parse_args(["app", "--source", "demo", "--game", game]).game == game
+    app.start_demo(game)
+    assert app.controller.module.name == game and app.sm.current == "table"
+    pump(lambda: app.session.frame is not None and app.session.frame.meta.get("game") == game, what=f"{game}'s picture")
+    image = app.session.frame.image
+    if game != "falconry":  # Falconry's recording looks closely at its cards, its markers out of the picture
+        assert estimate_pose(image, load_board_map(reference_map_path(game))).usable
+    pump(lambda: tr(f"game:{game}") in app.sm.get_screen("table").ids.title.text, what="the game named in the title")
+    app.session.demo.stop()
+    app.go("home")
