@@ -54,3 +54,38 @@ def test_tile_tally_scores_by_the_rules_and_the_young_variant():
     tally.young = True
     assert tally.total_text() == tr("tiles:total", points=tile_points({"berry": 0, "silver": 2, "gold": 0}, True))
     assert not tally.read(None) and tally.message == tr("tiles:read_failed", reason=tr("tally:no_picture"))
+
+
+def test_a_picture_of_a_game_board_is_not_read_as_a_kingdom():
+    """Issue 22: a board was 'read' as 1 Squire = 2 points. Its corner markers in view: refused with the reason."""
+    import cv2
+    import numpy as np
+
+    from companion.app.scoring import read_kingdom
+
+    image = np.full((480, 640, 3), 200, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker, (x, y) in zip((0, 1), ((40, 40), (500, 40)), strict=True):
+        image[y:y + 100, x:x + 100] = cv2.cvtColor(cv2.aruco.generateImageMarker(dictionary, marker, 100), cv2.COLOR_GRAY2BGR)
+    reading = read_kingdom(image)
+    assert not reading.ok and reading.message == tr("tally:a_board") and not reading.counts
+
+
+def test_a_kingdom_read_as_one_or_two_characters_is_checked_with_the_family():
+    import numpy as np
+
+    from companion.app.scoring import read_kingdom
+
+    class Stand:
+        def __init__(self, label):
+            self.label, self.uncertain, self.centre_px = label, False, (10.0, 20.0)
+
+    class Reader:
+        def read(self, image):
+            return type("R", (), {"usable": True, "status": "ok", "stands": [Stand(2)]})()
+
+    reading = read_kingdom(np.full((64, 64, 3), 120, np.uint8), Reader())
+    assert reading.ok and reading.warning == tr("tally:few", count=1) and reading.points == [((10.0, 20.0), "2")]
+    tally = KingdomTally()
+    tally.take(reading)
+    assert tally.message == reading.warning and tally.points == reading.points  # said, and shown on the preview
