@@ -275,3 +275,15 @@ def test_a_german_refusal_keeps_the_reason_english_gives(ctl, german):
     text = ctl.messages[-1].text
     assert "eingeschlossen von" in text and ctl.messages[-1].rule_id in text
     assert not re.search(r"\b(feather|wing|tail|head|covert|leg|crown|beak|plume)-", text), text
+
+
+def test_counts_are_said_in_the_singular_and_the_plural_not_with_brackets():
+    """Issue 22: '1 Zug/Züge', 'character(s)'. A text with a count has its singular (key|one) where it differs."""
+    for lang in i18n.LANGUAGES:
+        texts = i18n.catalogue(lang)
+        hacks = {k: v for k, v in texts.items() if re.search(r"\w\((s|e|en|n)\)|Zug/Züge", v)}
+        assert not hacks, hacks
+    assert i18n.tr("history:undone", "de", count=1) == "1 Zug zurückgenommen."
+    assert i18n.tr("history:undone", "de", count=2) == "2 Züge zurückgenommen."
+    assert i18n.tr("tally:unsure", "en", count=1).startswith("1 character hard")
+    assert i18n.tr("moves:more", "en", count=1) == "1 move" and i18n.tr("moves:more", "en", count=4) == "4 moves"
