@@ -571,3 +571,28 @@ def test_each_games_demo_plays_on_its_own_board(app, game):
     pump(lambda: tr(f"game:{game}") in app.sm.get_screen("table").ids.title.text, what="the game named in the title")
     app.session.demo.stop()
     app.go("home")
+
+
+@pytest.mark.rules("VE-SETUP-COLOUR", "VE-SETUP-CORNER")
+def test_verzauberte_eulen_colours_and_corners_are_chosen_on_the_home_screen(app):
+    """Issue 22: colours and corners are the players' choice; the app's set-up offers them and the game gets them."""
+    home = app.sm.get_screen("home")
+    app.go("home")
+    home.choose("verzauberte-eulen")
+    home.ids.players.text = "Ann, Ben"
+    home.options_open = True
+    home.show_options()
+    colours, corners = home._option_widgets["colours"], home._option_widgets["corners"]
+    assert len(colours) == 2 and len(corners) == 2  # one per player
+    for spinner, word in zip(colours, (tr("choice:verzauberte-eulen:green"), tr("choice:verzauberte-eulen:yellow")), strict=True):
+        spinner.text = spinner.prefix + word
+    corners[0].text = corners[0].prefix + tr("choice:verzauberte-eulen:ne")
+    home.ids.start.dispatch("on_release")
+    assert home.start_message == tr("home:options_incomplete")  # one corner left open, one chosen: asked for both
+    corners[1].text = corners[1].prefix + tr("choice:verzauberte-eulen:sw")
+    home.ids.start.dispatch("on_release")
+    assert app.controller.module.name == "verzauberte-eulen" and app.sm.current == "table"
+    options = app.controller.session.game.options
+    assert options["colours"] == ["green", "yellow"] and options["corners"] == ["ne", "sw"]
+    home.options_open = False
+    app.go("home")
