@@ -698,7 +698,9 @@ class Controller:
             return
         self._last_seen = question
         reason = question.get("reason") or "misread"
-        self.vision_status = tr(f"table:camera_{reason}", spaces=", ".join(question.get("regions") or question.get("unsure") or []))
+        regions = question.get("regions") or question.get("unsure") or []
+        game = self.module.name if self.module is not None else ""
+        self.vision_status = tr(f"table:camera_{reason}", spaces=", ".join(space_name(game, r, language()) for r in regions))
 
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
         """The camera reports each settled roll once. One that came while a move was awaited (the next

@@ -24,6 +24,7 @@ import numpy as np
 
 from companion.app.calibration import reference_map_path, registry_path
 from companion.app.i18n import language, tr
+from companion.app.words import space_name
 from companion.referee.dice import READER_KIND, dice_told_apart, usual_roll
 
 
@@ -154,7 +155,8 @@ class BoardTeaching:
         if self.pose is None:
             return tr("setup:teach_start")
         if self.current is not None:
-            return tr("setup:teach_tap", space=self.current, number=self.index + 1, total=len(self.targets))
+            return tr("setup:teach_tap", space=space_name(self.game, self.current, language()), number=self.index + 1,
+                      total=len(self.targets))
         return tr("setup:teach_ready", count=len(self.taps))
 
     def tap(self, x: float, y: float) -> str:

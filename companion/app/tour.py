@@ -363,6 +363,15 @@ class LayoutTour:
                 yield from self._shoot("table", f"{game}-table-list", size, lang, name_screen=False)
                 table.open_group = None
                 table.build_entry()
+        if moment == "move" and game == self.games[0]:  # teaching the board, on this game's own picture
+            setup = app.sm.get_screen("setup")
+            app.go("setup")
+            if setup.start_teaching():
+                yield from self._shoot("setup", f"{game}-setup-teach", size, lang, name_screen=False)
+            else:
+                self.problems.setdefault(f"{size[0]}x{size[1]}/{lang}/{game}-setup-teach", []).append(
+                    f"teaching the board did not start: {setup.flow_text}")
+            setup.flow, setup.teaching = "", None
 
     def _shoot(self, screen, game, size, lang, name_screen=True):
         app = self.app
@@ -388,7 +397,7 @@ class LayoutTour:
     def _must_show(self, key, screen, current) -> list:
         """What a family must see without scrolling: Start/Done/Read/Home, whose turn it is (the title), Confirm
         beside a proposal, and the first die's face buttons."""
-        ids = {"setup": ["done", "title"], "tally": ["read"], "tiles": ["read"], "end": ["home", "winner"],
+        ids = {"setup": ["done", "title"] + (["capture", "save"] if getattr(current, "flow", "") == "teach" else []), "tally": ["read"], "tiles": ["read"], "end": ["home", "winner"],
                "table": ["title", "to_home"]}.get(screen, [])
         wanted: list = [current.ids[i] for i in ids if i in current.ids]
         if screen == "table":
@@ -419,6 +428,7 @@ class LayoutTour:
         found = problems(widget, tuple(Window.size))
         if "/de/" in key:
             found += english_in(widget)
+        found += ids_in(widget)
         if found:
             self.problems[key] = found
 
@@ -456,4 +466,18 @@ def english_in(root) -> list[str]:
         match = _english_texts().search(plain) or ENGLISH_WORDS.search(plain)
         if match:
             found.append(f"English in German mode: {plain[:70]!r} ({match.group(0)[:30]!r})")
+    return found
+
+
+def ids_in(root) -> list[str]:
+    """Every text of ``root`` that shows a space id, a cell's coordinates or an owl's code."""
+    from kivy.uix.label import Label
+
+    from companion.app.words import raw_id
+
+    found = []
+    for widget in root.walk(restrict=True):
+        text = getattr(widget, "text", "") if isinstance(widget, Label) else ""
+        if text and (seen := raw_id(re.sub(r"\[/?[a-z]+[^\]]*\]", "", text))):
+            found.append(f"A raw id shown: {text[:70]!r} ({seen!r})")
     return found

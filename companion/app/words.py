@@ -120,3 +120,17 @@ def plain(game: str, text: str, lang: str) -> str:
     """``text`` (a move, a refusal, a prompt) with every space id, cell and owl code in plain words."""
     swap = PLAIN.get(game)
     return swap(text, lang) if swap and text else text
+
+
+RAW_IDS = re.compile("|".join((
+    r"\b(?:plume|crown|beak|head|feather|covert|wing|leg|tail|sceptre|orb|neck)-[a-z0-9-]+",  # Eagle Kingdoms' pieces
+    r"\(-?\d+, ?-?\d+\)|\bx-?\d+y-?\d+\b",  # Falconry's cells
+    r"(?<![\w-])[a-e][1-5](?:-[a-e][1-5])?(?![\w-])|(?<![\w-])[RBGYK][rbgyk](?![\w-])",  # Verzauberte Eulen's spaces, owls
+    r"\b[yrbg]\d\b|\b[Nn]est [RA-G]\b",  # Mighty Magpies' routes and nests
+)))
+
+
+def raw_id(text: str) -> str:
+    """The first space id, cell or owl code in ``text`` (what a family should never have to read), or ""."""
+    match = RAW_IDS.search(text)
+    return match.group(0) if match else ""

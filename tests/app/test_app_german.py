@@ -287,3 +287,22 @@ def test_counts_are_said_in_the_singular_and_the_plural_not_with_brackets():
     assert i18n.tr("history:undone", "de", count=2) == "2 Züge zurückgenommen."
     assert i18n.tr("tally:unsure", "en", count=1).startswith("1 character hard")
     assert i18n.tr("moves:more", "en", count=1) == "1 move" and i18n.tr("moves:more", "en", count=4) == "4 moves"
+
+
+def test_the_cameras_questions_name_the_spaces_as_families_say_them(ctl, german):
+    ctl.new_game("eagle-kingdoms", GAMES["eagle-kingdoms"])
+    question = {"reason": "misread", "regions": ["crown-left", "feather-left-4"]}
+    assert ctl.observe(ctl.generation, {"question": question})
+    assert "Krone links" in ctl.vision_status and "crown-left" not in ctl.vision_status
+    assert "feather-left" not in ctl.vision_status
+
+
+def test_teaching_the_board_asks_for_a_space_by_its_plain_name(tmp_path, german):
+    from companion.app.setup_flow import BoardTeaching
+    from companion.app.words import space_name
+
+    teaching = BoardTeaching("eagle-kingdoms", tmp_path)
+    teaching.pose = object()  # the board found (the prompt asks for the first space to tap)
+    text = teaching.prompt()
+    assert teaching.current and teaching.current not in text
+    assert space_name("eagle-kingdoms", teaching.current, "de") in text

@@ -75,12 +75,13 @@ def test_the_picture_takes_the_room_it_can(tour):
 
 
 def test_the_german_screens_show_no_english_and_the_check_would_see_it(tour):
-    """The tour checks every German screen for the app's English texts and English words (issue 22, item 4)."""
+    """The tour checks every German screen for the app's English texts and English words (issue 22, item 4), and every
+    screen for raw space ids (issue 22, item 2)."""
     from kivy.uix.boxlayout import BoxLayout
     from kivy.uix.label import Label
 
     from companion.app.i18n import tr
-    from companion.app.tour import english_in
+    from companion.app.tour import english_in, ids_in
 
     assert not [p for found in tour.problems.values() for p in found if p.startswith("English")]
     screen = BoxLayout()
@@ -88,3 +89,5 @@ def test_the_german_screens_show_no_english_and_the_check_would_see_it(tour):
                  "Ann, wirf beide Farbwürfel."):
         screen.add_widget(Label(text=text))
     assert len(english_in(screen)) == 2
+    screen.add_widget(Label(text="Tippe auf die Mitte des Feldes 'plume-left-2'"))
+    assert len(ids_in(screen)) == 1  # a raw id is caught in every language
