@@ -53,6 +53,15 @@ PLAYER_COLOURS = [
 
 
 
+def colour_letter(colour: dict) -> str:
+    """The letter shown beside a player's colour, in the family's language (German: Gelb is "Ge", Grün "Gr")."""
+    from companion.app.i18n import tr
+
+    key = f"colour:letter:{colour['name']}"
+    text = tr(key)
+    return colour["letter"] if text == key else text
+
+
 def player_colour(colours: list[int], index: int) -> dict:
     """The colour of player ``index`` (``colours``: each player's index into PLAYER_COLOURS, as chosen)."""
     return PLAYER_COLOURS[colours[index % len(colours)] % len(PLAYER_COLOURS)]

@@ -306,3 +306,12 @@ def test_teaching_the_board_asks_for_a_space_by_its_plain_name(tmp_path, german)
     text = teaching.prompt()
     assert teaching.current and teaching.current not in text
     assert space_name("eagle-kingdoms", teaching.current, "de") in text
+
+
+def test_colour_letters_are_the_familys_language_and_tell_the_colours_apart(german):
+    from companion.app import theme
+
+    german_letters = [theme.colour_letter(c) for c in theme.PLAYER_COLOURS]
+    assert german_letters == ["R", "B", "Gr", "Ge"] and len(set(german_letters)) == len(german_letters)
+    i18n.set_language("en")
+    assert [theme.colour_letter(c) for c in theme.PLAYER_COLOURS] == ["R", "B", "G", "Y"]

@@ -113,7 +113,7 @@ class HomeScreen(AppScreen):
         box.clear_widgets()
         for i, name in enumerate(self.players()[:6]):
             colour = theme.player_colour(self.colours, i)
-            button = Factory.ColourChip(text=f"{colour['letter']} {esc(name)}", background_color=colour["rgba"], markup=True,
+            button = Factory.ColourChip(text=f"{theme.colour_letter(colour)} {esc(name)}", background_color=colour["rgba"], markup=True,
                                         color=(0, 0, 0, 1) if colour["name"] == "yellow" else (1, 1, 1, 1))
             button.bind(on_release=lambda _b, i=i: self.cycle_colour(i))
             box.add_widget(button)

@@ -22,7 +22,7 @@ def score_table(grid, controller) -> None:
         grid.add_widget(_cell(f"[b]{esc(text)}[/b]"))
     for i, (name, score, won) in enumerate(controller.scores()):
         colour = theme.player_colour(controller.colours, i)
-        grid.add_widget(_cell(f"[b]{colour['letter']}[/b] {esc(name)}", color=colour["rgba"]))
+        grid.add_widget(_cell(f"[b]{theme.colour_letter(colour)}[/b] {esc(name)}", color=colour["rgba"]))
         grid.add_widget(_cell(f"{score:g}"))
         grid.add_widget(_cell(esc(tr("scores:winner")) if won else ""))
 

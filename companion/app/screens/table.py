@@ -142,7 +142,7 @@ class TableScreen(PreviewScreen):
         parts = []
         for i, (name, score, won) in enumerate(ctl.scores()):
             colour = theme.player_colour(ctl.colours, i)
-            parts.append(f"[b]{colour['letter']}[/b] {esc(name)} {score:g}" + (" *" if won else ""))
+            parts.append(f"[b]{theme.colour_letter(colour)}[/b] {esc(name)} {score:g}" + (" *" if won else ""))
         self.scoreline = "   ".join(parts)
         self.refresh_proposal()
         self.refresh_messages()
