@@ -84,7 +84,7 @@ def app(window, data, shots):
     app = CompanionApp(source="demo", data_dir=str(data), screenshot_dir=str(shots), tour=True, language="en")
     app._run_prepare()
     try:
-        pump(lambda: not app.tour.busy, what="the home screenshots")
+        pump(lambda: not app.tour.busy, timeout=120, what="the home screenshots")  # slow on a shared, busy machine
         yield app
     finally:
         app.stop()
