@@ -1,12 +1,16 @@
-"""Does every text fit? A check of a shown screen's widgets (Kivy; for the UI tests and the screenshot tour).
+"""Does every text fit, in the family's words? Checks of a shown screen's widgets (Kivy; the UI tests, the tours).
 
 For every visible label and button: its rendered text (the texture) fits inside the widget, and the widget
 lies inside the window -- or, inside a scrolling list, inside the list's width (a list scrolls up and down,
 never sideways). A text input's hint or text fits its box too. Each problem is one line naming the widget
-and its text, so a failing test says what to shorten or where to make room.
+and its text, so a failing test says what to shorten or where to make room. :func:`in_view`: a widget shown
+whole without scrolling; :func:`english_in`: English left on a German screen; :func:`ids_in`: a raw space id.
 """
 
 from __future__ import annotations
+
+import re
+from functools import cache
 
 from kivy.core.text import Label as CoreLabel
 from kivy.uix.label import Label
@@ -94,3 +98,51 @@ def in_view(widget, window_size: tuple[float, float]) -> bool:
         return True
     sx0, sy0, sx1, sy1 = _box(scroller)
     return x0 >= sx0 - SLACK and y0 >= sy0 - SLACK and x1 <= sx1 + SLACK and y1 <= sy1 + SLACK
+
+
+ENGLISH_WORDS = re.compile(r"\b(the|your|roll|rolls|move|moves|with|from|tap|board found|piece|pieces|dice|turn)\b")
+
+
+@cache
+def _english_texts() -> re.Pattern:
+    """The app's English texts that German says otherwise, as one pattern (placeholders match anything)."""
+    from companion.app import i18n
+
+    english, german = i18n.catalogue("en"), i18n.catalogue("de")
+    parts = []
+    for key, text in english.items():
+        if german.get(key) == text:
+            continue
+        literal = [re.escape(p) for p in re.split(r"\{[^}]*\}", text)]
+        if sum(len(p.split()) for p in re.split(r"\{[^}]*\}", text)) >= 3:
+            parts.append("(?:" + ".*?".join(literal) + ")")
+    return re.compile("|".join(parts))
+
+
+MARKUP = re.compile(r"\[/?[a-z]+[^\]]*\]")
+
+
+def shown_texts(root):
+    """The text of each label and button of ``root``, without its markup."""
+    for widget in root.walk(restrict=True):
+        text = getattr(widget, "text", "") if isinstance(widget, Label) else ""
+        if text:
+            yield MARKUP.sub("", text)
+
+
+def english_in(root) -> list[str]:
+    """Every text of ``root`` shown in German mode that is (or holds) one of the app's English texts or an English
+    word (a text that was never translated, an engine's English)."""
+    found = []
+    for text in shown_texts(root):
+        match = _english_texts().search(text) or ENGLISH_WORDS.search(text)
+        if match:
+            found.append(f"English in German mode: {text[:70]!r} ({match.group(0)[:30]!r})")
+    return found
+
+
+def ids_in(root) -> list[str]:
+    """Every text of ``root`` that shows a space id, a cell's coordinates or an owl's code."""
+    from companion.app.words import raw_id
+
+    return [f"A raw id shown: {text[:70]!r} ({seen!r})" for text in shown_texts(root) if (seen := raw_id(text))]

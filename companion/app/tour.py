@@ -12,9 +12,7 @@ Both drive the app through what it exposes (its screens, controller and camera s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -422,7 +420,7 @@ class LayoutTour:
                 self.problems.setdefault(key, []).append(f"{type(widget).__name__} {text!r} is not in view without scrolling")
 
     def _check(self, key, widget) -> None:
-        from companion.app.layout_check import problems
+        from companion.app.layout_check import english_in, ids_in, problems
 
         self.checked += 1
         found = problems(widget, tuple(Window.size))
@@ -432,52 +430,3 @@ class LayoutTour:
         if found:
             self.problems[key] = found
 
-
-ENGLISH_WORDS = re.compile(r"\b(the|your|roll|rolls|move|moves|with|from|tap|board found|piece|pieces|dice|turn)\b")
-
-
-@cache
-def _english_texts() -> re.Pattern:
-    """The app's English texts that German says otherwise, as one pattern (placeholders match anything)."""
-    from companion.app import i18n
-
-    english, german = i18n.catalogue("en"), i18n.catalogue("de")
-    parts = []
-    for key, text in english.items():
-        if german.get(key) == text:
-            continue
-        literal = [re.escape(p) for p in re.split(r"\{[^}]*\}", text)]
-        if sum(len(p.split()) for p in re.split(r"\{[^}]*\}", text)) >= 3:
-            parts.append("(?:" + ".*?".join(literal) + ")")
-    return re.compile("|".join(parts))
-
-
-def english_in(root) -> list[str]:
-    """Every text of ``root`` shown in German mode that is (or holds) one of the app's English texts or an English
-    word (a text that was never translated, an engine's English)."""
-    from kivy.uix.label import Label
-
-    found = []
-    for widget in root.walk(restrict=True):
-        text = getattr(widget, "text", "") if isinstance(widget, Label) else ""
-        if not text:
-            continue
-        plain = re.sub(r"\[/?[a-z]+[^\]]*\]", "", text)  # markup
-        match = _english_texts().search(plain) or ENGLISH_WORDS.search(plain)
-        if match:
-            found.append(f"English in German mode: {plain[:70]!r} ({match.group(0)[:30]!r})")
-    return found
-
-
-def ids_in(root) -> list[str]:
-    """Every text of ``root`` that shows a space id, a cell's coordinates or an owl's code."""
-    from kivy.uix.label import Label
-
-    from companion.app.words import raw_id
-
-    found = []
-    for widget in root.walk(restrict=True):
-        text = getattr(widget, "text", "") if isinstance(widget, Label) else ""
-        if text and (seen := raw_id(re.sub(r"\[/?[a-z]+[^\]]*\]", "", text))):
-            found.append(f"A raw id shown: {text[:70]!r} ({seen!r})")
-    return found

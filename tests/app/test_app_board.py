@@ -17,6 +17,7 @@ from companion.app.board import CameraRecognizer
 from companion.app.calibration import board_map_for, load_registry, reference_map_path
 from companion.app.controller import Controller
 from companion.app.setup_flow import BoardTeaching, DiceRegistration, dice_roles
+from companion.app.words import space_name
 from companion.app.worker import RecognitionWorker
 from companion.vision.boardmap import MapSource, load_board_map, load_user_map
 
@@ -87,7 +88,7 @@ def test_teach_the_board_from_taps_saves_the_fitted_map_the_tracker_then_uses(sc
     ok, text = teaching.start(np.full_like(image, 90))
     assert not ok and "not found" in text
     ok, text = teaching.start(image)
-    assert ok and teaching.targets[0] in text
+    assert ok and space_name(GAME, teaching.targets[0], "en") in text and teaching.targets[0] not in text
     shift = np.array([4.0, 0.0])  # the family's board is printed 4 mm to the right of the reference
     first = teaching.current
     ex, ey = teaching.expected_px(first)

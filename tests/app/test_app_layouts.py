@@ -81,7 +81,7 @@ def test_the_german_screens_show_no_english_and_the_check_would_see_it(tour):
     from kivy.uix.label import Label
 
     from companion.app.i18n import tr
-    from companion.app.tour import english_in, ids_in
+    from companion.app.layout_check import english_in, ids_in
 
     assert not [p for found in tour.problems.values() for p in found if p.startswith("English")]
     screen = BoxLayout()
