@@ -41,6 +41,19 @@ def quiet_kivy_probes() -> None:
         Logger.addFilter(drop_cut_buffer_probe)
 
 
+def layouts_report(tour) -> int:
+    """What the layout tour found (``--layouts``), on stderr; the exit status (1: a screen has a problem)."""
+    if tour is None or tour.busy:
+        print("error: the layout tour did not finish", file=sys.stderr)
+        return 1
+    for key, found in tour.problems.items():
+        for problem in found:
+            print(f"{key}: {problem}", file=sys.stderr)
+    print(f"{tour.checked} screens checked at {len(tour.sizes)} sizes in {len(tour.langs)} languages; "
+          f"{sum(map(len, tour.problems.values()))} problems")
+    return 1 if tour.problems else 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from companion.app.paths import data_dir
     from companion.storage import plain_os_error
@@ -95,16 +108,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         for path in app.tour.taken + (app.layout_tour.taken if app.layout_tour else []):
             print(path)
     if args.layouts:
-        tour = app.layout_tour
-        if tour is None or tour.busy:
-            print("error: the layout tour did not finish", file=sys.stderr)
-            return 1
-        for key, found in tour.problems.items():
-            for problem in found:
-                print(f"{key}: {problem}", file=sys.stderr)
-        print(f"{tour.checked} screens checked at {len(tour.sizes)} sizes in {len(tour.langs)} languages; "
-              f"{sum(map(len, tour.problems.values()))} texts do not fit")
-        return 1 if tour.problems else 0
+        return layouts_report(app.layout_tour)
     if args.exit_after_game and not app.game_over:
         print("error: the game did not reach its end", file=sys.stderr)
         return 1

@@ -33,6 +33,7 @@ from companion.games.eagle_kingdoms.rules import (
     score_of,
 )
 from companion.referee.eagle_kingdoms import KIND_OF_LABEL
+from companion.vision.readers.stands import StandClassifier as VisionStandClassifier
 
 
 @dataclass(frozen=True)
@@ -94,44 +95,28 @@ def score_values(values: Sequence[int | str]) -> tuple[int, int]:
     return total.points, total.kingdoms
 
 
-class StandClassifier:
+class StandClassifier(VisionStandClassifier):
     """The stand classifier (``models/`` manifest ``stands``) in the same runtime as the dice models: onnxruntime
-    when it can be imported, else OpenCV's DNN module (the Android path; ``companion.vision.models.resolve_backend``,
-    ``backend`` or $COMPANION_DICE_BACKEND choose). Same interface as the vision package's own classifier, which
-    only knows onnxruntime: ``probabilities(patches)`` of the labels."""
+    when it can be imported (the vision package's classifier), else OpenCV's DNN module (the Android path;
+    ``companion.vision.models.resolve_backend``, ``backend`` or $COMPANION_DICE_BACKEND choose)."""
 
     def __init__(self, backend: str | None = None, threads: int = 1) -> None:
+        import cv2
+
         from companion.vision.errors import ModelError
         from companion.vision.models import OpenCVSession, resolve_backend
         from companion.vision.readers.stands import stand_model_entry
 
-        path, self.entry = stand_model_entry()
         self.backend = resolve_backend(backend)
         if self.backend == "onnxruntime":
-            import onnxruntime as ort
-
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads, opts.inter_op_num_threads = max(1, int(threads)), 1
-            try:
-                self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-            except Exception as exc:  # onnxruntime raises its own types
-                raise ModelError(f"cannot load model {path}: {exc}") from exc
-        else:
-            import cv2
-
-            try:
-                self.session = OpenCVSession(cv2.dnn.readNetFromONNX(str(path)))
-            except cv2.error as exc:
-                raise ModelError(f"OpenCV DNN cannot load {path}: {exc}") from exc
+            super().__init__(threads=threads)
+            return
+        path, self.entry = stand_model_entry()
+        try:
+            self.session = OpenCVSession(cv2.dnn.readNetFromONNX(str(path)))
+        except cv2.error as exc:
+            raise ModelError(f"OpenCV DNN cannot load {path}: {exc}") from exc
         self.input = self.session.get_inputs()[0].name
-
-    def probabilities(self, patches: np.ndarray) -> np.ndarray:
-        from companion.vision.readers.stands import LABELS
-
-        if len(patches) == 0:
-            return np.zeros((0, len(LABELS)), np.float32)
-        x = np.ascontiguousarray(patches[:, None, :, :], np.float32)
-        return np.asarray(self.session.run(None, {self.input: x})[0])
 
 
 def scan_kingdom(image: np.ndarray, reader: Any = None) -> KingdomScore:

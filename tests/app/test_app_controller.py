@@ -10,7 +10,6 @@ import pytest
 from companion.app import i18n
 from companion.app.controller import Controller, peek_journal, rules_text
 from companion.app.demo import DemoScript
-from companion.app.i18n import tr
 from companion.app.words import plain
 from companion.journal import Journal, JournalLocked
 from companion.referee.dice import dice_values
