@@ -409,10 +409,10 @@ class CameraSession:
                 bw, bh = info.map.size_mm
                 outline = overlay.project(homography, [(0, 0), (bw, 0), (bw, bh), (0, bh)], camera)
         marks, status, points = want.marks, want.status, want.points
-        key = (w, h, round(scale, 3), unit, where, status, tuple(sorted(marks.items())),
+        key = (w, h, where, status, tuple(sorted(marks.items())),
                tuple((tuple(d.get("box") or ()), d.get("value"), bool(d.get("uncertain"))) for d in dice),
                None if homography is None else homography.round(3).tobytes(),
-               None if outline is None else outline.round(1).tobytes(), tuple(points), id(camera))
+               None if outline is None else outline.round(1).tobytes(), tuple(points), id(camera), round(scale, 3), unit)
         return key, lambda: overlay.layer((w, h), dice, marks, geometry, homography, status, outline, points, camera,
                                           scale=scale, unit=unit)
 

@@ -67,7 +67,7 @@ def test_a_camera_reading_moves_the_board_seen_and_the_overlay_with_it(tmp_path)
     assert not session.board.found and session.board.homography is None
     assert session.picture_status("") == "board not in view"
     key, draw = session.overlay((64, 48), Overlay(status="x"), "table")
-    assert key[4:6] == ("table", "x") and draw().shape == (48, 64, 4)
+    assert key[2:4] == ("table", "x") and draw().shape == (48, 64, 4)
     dice = [{"box": (10, 10, 20, 20), "value": 3, "uncertain": True}]
     assert session.overlay((64, 48), Overlay(dice=dice, status="x"), "table")[0] != key
     assert session.overlay((64, 48), Overlay(), "table")[1]() is None  # nothing to show: no layer
