@@ -395,7 +395,7 @@ def test_a_camera_low_at_the_tables_side_is_advised_to_rise(app, board, tmp_path
 
     def advised() -> bool:  # a still picture sends no new frame: draw the table's overlay (again after a resize)
         table.show_frame(app.session.frame)
-        line = (table.ids.preview.overlay_key or (None,) * 6)[5] or ""  # the line over the picture (the key: size, scale, unit, screen, status...)
+        line = (table.ids.preview.overlay_key or (None,) * 4)[3] or ""  # the line over the picture (the key: size, screen, status...)
         return line == lean_short or line.endswith(f" - {lean_short}")  # after the reader's status, if any
 
     pump(advised, what="the short advice over the table's picture")
