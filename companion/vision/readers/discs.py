@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -218,12 +218,29 @@ class Look:
     empty: np.ndarray  # (N, 3)
     palettes: Mapping[str, Mapping[str, np.ndarray]]
     empty_known: np.ndarray  # (N,) bool: False where a taught print's bare board under the spot was never seen
+    untaught: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours another box did not teach
+
+    def unsure_feature(self, feature: str) -> bool:
+        """Whether no colour of ``feature`` was taught on another box than the config's: its pieces
+        may look like the bare board there, so "nothing there" is not sure either."""
+        names = self.untaught.get(feature, frozenset())
+        return bool(names) and names == frozenset(self.palettes.get(feature, {}))
+
+    def untaught_mask(self, feature: str, names: Sequence[str], index: np.ndarray) -> np.ndarray:
+        """(N,) bool: readings (``names[index]``) in a colour of ``feature`` this box did not teach."""
+        bad = self.untaught.get(feature, frozenset())
+        return np.array([names[i] in bad for i in index], bool)
+
+
+FOREIGN_PRINT_MISMATCH = 0.12  # a taught bare board this far in hue from the config's is another box (max_board_mismatch)
 
 
 def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], palettes: Mapping[str, Mapping[str, Any]],
               n_refs: int, n_spots: int) -> Look:
     """The config's look (one board colour, the palettes) with what ``appearance`` taught put over it;
-    a spot whose bare board the teaching photo did not show keeps the taught board's median."""
+    a spot whose bare board the teaching photo did not show keeps the taught board's median. On a box
+    whose bare board is not the config's, the config's colours of the pieces the photo did not show
+    are only a guess (``Look.untaught``): the readers mark what rests on them unsure."""
     appearance = appearance or {}
     board = np.asarray(appearance.get("board_bgr") or board_bgr, np.float64)
     refs = np.asarray(appearance.get("refs_bgr") or [board] * n_refs, np.float64)
@@ -239,10 +256,14 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
             else:
                 known[i] = False
     out = {}
+    foreign = bool(appearance.get("board_bgr")) and float(photometry.colour_mismatch(board, np.asarray(board_bgr, np.float64))[0]) > FOREIGN_PRINT_MISMATCH
+    untaught: dict[str, frozenset[str]] = {}
     for feature, pal in palettes.items():
         taught = appearance.get("palettes", {}).get(feature, {})
         out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
-    return Look(refs, empty, out, known)
+        if foreign:
+            untaught[feature] = frozenset(name for name in pal if name not in taught)
+    return Look(refs, empty, out, known, untaught)
 
 
 def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr: np.ndarray,
@@ -256,7 +277,9 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
     ``slots``: feature -> the spot kind it is read on. A region whose spots of a kind are all empty
     teaches their bare board; one whose spots are all filled teaches its colours when they are all one
     colour, or, when they differ, each by the nearest of the default palette (one name to each spot).
-    The cave's single owl stands on its first spot. Everything else is left as it was."""
+    The cave's single owl stands on its first spot. A spot never seen bare takes the same place's
+    bare board in other regions of its kind, or, on a plain print (:func:`plain_print`: a set-up photo
+    shows no nest bare), the board's colour seen under the empty spots. Everything else is left as it was."""
     regions: dict[tuple[str, str], list[int]] = {}
     for i, sp in enumerate(spots):
         regions.setdefault((sp.region, getattr(sp, "kind", "owl")), []).append(i)
@@ -293,12 +316,33 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
                 found[f].setdefault(best, []).append(c)
                 left.remove(best)
     board = np.median(refs_bgr, axis=0) * PRINTED if len(refs_bgr) else None
+    filled = _fill_empty(spots, empty, region_kinds)
+    seen = [v for v in filled if v is not None]
+    if seen and len(seen) < len(filled) and plain_print(np.vstack([refs_bgr * PRINTED, np.asarray(seen)])):
+        # a plain print looks the same under a piece as round it: a spot never seen bare is that colour
+        bare = np.median(np.asarray(seen), axis=0).round(1).tolist()
+        filled = [bare if v is None else v for v in filled]
     return {
         "board_bgr": None if board is None else board.round(1).tolist(),
         "refs_bgr": (refs_bgr * PRINTED).round(1).tolist(),
-        "empty_bgr": _fill_empty(spots, empty, region_kinds),
+        "empty_bgr": filled,
         "palettes": {f: {n: (np.median(v, axis=0) * PRINTED).round(1).tolist() for n, v in cols.items()} for f, cols in found.items()},
     }
+
+
+PLAIN_PRINT_MISMATCH = 0.04  # bare-board colours this alike in hue (90th percentile) are one plain print
+
+
+def plain_print(bare_bgr: np.ndarray) -> bool:
+    """Whether bare-board colours seen all over a board (the light references, the spots seen empty)
+    are one plain print rather than art: their hues agree with their median within
+    :data:`PLAIN_PRINT_MISMATCH` (the first rendition's plain print: 0.013 at most, a taught photo's
+    noise and light falloff; printed art differs by 0.1 and more)."""
+    bare = np.asarray(bare_bgr, np.float64).reshape(-1, 3)
+    if len(bare) < 10:
+        return False
+    mismatch = photometry.colour_mismatch(bare, np.median(bare, axis=0))
+    return bool(np.percentile(mismatch, 90) <= PLAIN_PRINT_MISMATCH)
 
 
 def _fill_empty(spots: Sequence[Any], empty: list[Any], region_kinds: Mapping[str, str]) -> list[Any]:

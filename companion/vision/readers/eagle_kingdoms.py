@@ -79,6 +79,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "partial_card_spot_mm": 8.0,  # a part of a card (smaller paper) counts only this close to a stand's spot
     "stray_paper_mm2": 40.0,  # paper no card explains, near a stand's spot (or on the shield): a card not found
     "stray_paper_spot_mm": 12.0,
+    "dim_paper_light": 0.5,  # paper no card explains is also looked for this much darker than the light field says
     "classes_scale": 0.5,  # felt and hand are classified at this share of the canvas' resolution
     "light_cell_mm": 10.0,  # the light (shadows) is measured on the felt in cells of this size
     "light_spread_mm": 25.0,  # and spread under the pieces by a Gaussian of this size
@@ -277,7 +278,11 @@ class EagleKingdomsReader:
         for card in cards:
             box = cv2.boxPoints(((card.centre_px[0], card.centre_px[1]), (card.size_mm[0] * self.px_per_mm + 3, card.size_mm[1] * self.px_per_mm + 3), card.angle_deg))
             cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
-        loose = (paper > 0) & (explained == 0)
+        # a shadow's edge is sharper than the light field: a card in it may be darker than "paper" for
+        # the light there, yet it stays unsaturated -- so the stray paper is also looked for dimmer
+        dim = (hsv[..., 1] <= int(cfg["paper_s_max"])) & (hsv[..., 2] >= float(cfg["paper_v_min"]) * float(cfg["dim_paper_light"]) * paper_light)
+        loose = (paper > 0) | (dim & (hand == 0))
+        loose &= explained == 0
         stray_paper = np.bincount(self.card_zone[loose], minlength=len(self.ids) + 1) / (self.px_per_mm**2)
         per_region: dict[int, list[tuple[Any, float]]] = {}
         stray = 0

@@ -105,9 +105,11 @@ LIGHT = {
     "grid": (32, 18),  # the table's light is measured in this many cells across and down
     "table_percentile": 30,  # a cell's table brightness (cards and their gaps both in it)
     "light_min": 0.3,
-    "foreign_chroma": 0.06,  # a pixel this far from the table's chromaticity is not table
+    "foreign_chroma": 0.03,  # a pixel this far from the table's chromaticity is not table (at least;
+    "table_spread": 4.0,  # a table of many hues: this many times its own spread, its median)
     "foreign_cards": 1.5,  # a blob of such pixels larger than this many cards' paper: a hand over the stands
     "paper_over_table": 1.3,
+    "dim_paper": 0.5,  # paper no card explains is also looked for this much darker than the light says
     "card_light_spread": 1.25,  # a card lit this unevenly (a shadow's edge across it) is read unsure  # paper is at least this much brighter than the table where it lies
 }
 
@@ -153,7 +155,10 @@ def foreign_blob_mm2(image_bgr: np.ndarray, paper: np.ndarray, table_bgr: np.nda
     c = photometry.chroma(small.astype(np.float32))
     d = np.linalg.norm(c - photometry.chroma(table_bgr)[None, None, :], axis=2)
     bright = small.max(axis=2) >= 0.6 * float(table_bgr.max())
-    mask = ((d > LIGHT["foreign_chroma"]) & bright & (paper_small == 0)).astype(np.uint8)
+    rest = d[bright & (paper_small == 0)]
+    # (skin can be nearly the hue of a wooden table: as close as the table's own spread allows)
+    limit = max(LIGHT["foreign_chroma"], LIGHT["table_spread"] * float(np.median(rest))) if rest.size else LIGHT["foreign_chroma"]
+    mask = ((d > limit) & bright & (paper_small == 0)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
@@ -171,6 +176,16 @@ def loose_paper(mask: np.ndarray, cards: list, px_per_mm: float, min_mm2: float 
     n, _, stats, centroids = cv2.connectedComponentsWithStats(rest, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_mm2 * px_per_mm * px_per_mm]
     return [(float(centroids[i][0]), float(centroids[i][1])) for i in big]
+
+
+def dim_paper(image_bgr: np.ndarray, hsv: np.ndarray, v_min: np.ndarray, table_bgr: np.ndarray) -> np.ndarray:
+    """uint8 mask of paper darker than the light there says paper is (a shadow's edge is sharper than
+    the light measured on the grid), yet unsaturated and not of the table's colour: part of a card
+    that the paper mask misses."""
+    cfg = DEFAULT_CARD_CONFIG
+    d = np.linalg.norm(photometry.chroma(image_bgr.astype(np.float32)) - photometry.chroma(table_bgr)[None, None, :], axis=2)
+    dim = (hsv[..., 1] <= cfg["paper_s_max"]) & (hsv[..., 2] >= LIGHT["dim_paper"] * v_min) & (d > LIGHT["foreign_chroma"])
+    return dim.astype(np.uint8)
 
 
 class KingdomReader:
@@ -204,7 +219,7 @@ class KingdomReader:
             return KingdomReading((), s, "something lies over the stands (a hand?): take it away and scan again")
         rejected: list[tuple[float, float]] = []
         cards = find_cards(image_bgr, s, cfg, mask, rejected)
-        loose = loose_paper(mask, cards, s)
+        loose = loose_paper(mask | dim_paper(image_bgr, hsv, v_min, table), cards, s)
         if rejected or loose or not cards:
             where = [*rejected, *loose][:3]
             at = "; ".join(f"({x:.0f}, {y:.0f})" for x, y in where)

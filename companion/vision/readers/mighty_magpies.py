@@ -139,6 +139,11 @@ class MagpiesReader(TrackedReader):
         self._tile_protos = Prototypes((name, *TILE_KINDS), tile / empty_t[:, None, :])
         self._hole_ratio = {k: np.asarray(look.palettes["hole"][k]) / empty_t for k in TILE_KINDS}  # (T, 3) each
 
+    def _untaught(self, feature: str, names: Sequence[str], index: np.ndarray) -> np.ndarray:
+        """(N,) bool: readings resting on colours this box did not teach (empty too, when none was)."""
+        bad = self.look.untaught_mask(feature, names, index)
+        return bad | ((index == 0) & self.look.unsure_feature(feature))
+
     def _samples(self, frame: np.ndarray, pose: PoseResult, marks: photometry.Photometry):
         """Normalised (magpie ring, tile ring, tile centre, reference patch) median colours."""
         nm, nt = len(self._mags), len(self._tiles)
@@ -221,6 +226,9 @@ class MagpiesReader(TrackedReader):
         # read as empty where the bare board under the spot was never seen: only a guess
         mconf = np.where((mi == 0) & ~known_m, np.minimum(mconf, 0.5), mconf)
         tconf = np.where((ti == 0) & ~known_t, np.minimum(tconf, 0.5), tconf)
+        # another box whose pieces the teaching photo did not show: their colours here are a guess
+        mconf = np.where(self._untaught("magpie", self._mag_protos.names, mi), np.minimum(mconf, 0.5), mconf)
+        tconf = np.where(self._untaught("tile", self._tile_protos.names, ti), np.minimum(tconf, 0.5), tconf)
         timings["read"] = (time.perf_counter() - t0) * 1000
         cover = cfg["cover"]
         if len(light.outliers) > float(cover["max_outlier_share"]) * len(self._refs) or unknown > int(cover["max_unknown_spots"]):

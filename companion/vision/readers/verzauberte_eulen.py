@@ -222,6 +222,11 @@ class EulenReader(TrackedReader):
         # and read as empty there, it is only a guess: the bare board under it was never seen
         conf = np.where(~occupied & ~self.look.empty_known, np.minimum(conf, 0.5), conf)
         unknown &= self.look.empty_known
+        # another box whose owls of some colour the teaching photo did not show: those colours are a guess
+        body_names, head_names = self._body_protos.names, self._head_protos.names
+        guess = self.look.untaught_mask("body", body_names, bi) | (occupied & self.look.untaught_mask("head", head_names, hi))
+        guess |= ~occupied & self.look.unsure_feature("body")
+        conf = np.where(guess, np.minimum(conf, 0.5), conf)
         timings["read"] = (time.perf_counter() - t0) * 1000
         cover = cfg["cover"]
         bad_refs = len(light.field.outliers)
@@ -236,7 +241,6 @@ class EulenReader(TrackedReader):
             )
         regions: dict[str, list[Any]] = {}
         region_conf: dict[str, float] = {}
-        body_names, head_names = self._body_protos.names, self._head_protos.names
         for i, sp in enumerate(self.spots):
             region_conf[sp.region] = min(region_conf.get(sp.region, 1.0), float(conf[i]))
             if occupied[i]:
