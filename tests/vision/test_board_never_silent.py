@@ -165,3 +165,23 @@ def test_a_hand_nearly_the_hue_of_a_wooden_table_is_seen_over_the_kingdom(seed):
     final = read.usable and not read.uncertain
     assert not final or score_values([s.label for s in read.stands]) == score_values(labels)
     assert not read.usable and "hand" in read.status
+
+
+def test_falconry_does_not_tell_a_peeking_card_below_a_pixel():
+    """A lower card peeks out 1.7 mm beyond the top card's border; in a 640x360 frame of the whole table
+    a pixel is nearly 3 mm: whether a card covers another is then unsure, not guessed."""
+    from companion.referee.falconry import board_map
+    from companion.vision.readers.falconry import FalconryReader
+    from companion.workshop.boards.bench.conditions import apply, board_quad
+    from companion.workshop.boards.bench.falconry import judged_cells, sample_states
+    from companion.workshop.boards.scenes.falconry import render
+
+    board = board_map()
+    state, adapter = sample_states(28, 0)[27]
+    frame, _ = render(board, adapter.paint_scene(state), np.random.default_rng(27), rendition=1)
+    small = apply("small", frame.image, board_quad(board, frame.homography), np.random.default_rng(0), frame.homography).image
+    truth = adapter.scene_from_state(state)
+    obs = FalconryReader(board).read(small)
+    assert not obs.usable or [c for c in judged_cells(truth) if not obs.is_uncertain(c) and canonical(truth.get(c)) != canonical(obs.regions.get(c))] == []
+    blurred = FalconryReader(board, {"reader": {"covers_min_px_per_mm": 0.0}}).read(small)  # measured as if to the millimetre
+    assert blurred.usable and any(not blurred.is_uncertain(c) and canonical(truth.get(c)) != canonical(blurred.regions.get(c)) for c in judged_cells(truth))

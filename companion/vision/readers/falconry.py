@@ -179,6 +179,7 @@ class FalconryReader:
         self.config = load_config(config)
         self.rcfg = self.config["reader"]
         self.deck = self.config["cards"]
+        self._px_per_mm: float | None = None  # the frame's scale (quality.assess), for what is measured to a pixel
         self.grid = Grid.from_map(board)
         self.tracker = BoardTracker(board, self.config["pose"], camera)
         self.arms = ArmWatch(board)
@@ -269,6 +270,7 @@ class FalconryReader:
                 f"play area partly out of view ({', '.join(outside[:6])}{more}); bring the whole table into the frame",
                 timings,
             )
+        self._px_per_mm = q.px_per_mm
         t = time.perf_counter()
         phase = self._phase(frame, pose)
         timings["grid"] = (time.perf_counter() - t) * 1000
@@ -291,7 +293,7 @@ class FalconryReader:
         extra["phase_mm"] = [round(float(v), 2) for v in phase]
         extra["pose"] = pose.message
         low = {r for r, c in confidence.items() if c < unc}
-        blob = _largest_touching(low)
+        blob = _largest_touching(low - set(extra.get("covers_doubt", ())))  # a doubt over a peeking card is no hand
         if extra["occluded"] or blob >= int(self.rcfg["hand_uncertain_cells"]):
             where = ", ".join(extra["occluded"] or sorted(low))
             return Observation(regions, confidence, unc, usable=False, timings_ms=timings, extra=extra,
@@ -502,6 +504,7 @@ class FalconryReader:
         kd = np.zeros(C)
         peek = np.zeros(C)
         conf_occ = np.zeros(C)
+        covers_doubt = np.zeros(C, bool)  # unsure only whether the card covers another (no sign of a hand)
         if K:
             field_px = occ_bgr[:, :n_f].astype(np.float32)
             field_w = np.median(_whiteness(field_px), axis=1).astype(np.float64)
@@ -551,7 +554,14 @@ class FalconryReader:
                 (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
             )
             cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_excess_mm"])) / float(rc["covers_band_mm"]), 0, 1)
+            if self._px_per_mm is not None and self._px_per_mm < float(rc["covers_min_px_per_mm"]):
+                # a lower card peeks out 1.7 mm: under 0.5 px/mm (a 640x360 frame of the table, 0.33-0.46)
+                # that is less than a pixel, blurred by the scaling -- a card read as covering by 1.8 mm
+                # too much; whether a card covers another is then unsure, the card itself still read
+                cov_conf = np.minimum(cov_conf, 0.5)
             conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
+            unc = float(rc["uncertain_below"])
+            covers_doubt[occ_idx] = (cov_conf < unc) & (np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf]) >= unc)
         covers = peek >= float(rc["covers_excess_mm"])
         # occlusion: a hand or object is neither table nor card paper
         occluded = (gap_foreign > float(rc["foreign_gap_max"])) | np.where(
@@ -574,7 +584,8 @@ class FalconryReader:
             confidence[rid] = conf_l[i]
             details[rid] = feats[i]
         hidden = sorted(self.cell_ids[i] for i in np.flatnonzero(occluded))
-        return regions, confidence, {"features": details, "occluded": hidden}
+        doubt = sorted(self.cell_ids[i] for i in np.flatnonzero(covers_doubt & ~occluded))
+        return regions, confidence, {"features": details, "occluded": hidden, "covers_doubt": doubt}
 
 
 def _sides(points: np.ndarray, w: float, h: float) -> list[np.ndarray]:
