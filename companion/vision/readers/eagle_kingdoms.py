@@ -486,7 +486,7 @@ class EagleKingdomsReader:
             return []
         image, M = (canvas, None) if source is None else source
         return read_cards_checked(image, cards, self.px_per_mm, self.classifier, M, float(self.cfg["stand_agree_shift_px"]),
-                                  float(self.cfg["stand_sure_prob"]))
+                                  float(self.cfg["stand_sure_prob"]), float(self.cfg["uncertain_below"]))
 
     def _region_at(self, x: float, y: float) -> int:
         """Index of the region a card whose middle is at canvas pixel (x, y) stands on (a shield's

@@ -228,7 +228,7 @@ class KingdomReader:
             at = "; ".join(f"({x:.0f}, {y:.0f})" for x, y in where)
             return KingdomReading((), s, f"some stands cannot be read (paper that is no whole card{' at ' + at if at else ''}: "
                                          "cards touching, or half in a shadow): lay them apart in even light and scan again")
-        readings = read_cards_checked(image_bgr, cards, s, self.classifier)
+        readings = read_cards_checked(image_bgr, cards, s, self.classifier, unsure_below=self.uncertain_below)
         stands = []
         for card, (label, conf) in zip(cards, readings, strict=True):
             box = cv2.boxPoints((card.centre_px, (card.size_mm[0] * s, card.size_mm[1] * s), card.angle_deg))

@@ -27,6 +27,7 @@ import numpy as np
 
 from companion.vision.errors import ModelError
 from companion.vision.models import models_dir, sha256
+from companion.vision.readers import DEFAULT_UNCERTAIN_BELOW
 
 LABELS: tuple[int | str, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, "jester")
 PAPER_MM = (15.6, 18.6)  # the cream part of a card (the card minus its 1.2 mm frame)
@@ -204,13 +205,15 @@ def read_cards(
 
 
 def read_cards_checked(image_bgr: np.ndarray, cards: Sequence[Card], px_per_mm: float, classifier: StandClassifier,
-                       canvas_to_image: np.ndarray | None = None, shift_px: float = 0.5, sure: float = 0.995) -> list[tuple[int | str, float]]:
-    """:func:`read_cards`, and every card read less surely than ``sure`` read again with its crop moved
-    by ``shift_px`` (card-image px) diagonally, four ways: a value the classifier does not repeat on
-    every one -- a typeface it never saw, a card half in shadow -- is unsure (at most 0.5). (One way
-    only let a foreign typeface's 5 read as 6 at 0.96 pass: moved the other ways it read 5 and 4.)"""
+                       canvas_to_image: np.ndarray | None = None, shift_px: float = 0.5, sure: float = 0.995,
+                       unsure_below: float = DEFAULT_UNCERTAIN_BELOW) -> list[tuple[int | str, float]]:
+    """:func:`read_cards`, and every card read less surely than ``sure`` (but not already unsure, below
+    ``unsure_below``) read again with its crop moved by ``shift_px`` (card-image px) diagonally, four
+    ways: a value the classifier does not repeat on every one -- a typeface it never saw, a card half in
+    shadow -- is unsure (at most 0.5). (One way only let a foreign typeface's 5 read as 6 at 0.96 pass:
+    moved the other ways it read 5 and 4.)"""
     first = read_cards(image_bgr, cards, px_per_mm, classifier, canvas_to_image)
-    doubtful = [i for i, (_label, conf) in enumerate(first) if conf < sure]
+    doubtful = [i for i, (_label, conf) in enumerate(first) if unsure_below <= conf < sure]
     if shift_px <= 0 or not doubtful:
         return first
     ways = ((shift_px, -shift_px), (-shift_px, shift_px), (shift_px, shift_px), (-shift_px, -shift_px))
