@@ -184,8 +184,9 @@ def dim_paper(image_bgr: np.ndarray, hsv: np.ndarray, v_min: np.ndarray, table_b
     that the paper mask misses."""
     cfg = DEFAULT_CARD_CONFIG
     dim = (hsv[..., 1] <= cfg["paper_s_max"]) & (hsv[..., 2] >= LIGHT["dim_paper"] * v_min)
-    # the table's hue at a quarter of the resolution (a card's paper is 40 mm^2 and more)
-    small = cv2.resize(image_bgr, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    # the table's hue 320 px across (a quarter of a 1280 px picture; a card's paper is 40 mm^2 and more)
+    f = min(1.0, 320.0 / image_bgr.shape[1])
+    small = cv2.resize(image_bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     d = np.linalg.norm(photometry.chroma(small.astype(np.float32)) - photometry.chroma(table_bgr)[None, None, :], axis=2)
     other = cv2.resize((d > LIGHT["foreign_chroma"]).astype(np.uint8), (dim.shape[1], dim.shape[0]), interpolation=cv2.INTER_NEAREST)
     return (dim & (other > 0)).astype(np.uint8)
