@@ -185,3 +185,30 @@ def test_falconry_does_not_tell_a_peeking_card_below_a_pixel():
     assert not obs.usable or [c for c in judged_cells(truth) if not obs.is_uncertain(c) and canonical(truth.get(c)) != canonical(obs.regions.get(c))] == []
     blurred = FalconryReader(board, {"reader": {"covers_min_px_per_mm": 0.0}}).read(small)  # measured as if to the millimetre
     assert blurred.usable and any(not blurred.is_uncertain(c) and canonical(truth.get(c)) != canonical(blurred.regions.get(c)) for c in judged_cells(truth))
+
+
+@pytest.mark.parametrize("game", ["mighty-magpies", "verzauberte-eulen"])
+def test_the_disc_readers_do_not_read_a_board_posed_from_two_markers(game):
+    """Two corner markers fix the far side of the board badly (a blurred frame's nest spots fell beside
+    its tiles, read "no tile" at 1.0): the frame is refused with the reason, not read."""
+    import importlib
+
+    from companion.vision.pose import BoardTracker
+
+    mod = game.replace("-", "_")
+    board = load_board_map(BOARDS_DIR / f"{game}.json")
+    scene_from_state = importlib.import_module(f"companion.referee.{mod}").scene_from_state
+    sample_states = importlib.import_module(f"companion.workshop.boards.bench.{mod}").sample_states
+    render = importlib.import_module(f"companion.workshop.boards.scenes.{mod}").render
+    readers = importlib.import_module(f"companion.vision.readers.{mod}")
+    truth = scene_from_state(sample_states(1, 0)[0])
+    frame, _ = render(board, truth, np.random.default_rng(2), rendition=1)
+    img = frame.image.copy()
+    for f in board.fiducials[:2]:  # two markers covered (a cup, a box lid)
+        half = f.side_mm / 2 + 6.0
+        corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) + np.asarray(f.center_mm)
+        px = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), frame.homography).reshape(-1, 2)
+        cv2.fillPoly(img, [np.round(px).astype(np.int32)], (60, 90, 120))
+    assert len(BoardTracker(board).update(img).markers_used) == 2
+    obs = (readers.EulenReader if mod == "verzauberte_eulen" else readers.MagpiesReader)(board).read(img)
+    assert not obs.usable and "markers" in obs.status

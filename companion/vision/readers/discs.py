@@ -117,9 +117,17 @@ def bare_board_points(board: BoardMap, step_mm: float, clearance_mm: float, max_
     return pts
 
 
+MIN_MARKERS = 3  # the disc readers read a board posed from at least this many corner markers
+
+
 def frame_problem(frame: np.ndarray, pose: PoseResult, board: BoardMap, limits: Mapping[str, Any]) -> str | None:
     """Why this frame is not worth reading (too blurred for the pieces' details, the board too small
     in the picture), or None (:mod:`companion.vision.quality`)."""
+    if len(pose.markers_used) < MIN_MARKERS:
+        # two small squares in a corner or along one edge fix the far side of the board badly (in a
+        # blurred frame a nest's spots fell beside its tiles, read "no tile" surely)
+        return (f"only {len(pose.markers_used)} of the board's markers are in view: show at least {MIN_MARKERS} of its "
+                "corners to the camera")
     q = quality.assess(frame, pose, board)
     problem = q.problem(float(limits["max_blur_mm"]))
     if problem is None and q.px_per_mm is not None and q.px_per_mm < float(limits["min_px_per_mm"]):
