@@ -270,32 +270,28 @@ class Journal:
                created: str | None = None) -> Journal:
         """Write the header (fsync'ed, the folder too). ``metadata``: an optional JSON object kept in the
         header; ``created``: the creation time to record (default now)."""
+        header = _header(game, metadata, created)  # bad metadata creates no file
+        journal = cls.reserve(path)
+        try:
+            journal._write_header(header)
+        except BaseException:
+            journal.close()
+            raise
+        return journal
+
+    @classmethod
+    def reserve(cls, path: str | os.PathLike) -> Journal:
+        """A new journal's file, created (exclusively) and locked now, its header written later by
+        :meth:`write_header` (``companion follow`` reads the game's set-up from the camera first, and no other
+        writer may take the file meanwhile). :class:`JournalLocked` naming the holder when another process
+        has it open; :class:`JournalError` when it exists with lines in it."""
         path = _journal_path(path)
-        if metadata is not None:
-            if not isinstance(metadata, Mapping):
-                raise JournalError(f"journal metadata must be a JSON object, not {type(metadata).__name__}.")
-            try:
-                metadata = json.loads(canonical(dict(metadata)))
-            except (TypeError, ValueError) as exc:
-                raise JournalError(f"journal metadata is not JSON: {exc}.") from None
-        header = {
-            "format": JOURNAL_FORMAT,
-            "version": JOURNAL_VERSION,
-            "game": game.name,
-            "rules_version": game.version,
-            "config": game.config(),
-            "created": created or datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-        if metadata is not None:
-            header["metadata"] = metadata
-        check = header["h"] = line_hash("", header)
         fd = _create_fd(path)
-        journal = cls(path, fd, 1, check)
+        journal = cls(path, fd, 1, None)
         try:
             storage.lock_file(fd, path)
             if os.fstat(fd).st_size:  # an empty file reused, and someone wrote to it meanwhile
                 raise JournalError(f"{path} already exists; use --resume to continue it or choose another file.")
-            journal._write(canonical(header) + "\n", "start the journal")
         except storage.LockedError as exc:
             journal.close(unlock=False)
             raise JournalLocked(str(exc)) from None
@@ -303,6 +299,17 @@ class Journal:
             journal.close()
             raise
         return journal
+
+    def write_header(self, game: Game, metadata: Mapping[str, Any] | None = None, created: str | None = None) -> None:
+        """The header of a journal made by :meth:`reserve` (fsync'ed); see :meth:`create`."""
+        self._write_header(_header(game, metadata, created))
+
+    def _write_header(self, header: dict[str, Any]) -> None:
+        if self._seq != 1 or self._last_hash is not None:
+            raise JournalError(f"{self.path} has its header already.")
+        check = header["h"] = line_hash("", header)
+        self._write(canonical(header) + "\n", "start the journal")
+        self._last_hash = check
 
     @classmethod
     def open_existing(cls, path: str | os.PathLike) -> tuple[Journal, JournalContents]:
@@ -440,9 +447,31 @@ class Journal:
         return self._fd is None
 
 
+def _header(game: Game, metadata: Mapping[str, Any] | None, created: str | None) -> dict[str, Any]:
+    """A new journal's header (without its check), the metadata checked to be a JSON object."""
+    if metadata is not None:
+        if not isinstance(metadata, Mapping):
+            raise JournalError(f"journal metadata must be a JSON object, not {type(metadata).__name__}.")
+        try:
+            metadata = json.loads(canonical(dict(metadata)))
+        except (TypeError, ValueError) as exc:
+            raise JournalError(f"journal metadata is not JSON: {exc}.") from None
+    header = {
+        "format": JOURNAL_FORMAT,
+        "version": JOURNAL_VERSION,
+        "game": game.name,
+        "rules_version": game.version,
+        "config": game.config(),
+        "created": created or datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    if metadata is not None:
+        header["metadata"] = metadata
+    return header
+
+
 def _create_fd(path: Path) -> int:
     """A new journal file, created exclusively (an existing empty file -- a crash before its header was
-    written -- is reused)."""
+    written -- is reused: :meth:`Journal.reserve` checks, under the lock, that it is empty)."""
     if path.is_dir():
         raise JournalError(f"{path} is a folder; give a file name, e.g. {path / 'game.jsonl'}.")
     try:
@@ -451,14 +480,10 @@ def _create_fd(path: Path) -> int:
         pass
     except OSError as exc:
         raise JournalError(f"Cannot create journal {path}: {storage.plain_os_error(exc)}.") from None
-    try:
-        fd = storage.open_regular(path, os.O_WRONLY | os.O_APPEND)
+    try:  # its size is checked under the lock: a file another process holds is refused naming it
+        return storage.open_regular(path, os.O_WRONLY | os.O_APPEND)
     except OSError as exc:
         raise JournalError(f"{path} already exists and cannot be used: {storage.plain_os_error(exc)}.") from None
-    if os.fstat(fd).st_size:
-        os.close(fd)
-        raise JournalError(f"{path} already exists; use --resume to continue it or choose another file.")
-    return fd
 
 
 class Session:
@@ -479,10 +504,20 @@ class Session:
         self.metadata: dict[str, Any] = dict(metadata or {})
 
     @classmethod
-    def start(cls, game: Game, journal_path: str | os.PathLike | None = None,
+    def start(cls, game: Game, journal_path: str | os.PathLike | Journal | None = None,
               metadata: Mapping[str, Any] | None = None, created: str | None = None) -> Session:
-        """A new game; ``metadata`` (a JSON object) goes into the journal's header with it."""
-        journal = Journal.create(journal_path, game, metadata, created) if journal_path is not None else None
+        """A new game; ``metadata`` (a JSON object) goes into the journal's header with it. ``journal_path``
+        may be a journal made earlier by :meth:`Journal.reserve`: its header is written now."""
+        journal: Journal | None
+        if isinstance(journal_path, Journal):
+            journal = journal_path
+            try:
+                journal.write_header(game, metadata, created)
+            except BaseException:
+                journal.close()
+                raise
+        else:
+            journal = Journal.create(journal_path, game, metadata, created) if journal_path is not None else None
         return cls(game, journal, metadata=metadata)
 
     @classmethod

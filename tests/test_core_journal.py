@@ -9,7 +9,7 @@ from journal_tools import kill
 
 from companion.games import registry
 from companion.games.core import CHANCE, ConfigError, IllegalAction, InvalidAction
-from companion.journal import JournalContents, JournalDamaged, JournalError, Session
+from companion.journal import JournalContents, JournalDamaged, JournalError, JournalLocked, Session
 
 
 @pytest.fixture(autouse=True)
@@ -193,7 +193,10 @@ def test_replayed_action_that_is_illegal_is_reported(tmp_path):
 
 
 def test_existing_journal_is_never_overwritten(tmp_path):
-    new_session(tmp_path)
+    session = new_session(tmp_path)
+    with pytest.raises(JournalLocked, match="game.jsonl is open elsewhere in this program"):
+        new_session(tmp_path)  # still open: its holder is named
+    session.close()
     with pytest.raises(JournalError, match="already exists"):
         new_session(tmp_path)
 

@@ -12,12 +12,14 @@ it could not read, a choice the camera cannot see -- the answer is the next acti
 journal of the true game) and one ask is counted; the oracle is read only then. Without an oracle a
 question waits for a later frame that settles it.
 
-With ``--json`` the last line is ``{"frames", "actions", "asked", "proposed_by_camera", "illegal_calls",
-"refused_frames", "ms_per_frame_median", "journal"}`` (and ``"error"`` when the video could not be followed
-to its end). Exit status: 0 when the game was followed to its end, 1 when following stopped (a frame size
-that changes, no board in the video, the video ends before the game does, an oracle shorter than the game
-or one the followed game left), 2 when it could not start (no such video, a bad oracle or game). Every
-action confirmed before a stop is in the journal.
+With ``--json`` the last line is exactly ``{"frames", "actions", "asked", "proposed_by_camera",
+"illegal_calls", "refused_frames", "ms_per_frame_median", "journal"}`` (``journal``: the file written, or
+null when no game began); why following stopped, or could not start, is said on stderr. Exit status: 0
+when the game was followed to its end, 1 when following stopped (a frame size that changes, no board in
+the video, the video ends before the game does, an oracle shorter than the game or one the followed game
+left), 2 when it could not start (no such video, a bad oracle or game, a journal that exists or that
+another process has open: one writer per journal, the lock taken before the first frame). Every action
+confirmed before a stop is in the journal.
 """
 
 from __future__ import annotations
@@ -155,16 +157,15 @@ class FollowReport:
     camera_actions: list[int] = field(default_factory=list)  # indices of the actions confirmed without asking
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        """Exactly the fields of issue 20, item 7 (a stop's reason goes to stderr): ``journal`` is the file
+        written, or None when none was."""
+        return {
             "frames": self.frames, "actions": self.actions, "asked": self.asked,
             "proposed_by_camera": self.proposed_by_camera, "illegal_calls": self.illegal_calls,
             "refused_frames": self.refused_frames,
             "ms_per_frame_median": round(float(np.median(self.ms)), 2) if self.ms else None,
-            "journal": self.journal,
+            "journal": self.journal or None,
         }
-        if self.error:
-            out["error"] = self.error
-        return out
 
 
 class Follower:
@@ -181,6 +182,7 @@ class Follower:
         self.pipeline = pipeline or TablePipeline(game, camera=camera, registry=registry)
         self.session: Any = None
         self.report = FollowReport(journal=str(journal or ""))
+        self._reserved = _reserve(journal)  # the writer's lock, from the first frame (the set-up may come late)
         self.on_event = on_event
         self.size: tuple[int, int] | None = None
         self._index = 0
@@ -194,6 +196,14 @@ class Follower:
     def close(self) -> None:
         if self.session is not None:
             self.session.close()
+        elif self._reserved is not None:  # no game began: the empty file reserved for it goes
+            reserved, self._reserved = self._reserved, None
+            try:
+                if reserved.path.stat().st_size == 0:
+                    reserved.path.unlink()
+            except OSError:
+                pass
+            reserved.close()
 
     # -- frames ---------------------------------------------------------------------------------------
     def feed(self, captured_at: float, image: np.ndarray | None) -> None:
@@ -293,8 +303,9 @@ class Follower:
                 raise FollowError(f"the set-up read does not make a game: {exc}") from None
             self.game = self.pipeline.game = game
         metadata = {"colours": (APP_COLOURS * 2)[:max(len(game.players), len(APP_COLOURS))]}
+        journal, self._reserved = self._reserved, None
         try:
-            self.session = Session.start(game, self.journal_path, metadata=metadata)
+            self.session = Session.start(game, journal, metadata=metadata)
         except JournalError as exc:
             raise FollowError(str(exc)) from None
 
@@ -315,6 +326,23 @@ class Follower:
             self.report.proposed_by_camera += 1
             self.report.camera_actions.append(len(self.session.history) - 1)
         self.pipeline.applied(action, before)
+
+
+def _reserve(journal: str | Path | None) -> Any:
+    """The journal's file, created and locked (one writer per journal, as the app and the terminal hold
+    theirs); :class:`FollowError` in one line naming the process that has it open."""
+    from companion.journal import Journal, JournalError, JournalLocked
+
+    if journal is None:
+        return None
+    try:
+        return Journal.reserve(journal)
+    except JournalLocked as exc:
+        raise FollowError(str(exc)) from None
+    except JournalError as exc:
+        if Path(journal).is_file() and Path(journal).stat().st_size:
+            raise FollowError(f"{journal} already exists; choose another file") from None
+        raise FollowError(str(exc)) from None
 
 
 def follow(frames: Iterable[tuple[float, np.ndarray | None]], follower: Follower) -> FollowReport:
@@ -354,8 +382,6 @@ def cmd_follow(args: argparse.Namespace) -> int:
         _module, game = make_game(args)
     except GameError as exc:
         return _fail(args, f"error: {exc}", 2)
-    if Path(args.journal).exists() and Path(args.journal).stat().st_size > 0:
-        return _fail(args, f"error: {args.journal} already exists; choose another file", 2)
     try:
         oracle = Oracle(args.oracle, game.name) if args.oracle else None
         frames, _fps = video_frames(args.video)
@@ -366,6 +392,8 @@ def cmd_follow(args: argparse.Namespace) -> int:
     report = follow(frames, follower)
     if report.error:
         print(f"stopped: {report.error}", file=sys.stderr)
+    if follower.session is None or follower.session.journal is None:
+        report.journal = ""  # no game began: no journal was written
     if args.json:
         print(json.dumps(report.as_json()))
     else:
@@ -386,7 +414,8 @@ def _camera(path: str | None) -> Any:
 
 
 def _fail(args: argparse.Namespace, message: str, status: int) -> int:
+    """Following could not start: the message on stderr; with --json the last line still has item 7's fields."""
     print(message, file=sys.stderr)
     if getattr(args, "json", False):
-        print(json.dumps({"error": message.removeprefix("error: ")}))
+        print(json.dumps(FollowReport().as_json()))
     return status

@@ -4,6 +4,7 @@ on the fake table of fake_table.py, and through the command line on files."""
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import cv2
@@ -16,6 +17,9 @@ from companion.games.eagle_kingdoms.rules import EagleKingdoms
 from companion.journal import Journal, Session
 from companion.referee.eagle_kingdoms import scene_from_state
 from companion.referee.follow import Follower, FollowError, Oracle, follow
+
+FOLLOW_FIELDS = {"frames", "actions", "asked", "proposed_by_camera", "illegal_calls", "refused_frames",
+                 "ms_per_frame_median", "journal"}
 
 
 def game():
@@ -118,7 +122,7 @@ def test_a_video_that_cannot_be_opened_is_a_clear_error(tmp_path, capsys):
         code = main(["follow", str(video), "--game", "eagle-kingdoms", "--players", "A,B", "--journal",
                      str(tmp_path / "j.jsonl"), "--json"])
         out = capsys.readouterr()
-        assert code == 2 and "error" in json.loads(out.out.strip().splitlines()[-1])
+        assert code == 2 and set(json.loads(out.out.strip().splitlines()[-1])) == FOLLOW_FIELDS
         assert str(video) in out.err
     assert not (tmp_path / "j.jsonl").exists()
 
@@ -132,9 +136,11 @@ def test_a_video_with_no_board_is_a_clear_error(tmp_path, capsys):
     (frames / "fps.txt").write_text("5\n")
     code = main(["follow", str(frames), "--game", "mighty-magpies", "--players", "A,B", "--journal",
                  str(tmp_path / "j.jsonl"), "--json"])
-    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    out = capsys.readouterr()
+    result = json.loads(out.out.strip().splitlines()[-1])
+    assert set(result) == FOLLOW_FIELDS  # exactly issue 20 item 7's fields; the reason goes to stderr
     assert code == 1 and result["frames"] == 4 and result["refused_frames"] == 4
-    assert "no board was seen" in result["error"] and result["actions"] == 0
+    assert "no board was seen" in out.err and result["actions"] == 0 and result["journal"] == str(tmp_path / "j.jsonl")
     assert Journal.read(tmp_path / "j.jsonl").header["game"] == "mighty-magpies"  # started as the app starts it
 
 
@@ -145,3 +151,38 @@ def test_a_folder_with_a_bad_fps_file_is_refused(tmp_path):
     (tmp_path / "fps.txt").write_text("fast")
     with pytest.raises(FollowError, match="frames per second"):
         video_frames(tmp_path)
+
+
+def test_follow_holds_the_journal_as_its_one_writer_from_the_first_frame(tmp_path, capsys):
+    """Issue 24: one writer per journal. A journal the app (here: a session of this process) has open is refused
+    in one line naming its holder; while follow runs, nobody else can start that journal, even before follow
+    has read the set-up and written the header; a follow that began no game leaves no file behind."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f000.png"), frame())
+    holder = Session.start(game(), tmp_path / "held.jsonl")
+    try:
+        code = main(["follow", str(frames), "--game", "eagle-kingdoms", "--players", "A,B", "--journal",
+                     str(tmp_path / "held.jsonl"), "--json"])
+        out = capsys.readouterr()
+        assert code == 2 and "held.jsonl is open elsewhere in this program" in out.err and f"process {os.getpid()}" in out.err
+        assert len(out.err.strip().splitlines()) == 1
+        assert json.loads(out.out.strip().splitlines()[-1])["journal"] is None
+    finally:
+        holder.close()
+    assert journal_actions(tmp_path / "held.jsonl") == []  # the holder's journal untouched
+
+    from companion.games.falconry import FalconryGame
+    from companion.journal import JournalLocked
+
+    falconry = FalconryGame(players=["A", "B"])
+    f = Follower(falconry, tmp_path / "late.jsonl", pipeline=pipeline(falconry, []))
+    assert f.session is None  # Falconry's set-up is read from the board first: no header yet, but the lock
+    with pytest.raises(JournalLocked, match="late.jsonl is open elsewhere in this program"):
+        Session.start(game(), tmp_path / "late.jsonl")
+    f.close()
+    assert not (tmp_path / "late.jsonl").exists()  # no game began: the empty file goes
+    Session.start(game(), tmp_path / "late.jsonl").close()  # and the lock with it
+    code = main(["follow", str(frames), "--game", "eagle-kingdoms", "--players", "A,B", "--journal",
+                 str(tmp_path / "late.jsonl")])
+    assert code == 2 and "late.jsonl already exists; choose another file" in capsys.readouterr().err
