@@ -7,10 +7,14 @@ Usage::
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
 while things move, a phone's wide lens) and followed by :class:`companion.referee.follow.Follower` with
-the true journal as the oracle and the lens's camera profile. Per game (both renditions together, and each
-rendition under ``renditions``)::
+the true journal as the oracle and the lens's camera profile. One JSON object: per game (both renditions
+together) exactly issue 20 item 8's fields::
 
-    {"games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median", ...}
+    {"games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median"}
+
+and beside the games ``targets``, ``run`` (seed, games per rendition, renditions) and ``details``: per game
+the CPU time per frame, turns, asks by reason, illegal calls, frames refused, why games stopped, and every
+figure per rendition (``renditions``; each game's own figures with ``--failures``).
 
 - ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
 - ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
@@ -18,7 +22,8 @@ rendition under ``renditions``)::
 - ``asks_per_turn``: answers taken from the oracle per turn of the true game (a turn: one player's go;
   its dice and its move each count), with ``asks_by_reason``;
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
-  ``cpu_ms_per_frame_median`` the same in this thread's CPU time (what a busy machine inflates least).
+  ``cpu_ms_per_frame_median`` (details) the same in this thread's CPU time (what a busy machine inflates
+  least: the speed target is judged on it).
 
 Targets (benchmarks, not tests): 0 silent errors, <= 0.2 asks per turn, >= 98 % followed exactly, <= 40 ms
 per frame. Exit status 0 when every game met them, 1 otherwise, 2 on bad usage. A whole game of Eagle
@@ -88,10 +93,15 @@ def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, A
     }
 
 
+FIELDS = ("games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median")
+"""A game's figures in the output: exactly issue 20, item 8's fields (the rest is under ``details``)."""
+
+
 def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of some followed games: issue 20 item 8's :data:`FIELDS` first, then the details."""
     done = [r for r in results if "actions" in r]
     if not done:
-        return {"games": 0, "error": results[0].get("error") if results else "nothing run"}
+        return {**dict.fromkeys(FIELDS), "games": 0, "error": results[0].get("error") if results else "nothing run"}
     turns = sum(r["turns"] for r in done)
     ms = [m for r in done for m in r["ms"]]
     cpu = [m for r in done for m in r["cpu_ms"]]
@@ -117,10 +127,12 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def meets_targets(s: dict[str, Any]) -> bool:
-    return (s.get("games", 0) > 0 and s["silent_errors"] <= TARGETS["silent_errors_max"]
-            and s["asks_per_turn"] <= TARGETS["asks_per_turn_max"]
-            and s["followed_exactly"] >= TARGETS["followed_exactly_min"]
-            and (s.get("cpu_ms_per_frame_median") or 1e9) <= TARGETS["ms_per_frame_max"])
+    """The targets, the speed judged on the pipeline thread's CPU time (one core; a shared machine inflates
+    the wall clock with other work)."""
+    return bool(s.get("games")) and s["silent_errors"] <= TARGETS["silent_errors_max"] \
+        and s["asks_per_turn"] <= TARGETS["asks_per_turn_max"] \
+        and s["followed_exactly"] >= TARGETS["followed_exactly_min"] \
+        and (s.get("cpu_ms_per_frame_median") or 1e9) <= TARGETS["ms_per_frame_max"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,6 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     report: dict[str, Any] = {}
+    details: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-table-") as tmp:
         for game in games:
             per_rendition: dict[str, Any] = {}
@@ -164,11 +177,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.failures:
                     per_rendition[str(rendition)]["runs"] = [{k: v for k, v in r.items() if k not in ("ms", "cpu_ms")} for r in results]
                 every += [r for r in results if "actions" in r]
-            report[game] = {**summary(every), "renditions": per_rendition}
+            overall = summary(every)
+            report[game] = {k: overall[k] for k in FIELDS}
+            details[game] = {**{k: v for k, v in overall.items() if k not in FIELDS}, "renditions": per_rendition}
             if not args.json:
-                print(f"{game}: {json.dumps({k: v for k, v in report[game].items() if k != 'renditions'})}", flush=True)
+                print(f"{game}: {json.dumps(report[game])}", flush=True)
+    ok = all(meets_targets({**report[g], **details[g]}) for g in games)
     report["targets"] = dict(TARGETS)
-    ok = all(meets_targets(report[g]) for g in games)
+    report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions}
+    report["details"] = details
     if args.json:
         print(json.dumps(report))
     else:

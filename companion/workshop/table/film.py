@@ -223,9 +223,11 @@ class GameFilm:
         return self._scene_index[key]
 
     def _table(self) -> np.ndarray:
-        from companion.workshop.boards.synth_table import _table
+        """The table under the board: rendition 2's box lies on a linen cloth (as its board scenes do)."""
+        from companion.workshop.boards.synth_table import _table, linen_table
 
-        return _table(np.random.default_rng(self.seed), *self.size)
+        table = _table if self.rendition == 1 else linen_table
+        return table(np.random.default_rng(self.seed), *self.size)
 
     def render_position(self, index: int) -> np.ndarray:
         """The board with the pieces of position ``index``, on the table, in plain light (cached). Pieces

@@ -1,0 +1,75 @@
+"""companion bench table and companion follow --json report exactly the fields issue 20 names (items 7 and 8):
+on short generated videos (the workshop's whole-game film, cut after its first frames), through the real code."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from companion.cli import main
+from companion.workshop.table import bench, film
+
+FOLLOW_FIELDS = {"frames", "actions", "asked", "proposed_by_camera", "illegal_calls", "refused_frames",
+                 "ms_per_frame_median", "journal"}
+BENCH_FIELDS = {"games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median"}
+
+
+class ShortFilm(film.GameFilm):
+    """The film of a whole game, cut after its first frames (the set-up read, a roll)."""
+
+    FRAMES = 24
+
+    def frames(self):
+        for k, image in enumerate(super().frames()):
+            if k == self.FRAMES:
+                return
+            yield image
+
+
+def test_bench_table_reports_exactly_item_8s_fields_per_game_and_the_rest_apart(monkeypatch, capsys):
+    monkeypatch.setattr(film, "GameFilm", ShortFilm)
+    code = bench.main(["--json", "--seed", "3", "--games", "1", "--only", "mighty-magpies", "--renditions", "1,2"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1  # games cut short are not followed to their end: targets missed
+    assert set(report) == {"mighty-magpies", "targets", "run", "details"}
+    figures = report["mighty-magpies"]
+    assert set(figures) == BENCH_FIELDS
+    assert figures["games"] == 2 and figures["followed_exactly"] == 0.0 and figures["actions"] > 0
+    assert figures["silent_errors"] == 0 and figures["ms_per_frame_median"] > 0
+    details = report["details"]["mighty-magpies"]
+    assert set(details["renditions"]) == {"1", "2"}  # both renditions filmed and followed
+    assert details["frames"] == 2 * ShortFilm.FRAMES and all("ends mid-game" in s for s in details["stopped"])
+    assert report["run"] == {"seed": 3, "games_per_rendition": 1, "renditions": [1, 2]}
+
+
+def test_the_film_draws_the_rendition_asked_for():
+    """Rendition 2 is another box on another table: its painter and its cloth, not rendition 1's."""
+    one, two = (film.GameFilm("verzauberte-eulen", 5, rendition=r, light=False, hands=False) for r in (1, 2))
+    assert one.actions == two.actions and one.shots[0].scene == two.shots[0].scene
+    a, b = (f.render_position(0) for f in (one, two))
+    board = cv2.fillConvexPoly(a[..., 0] * 0, one.to_px(one.board.board_corners_mm()).astype("int32"), 1).astype(bool)
+    differ = abs(a.astype(int) - b).mean(axis=2)
+    assert differ[board].mean() > 30  # the board printed otherwise
+    assert abs(float(a[~board].mean(axis=0)[0]) - float(b[~board].mean(axis=0)[0])) > 25  # wood, then grey-green linen
+    with pytest.raises(ValueError, match="rendition"):
+        film.GameFilm("verzauberte-eulen", 5, rendition=3).render_position(0)
+
+
+def test_follow_json_last_line_has_exactly_item_7s_fields_on_a_short_video(tmp_path, capsys):
+    short = ShortFilm("mighty-magpies", 3, lens_k1=0.0, light=False)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for k, image in enumerate(short.frames()):
+        cv2.imwrite(str(frames / f"{k:04d}.jpg"), image)
+    oracle = short.write_truth(tmp_path / "true.jsonl")
+    players = ",".join(short.players)
+    code = main(["follow", str(frames), "--game", "mighty-magpies", "--players", players, "--journal",
+                 str(tmp_path / "j.jsonl"), "--oracle", str(oracle), "--json"])
+    out = capsys.readouterr()
+    result = json.loads(out.out.strip().splitlines()[-1])
+    assert set(result) == FOLLOW_FIELDS
+    assert code == 1 and "ends mid-game" in out.err  # cut short
+    assert result["frames"] == ShortFilm.FRAMES and result["journal"] == str(tmp_path / "j.jsonl")
+    assert result["actions"] >= 1 and result["actions"] == result["asked"] + result["proposed_by_camera"]
