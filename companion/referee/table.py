@@ -733,7 +733,11 @@ class TablePipeline:
             if not specs:
                 return []
             self._roll_done = done
-            return self._roll_event(roll, self._dice_proposal(state, (), readings, False))
+            event = self._dice_proposal(state, (), readings, False)
+            if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
+                event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
+                                "this roll: are these its dice?")
+            return self._roll_event(roll, event)
         if self._board_open or self.settled is None:
             return []  # the board first: a move shown there comes before the next throw
         kinds = Counter(r["kind"] for r in readings)
