@@ -253,6 +253,13 @@ def unseen_decision(state: State, scene_of: Any) -> tuple[str, list[Action]]:
 
 
 @dataclass
+class _BoardRun:
+    reading: dict[str, tuple[str, ...]]  # space -> what it was read confidently to hold (canonical), first read
+    unsure: set[str]  # spaces unsure or hidden in some frame of the run
+    frames: int = 0
+
+
+@dataclass
 class _Roll:
     readings: list[Any]  # the settled dice (vision Readings)
     frame: int
@@ -265,12 +272,13 @@ class TablePipeline:
     ``game``: the game being played (its configuration: players, mode, variant, options). ``board_map``:
     the map to read (default: the game's reference map). ``camera``: a camera profile
     (:class:`companion.vision.intrinsics.CameraProfile`) or None. ``registry``: the family's registered
-    dice (Verzauberte Eulen's head, body and eye dice told apart). ``dice_reader`` / ``board_reading``:
-    injected readers (tests)."""
+    dice (Verzauberte Eulen's head, body and eye dice told apart). ``look``: the look of the family's box
+    as taught from one photo (:meth:`teach_look`, :func:`companion.vision.teach.load_appearance`), or None.
+    ``dice_reader`` / ``board_reading``: injected readers (tests)."""
 
     def __init__(self, game: Game, board_map: Any = None, camera: Any = None, *, registry: Any = None,
                  dice_reader: Any = None, board_reading: Any = None, board_settle: int = BOARD_SETTLE_FRAMES,
-                 dice_settle: int = DICE_SETTLE_FRAMES):
+                 dice_settle: int = DICE_SETTLE_FRAMES, look: Mapping[str, Any] | None = None):
         from companion.vision.motion import MotionMeter
         from companion.vision.tracker import SettleTracker
 
@@ -281,6 +289,8 @@ class TablePipeline:
         # the frames are undistorted once, here: the pose, the board reader and the dice reader all see a
         # pinhole camera's picture (a reader rectifying through the lens model per frame is far slower)
         self.reading = board_reading if board_reading is not None else self.table.make_reader(self.board, None)
+        if look is not None and hasattr(self.reading.reader, "teach"):
+            self.reading.reader.teach(look)  # the family's box as taught (vision.teach), not the default colours
         self._undistort: tuple[tuple[int, int], Any] | None = None
         self.adapter = self.table.adapter()
         self.aligned = not hasattr(self.adapter, "offset")  # Falconry: the table offset is found at the set-up
@@ -298,8 +308,7 @@ class TablePipeline:
         self.ever_posed = False
         self.last_ms: dict[str, float] = {}
         # the board: readings of the still frames in a row, the settled one, what was done about it
-        self._board_run: list[Observation] = []
-        self._board_key: tuple | None = None
+        self._board_run: _BoardRun | None = None
         self.settled: Observation | None = None
         self._settled_key: tuple | None = None
         self._board_done: tuple | None = None
@@ -379,6 +388,21 @@ class TablePipeline:
             pts = self.camera.undistort_points(pts)
         self.tracker.set_tapped_corners(self._undistorted(frame, size), [tuple(p) for p in pts])
 
+    def teach_look(self, photo: np.ndarray, scene: Mapping[str, Any]) -> dict[str, Any]:
+        """Teach the board reader the look of the family's box from one photo of it with its pieces where
+        ``scene`` says (:func:`companion.vision.teach.teach_appearance`); the look, to keep. TeachError when
+        the photo teaches nothing or the game's reader learns no look (Falconry)."""
+        from companion.vision.teach import TeachError, teach_appearance
+
+        if not hasattr(self.reading.reader, "learn_appearance"):
+            raise TeachError(f"the {self.game.name} board reader learns no look from a photo")
+        frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
+        self.tracker.reset()
+        try:
+            return teach_appearance(self.reading.reader, frame, scene, pose=self.tracker.update(frame))
+        finally:
+            self.tracker.reset()
+
     def set_offset(self, offset: tuple[int, int]) -> None:
         """Falconry: the table cell of the engine's cell (0, 0) (from a set-up read elsewhere)."""
         self.adapter.offset = tuple(offset)
@@ -413,7 +437,7 @@ class TablePipeline:
         moving = self._track_hands(frame, moving, self._die_px(pose))
         if moving:
             self.dice_tracker.update([], hand=True)
-            self._board_run = []
+            self._board_run = None
             self._dice_in_view = []
             self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
             return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
@@ -452,26 +476,38 @@ class TablePipeline:
         """Read the board of a still frame towards its settling; the frame's status in words."""
         if not pose.usable:
             info["refused"] = True
-            self._board_run = []
+            self._board_run = None
             return pose.status.value
         obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
         if not obs.usable:
             info["refused"] = True
-            self._board_run = []
+            self._board_run = None
             return obs.status
         self._settle_board(obs)
         return pose.status.value
 
     def _settle_board(self, obs: Observation) -> None:
-        key = _scene_key(obs.regions)
-        if key != self._board_key:
-            self._board_run, self._board_key = [], key
-        self._board_run = (self._board_run + [obs])[-self.board_settle:]
-        if len(self._board_run) >= self.board_settle:
-            unsure = set().union(*(o.uncertain for o in self._board_run))
-            confidence = {r: (0.0 if r in unsure else obs.confidence_of(r)) for r in set(obs.confidence) | unsure}
+        """Still frames in a row whose confident readings agree settle the board (``board_settle`` of them).
+        What an unsure space is guessed to hold is no reading: a guess that changes from frame to frame, or a
+        space unsure in one frame and not in the next, does not keep the board from settling; such a space
+        is unsure in the settled board. A space read confidently as two different things starts a new run."""
+        unsure = set(obs.uncertain | obs.hidden)
+        ids = {r.id for r in self.board.regions} | set(obs.regions)
+        reading = {r: canonical(obs.regions.get(r) or []) for r in ids - unsure}
+        run = self._board_run
+        if run is not None and any(run.reading.get(r, v) != v for r, v in reading.items()):
+            run = None
+        if run is None:
+            run = self._board_run = _BoardRun({}, set())
+        run.unsure |= unsure
+        for r, v in reading.items():
+            run.reading.setdefault(r, v)
+        run.frames += 1
+        if run.frames >= self.board_settle:
+            confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
             self.settled = replace(obs, confidence=confidence)
-            self._settled_key = (key, tuple(sorted(unsure)))
+            key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in run.unsure))
+            self._settled_key = (key, tuple(sorted(run.unsure)))
 
     def _lying_dice(self) -> list[Any]:
         return list(self._dice_in_view) + (list(self._roll.readings) if self._roll is not None else [])
@@ -830,7 +866,7 @@ class TablePipeline:
     def _forget_view(self) -> None:
         self.tracker.reset()
         self.motion.reset()
-        self._board_run, self._board_key, self._before = [], None, None
+        self._board_run, self._before = None, None
 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -41,7 +42,7 @@ def test_bench_table_reports_exactly_item_8s_fields_per_game_and_the_rest_apart(
     details = report["details"]["mighty-magpies"]
     assert set(details["renditions"]) == {"1", "2"}  # both renditions filmed and followed
     assert details["frames"] == 2 * ShortFilm.FRAMES and all("ends mid-game" in s for s in details["stopped"])
-    assert report["run"] == {"seed": 3, "games_per_rendition": 1, "renditions": [1, 2]}
+    assert report["run"] == {"seed": 3, "games_per_rendition": 1, "renditions": [1, 2], "taught": False}
 
 
 def test_the_film_draws_the_rendition_asked_for():
@@ -73,3 +74,25 @@ def test_follow_json_last_line_has_exactly_item_7s_fields_on_a_short_video(tmp_p
     assert code == 1 and "ends mid-game" in out.err  # cut short
     assert result["frames"] == ShortFilm.FRAMES and result["journal"] == str(tmp_path / "j.jsonl")
     assert result["actions"] >= 1 and result["actions"] == result["asked"] + result["proposed_by_camera"]
+
+
+def test_a_box_taught_from_one_photo_is_read_by_the_pipeline_where_untaught_it_is_refused():
+    """Rendition 2 stands for a box nobody tuned to: untaught, Verzauberte Eulen's reader refuses its print
+    (never guesses); taught from one photo of it as dealt (teach your board), the pipeline reads the set-up."""
+    from companion.referee.table import SETUP, TablePipeline
+    from companion.vision.teach import TeachError
+
+    box = film.GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
+    rng = np.random.default_rng(0)
+    frames = [box.draw(box.shots[i], rng) for i in range(5)]
+    untaught = TablePipeline(box.game)
+    said = [untaught.process(f, i / 10, None) for i, f in enumerate(frames)]
+    assert all("teach it your board" in events[0].message and len(events) == 1 for events in said)
+    taught = TablePipeline(box.game)
+    look = taught.teach_look(*box.teaching_photo())
+    events = [e for i, f in enumerate(frames) for e in taught.process(f, i / 10, None)[1:]]
+    assert [(e.kind, e.sure) for e in events] == [(SETUP, True)]
+    again = TablePipeline(box.game, look=look)  # a look kept from before (the app saves it)
+    assert [e.kind for i, f in enumerate(frames) for e in again.process(f, i / 10, None)[1:]] == [SETUP]
+    with pytest.raises(TeachError, match="learns no look"):
+        TablePipeline(film.GameFilm("falconry", 1, lens_k1=0.0).game).teach_look(frames[0], {})

@@ -66,6 +66,18 @@ def test_unsure_pieces_of_the_set_up_are_asked_about_by_name():
     assert set(event.unsure) == {"neck", "orb"} and "neck" in event.message
 
 
+@pytest.mark.rules("EK-SETUP-RANDOM")
+def test_a_board_settles_though_what_its_unsure_spaces_are_guessed_to_hold_changes_from_frame_to_frame():
+    game = ek_game()
+    placed = game.new_initial_state()
+    placed.apply({"type": "setup", "placement": placed.random_placement(random.Random(2))})
+    scene = scene_from_state(placed)
+    guesses = [observe(scene, unsure=("neck",)), observe(without(scene, "neck"), unsure=("neck",))]
+    pipe = pipeline(game, guesses)
+    events = run(pipe, [frame(k % 2) for k in range(5)], None)
+    assert [(e.kind, e.reason, e.unsure) for _, e in events] == [(QUESTION, "setup", ("neck",))]
+
+
 @pytest.mark.rules("EK-PLAY-ROLL")
 def test_a_roll_thrown_and_settled_is_proposed_as_the_chance_action():
     state = play_until(lambda s: s.phase == "roll")

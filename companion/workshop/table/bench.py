@@ -2,7 +2,7 @@
 
 Usage::
 
-    companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--failures]
+    companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -60,12 +60,23 @@ def turns_of(states: Sequence[Any]) -> int:
     return max(turns, 1)
 
 
-def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, Any]:
-    """Film one seeded game and follow it; the figures of that one game."""
+def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False) -> dict[str, Any]:
+    """Film one seeded game and follow it; the figures of that one game. ``taught``: the board reader first
+    learns the box's look from one photo of it as dealt (teach your board), where its reader learns one."""
     from companion.referee.follow import Follower, Oracle, follow
+    from companion.referee.table import TablePipeline
+    from companion.vision.teach import TeachError
     from companion.workshop.table.film import GameFilm
 
     film = GameFilm(game, seed, rendition=rendition)
+    pipeline = TablePipeline(film.game, camera=film.camera, registry=film.registry())
+    look = ""
+    if taught:
+        try:
+            pipeline.teach_look(*film.teaching_photo())
+            look = "taught"
+        except TeachError as exc:
+            look = f"not taught: {exc}"
     truth_path = film.write_truth(work / f"{game}-{seed}-{rendition}-true.jsonl")
     journal = work / f"{game}-{seed}-{rendition}.jsonl"
     reasons: Counter[str] = Counter()
@@ -74,8 +85,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, A
         if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
             reasons[event.reason or event.kind if event.kind != "dice" else "unsure dice"] += 1
 
-    follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), camera=film.camera,
-                        registry=film.registry(), on_event=on_event)
+    follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), pipeline=pipeline, on_event=on_event)
     t0 = time.perf_counter()
     report = follow(((i / 10.0, image) for i, image in enumerate(film.frames())), follower)
     seconds = time.perf_counter() - t0
@@ -90,6 +100,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path) -> dict[str, A
         "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
         "ms": report.ms, "cpu_ms": report.cpu_ms, "error": report.error, "seconds": round(seconds, 1),
+        **({"look": look} if look else {}),
     }
 
 
@@ -123,6 +134,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "frames": sum(r["frames"] for r in done),
         "refused_frames": sum(r["refused_frames"] for r in done),
         "stopped": [f"seed {r['seed']} r{r['rendition']}: {r['error']}" for r in done if r["error"]][:5],
+        **({"look": sorted({r["look"] for r in done if "look" in r})} if any("look" in r for r in done) else {}),
     }
 
 
@@ -143,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(GAMES), help="comma-separated subset of the games")
     parser.add_argument("--renditions", default="1,2", help="renditions to film (default 1,2)")
     parser.add_argument("--failures", action="store_true", help="keep each game's figures in the output")
+    parser.add_argument("--taught", action="store_true",
+                        help="teach each board reader the box's look from one photo of it as dealt first (teach your board)")
     args = parser.parse_args(argv)
     games = [g.strip() for g in args.only.split(",") if g.strip()]
     try:
@@ -165,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results = []
                 for k in range(args.games):
                     try:
-                        results.append(follow_film(game, args.seed + k, rendition, Path(tmp)))
+                        results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -184,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{game}: {json.dumps(report[game])}", flush=True)
     ok = all(meets_targets({**report[g], **details[g]}) for g in games)
     report["targets"] = dict(TARGETS)
-    report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions}
+    report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

@@ -553,6 +553,12 @@ class GameFilm:
         alpha = (mask.astype(np.float32) / 255.0)[..., None]
         img[:] = (img * (1 - alpha) + layer * alpha).astype(np.uint8)
 
+    def teaching_photo(self) -> tuple[np.ndarray, dict[str, Any]]:
+        """One photo of the box as dealt (the first position, no hand, no dice, plain light) and the scene it
+        shows: what "teach your board" takes once the family has confirmed the set-up."""
+        shot = Shot(self.shots[0].scene)
+        return self.draw(shot, np.random.default_rng(self.seed + 7)), dict(self._scenes[shot.scene])
+
     # -- the family's dice, shown once --------------------------------------------------------------------------
     def registry(self) -> Any:
         """The dice registered as the app's "show me each die" would (for dice told apart), else None."""
