@@ -81,6 +81,34 @@ class Photometry:
         return f"light cast B {b:.2f} G {g:.2f} R {r:.2f}, white {self.white.mean():.0f}, black {self.black.mean():.0f}"
 
 
+CLIPPED = 252.0  # a markers' white channel reading this or more hit the sensor's top: its true level is unknown
+MAX_UNCLIP = 1.3  # at most this much brighter than recorded (warm light x1.15 on a well exposed paper: 1.13)
+
+
+def unclip(marks: Photometry, seen: np.ndarray, known: np.ndarray, samples: Sequence[np.ndarray] = ()) -> tuple[Photometry, np.ndarray]:
+    """The markers' white clipped in some channel (a warm or cool lamp on a bright exposure: the red or blue of
+    the paper over the sensor's top) gives that channel too high a gain by an unknown factor; the board's own
+    colour where it is known tells it: ``seen`` (N, 3) normalised colours of bare-board references, ``known``
+    their expected normalised colour ((3,) or (N, 3)). Returns the corrected photometry and the factor per
+    channel (1 where nothing was clipped) that the samples normalised with ``marks`` are divided by. When one of
+    the pieces' ``samples`` (normalised with ``marks``) is clipped too, its colour is not known: nothing is
+    corrected (the reader refuses the frame's colours as before, never guesses them)."""
+    clipped = np.asarray(marks.white) >= CLIPPED
+    factor = np.ones(3)
+    if not clipped.any() or clipped.all() or not len(seen):
+        return marks, factor
+    top = (CLIPPED - marks.black) * marks.gain - 1.0  # a clipped channel's top, normalised
+    if any(np.any(np.asarray(x, np.float64).reshape(-1, 3)[:, clipped] >= top[clipped]) for x in (seen, *samples)):
+        return marks, factor
+    ratio = np.median(np.asarray(seen, np.float64) / np.maximum(np.asarray(known, np.float64), 1.0), axis=0)
+    level = float(np.mean(ratio[~clipped]))
+    factor[clipped] = np.clip(ratio[clipped] / max(level, 1e-6), 1.0, MAX_UNCLIP)
+    if np.all(factor == 1.0):
+        return marks, factor
+    white = marks.black + (marks.white - marks.black) * factor
+    return Photometry(marks.black, white, marks.marker_ids, marks.marker_white, marks.marker_xy_mm), factor
+
+
 def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,
                   quiet_mm: float = QUIET_MM) -> tuple[np.ndarray, np.ndarray]:
     """(black, white) board points of one marker: the middle of its black border cells, and the

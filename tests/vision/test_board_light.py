@@ -209,3 +209,25 @@ def test_the_kingdom_scan_balances_a_warm_lamp_and_refuses_a_hand():
     hand = apply("hand", image, kingdom_quad(truth), np.random.default_rng(2)).image
     read = reader.read(hand)
     assert not read.usable and "hand" in read.status
+
+
+def test_a_white_clipped_by_a_lamp_is_recovered_from_the_bare_board():
+    """A well exposed paper under a cool or warm lamp: the markers' blue or red hits 255, so their white no
+    longer tells that channel's gain. The bare print's known colour gives it back: the Verzauberte Eulen board
+    is read right where it was refused (a piece's own colour clipped too stays unknown: refused, as before)."""
+    from companion.referee.table import TablePipeline
+    from companion.workshop.table.film import GameFilm, Shot
+
+    film = GameFilm("verzauberte-eulen", 0, lens_k1=0.0)
+    truth = film._scenes[film.shots[0].scene]
+    plain = film.draw(Shot(film.shots[0].scene), np.random.default_rng(0))
+    reading = TablePipeline(film.game).reading
+    for gains, clipped_pieces in (((1.15, 1.0, 0.82), False), ((0.7, 0.95, 1.15), True)):
+        lit = np.clip(plain.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
+        pose = reading.tracker.update(lit)
+        assert photometry.measure(lit, pose, reading.reader.board).white.max() >= photometry.CLIPPED
+        obs = reading.read(lit, pose)
+        assert obs.usable != clipped_pieces, obs.status  # the warm lamp clips this box's yellow owls' red too
+        assert not obs.usable or all(canonical(obs.regions.get(r)) == canonical(truth.get(r))
+                                     for r in set(truth) | set(obs.regions) if not obs.is_uncertain(r))
+        assert len(obs.uncertain) <= 1

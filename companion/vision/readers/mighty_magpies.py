@@ -194,6 +194,9 @@ class MagpiesReader(TrackedReader):
         if marks is None:
             return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read", timings)
         mag_bgr, ring_bgr, hole_bgr, ref_bgr = self._samples(frame, pose, marks)
+        marks, unclipped = photometry.unclip(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED,
+                                             (mag_bgr, ring_bgr, hole_bgr))
+        mag_bgr, ring_bgr, hole_bgr, ref_bgr = (a / unclipped for a in (mag_bgr, ring_bgr, hole_bgr, ref_bgr))
         il = cfg["illumination"]
         lit = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
         if lit.mismatch > float(il["max_board_mismatch"]):

@@ -194,6 +194,8 @@ class EulenReader(TrackedReader):
             return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read", timings)
         n_spots = len(self.spots)
         head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
+        marks, unclipped = photometry.unclip(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED, (head_bgr, body_bgr))
+        head_bgr, body_bgr, ref_bgr = head_bgr / unclipped, body_bgr / unclipped, ref_bgr / unclipped
         il = cfg["illumination"]
         light = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
         if light.mismatch > float(il["max_board_mismatch"]):
