@@ -264,6 +264,7 @@ class _Roll:
     readings: list[Any]  # the settled dice (vision Readings)
     frame: int
     used: bool = False
+    reaches: int = 0  # times a hand reached over the table between the last action applied and this roll
 
 
 class TablePipeline:
@@ -324,6 +325,8 @@ class TablePipeline:
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
+        self._reaches = 0  # hands reaching in since the last action applied
+        self._still = 0  # still frames in a row
         self._roll_done: tuple | None = None
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
@@ -360,14 +363,18 @@ class TablePipeline:
         specs = wanted_dice(before) if before.is_chance_node() else []
         if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
-            pending = self._roll is not None and not self._roll.used
+            roll = self._roll
+            pending = roll is not None and not roll.used
             # a roll entered before its dice were read: the dice that settle next showing it are that roll
             self._answered = None if pending else Counter(
                 (READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
-            if self._roll is not None:
-                self._roll.used = True
-                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in self._roll.readings]
+            # dice of other kinds than this roll's (a d8 where two d6 were due) are a later roll's: kept for it
+            later = pending and Counter(r.kind for r in roll.readings) != Counter(READER_KIND.get(s.kind, s.kind) for s in specs)
+            if roll is not None and not later:
+                roll.used = True
+                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
+        self._reaches = 0
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
 
@@ -435,6 +442,10 @@ class TablePipeline:
         self.ever_posed |= pose.usable
         timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
         moving = self._track_hands(frame, moving, self._die_px(pose))
+        # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
+        # settle: a throw missed in between would have been one (a hand's brief pause is none)
+        self._reaches += moving and self._still >= self.dice_tracker.settle_frames
+        self._still = 0 if moving else self._still + 1
         if moving:
             self.dice_tracker.update([], hand=True)
             self._board_run = None
@@ -676,7 +687,7 @@ class TablePipeline:
         timings["dice"] = (time.perf_counter() - t0) * 1000
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
-            self._roll = _Roll(list(roll.dice), self.frames)
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -773,7 +784,7 @@ class TablePipeline:
             if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
                 event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
                                 "this roll: are these its dice?")
-            return self._roll_event(roll, event)
+            return self._roll_event(roll, self._missed_throw(roll, event))
         if self._board_open or self.settled is None:
             return []  # the board first: a move shown there comes before the next throw
         kinds = Counter(r["kind"] for r in readings)
@@ -793,7 +804,17 @@ class TablePipeline:
             return self._once(("roll", roll.frame), 0, TableEvent(QUESTION, f"the dice were thrown after: {names}?",
                                                                options=options, reason="several"))
         chosen = min(best, key=lambda p: len(p.path))
-        return self._roll_event(roll, self._dice_proposal(chosen.chance, chosen.path, readings, chosen.skipped_visible, state))
+        event = self._dice_proposal(chosen.chance, chosen.path, readings, chosen.skipped_visible, state)
+        return self._roll_event(roll, self._missed_throw(roll, event))
+
+    def _missed_throw(self, roll: _Roll, event: TableEvent) -> TableEvent:
+        """A roll taken for the next one is sure only when one hand reached in before it (to take up the last
+        dice and throw): after two or more, a throw may have been missed (a d8 not read, and the dice seen
+        now are a later roll's; Eagle Kingdoms' "roll again" would be read into them)."""
+        if event.kind != DICE or not event.sure or roll.reaches <= 1:
+            return event
+        return replace(event, sure=False, message=event.message + f" -- hands reached in {roll.reaches} times since "
+                       "the last action: was a roll missed?")
 
     def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
         return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]

@@ -112,6 +112,22 @@ def test_dice_thrown_when_the_board_shows_a_later_move_are_asked_about_never_sur
     assert len(dice) == 1 and not dice[0].sure and "moved on" in dice[0].message
 
 
+def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_is_not_sure():
+    """One hand in (take up the dice, throw): the roll is this one. Two, with the table still between them as
+    long as a roll takes to settle: a throw may have been missed (a d8 not read), and these dice may be a later
+    roll's -- proposed, never sure."""
+    state = play_until(lambda s: s.phase == "roll")
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for hands, sure in ((1, True), (2, False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        frames = still(6)
+        for _ in range(hands):  # in, and the table still after it as long as a roll takes to settle
+            frames += [frame(hand=True)] + still(6)
+        events = [e for _, e in run(pipe, frames + still(8, dice=dice), state) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure
+        assert sure or "was a roll missed" in events[0].message
+
+
 def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
     state = play_until(lambda s: s.phase == "roll")
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
@@ -195,6 +211,29 @@ def test_dice_thrown_after_a_failed_roll_say_the_player_rolled_again():
     dice = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
     assert len(dice) == 1
     assert dice[0].actions[0] == {"type": "roll-again"} and dice[0].actions[1]["type"] == "roll"
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_a_d8_seen_where_two_d6_were_due_is_kept_for_the_roll_it_belongs_to():
+    """The first roll was missed and the family entered it; the Enchanted Die lying now is no part of it: it
+    tells, once the family's roll has failed, that the player rolled the Enchanted Die (never a 'roll again'
+    read into the two d6 thrown after it)."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, 6, False, "d8")])
+    asked = [e for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [e.reason for e in asked] == ["dice"]  # the d6 were not read: asked, the family says
+    pipe.applied(failed, state)
+    events = pipe.reevaluate(_after(state, failed))
+    assert [e.kind for e in events] == [DICE]
+    assert events[0].actions == ({"type": "roll-enchanted"}, {"type": "enchanted", "face": 6})
+
+
+def _after(state, action):
+    child = state.clone()
+    child.apply(action)
+    return child
 
 
 @pytest.mark.rules("EK-ED-GIVE")
