@@ -19,8 +19,8 @@ figure per rendition (``renditions``; each game's own figures with ``--failures`
 - ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
 - ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
   the game followed then differs from the true one, and what follows is its consequence);
-- ``asks_per_turn``: answers taken from the oracle per turn of the true game (a turn: one player's go;
-  its dice and its move each count), with ``asks_by_reason``;
+- ``asks_per_turn``: answers taken from the oracle per turn followed (a turn: one player's go; its dice and
+  its move each count; a game that stopped early counts the turns up to there), with ``asks_by_reason``;
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
   ``cpu_ms_per_frame_median`` (details) the same in this thread's CPU time (what a busy machine inflates
   least: the speed target is judged on it).
@@ -95,7 +95,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     # a confirmed action that differs from the truth leaves the game followed: the rest is its consequence
     silent = int(diverged is not None and diverged in report.camera_actions)
     return {
-        "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states),
+        # asks per turn over the turns followed (a game that stopped early asked over fewer)
+        "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states[:len(followed) + 1]),
         "followed_exactly": not report.error and followed == truth, "silent_errors": silent, "diverged_at": diverged,
         "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
