@@ -265,6 +265,7 @@ class _Roll:
     frame: int
     used: bool = False
     reaches: int = 0  # times a hand reached over the table between the last action applied and this roll
+    kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
 
 
 class TablePipeline:
@@ -365,12 +366,17 @@ class TablePipeline:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
             roll = self._roll
             pending = roll is not None and not roll.used
+            said = Counter((READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
             # a roll entered before its dice were read: the dice that settle next showing it are that roll
-            self._answered = None if pending else Counter(
-                (READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
-            # dice of other kinds than this roll's (a d8 where two d6 were due) are a later roll's: kept for it
-            later = pending and Counter(r.kind for r in roll.readings) != Counter(READER_KIND.get(s.kind, s.kind) for s in specs)
-            if roll is not None and not later:
+            self._answered = None if pending else said
+            # dice of other kinds than this roll's (a d8 where two d6 were due), or other faces read surely, are a
+            # later roll's (the pipeline lags behind the table): kept for it, once, and never sure there
+            later = pending and not roll.kept and (
+                Counter(r.kind for r in roll.readings) != Counter(kind for kind, _ in said.elements())
+                or not any(r.uncertain for r in roll.readings) and Counter((r.kind, str(r.value)) for r in roll.readings) != said)
+            if later:
+                roll.kept = True
+            elif roll is not None:
                 roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
@@ -811,10 +817,11 @@ class TablePipeline:
         """A roll taken for the next one is sure only when one hand reached in before it (to take up the last
         dice and throw): after two or more, a throw may have been missed (a d8 not read, and the dice seen
         now are a later roll's; Eagle Kingdoms' "roll again" would be read into them)."""
-        if event.kind != DICE or not event.sure or roll.reaches <= 1:
+        if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept:
             return event
-        return replace(event, sure=False, message=event.message + f" -- hands reached in {roll.reaches} times since "
-                       "the last action: was a roll missed?")
+        why = "these dice were taken for another roll before" if roll.kept else \
+            f"hands reached in {roll.reaches} times since the last action"
+        return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
 
     def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
         return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]

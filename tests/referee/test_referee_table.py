@@ -230,6 +230,23 @@ def test_a_d8_seen_where_two_d6_were_due_is_kept_for_the_roll_it_belongs_to():
     assert events[0].actions == ({"type": "roll-enchanted"}, {"type": "enchanted", "face": 6})
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_read_surely_that_the_family_says_are_not_this_roll_are_kept_for_a_later_one_never_sure():
+    """The camera lags behind the table: the roll it offers is a later one, and the family enters the roll that
+    was missed. The dice lying are kept for the roll they belong to, proposed there but never sure."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    seen = next(a for a in state.legal_actions() if a != failed)["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, seen[0]), (280, 30, seen[1])])
+    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(offered) == 1 and offered[0].sure  # the family says: not these
+    pipe.applied(failed, state)
+    later = [e for e in pipe.reevaluate(_after(state, failed)) if e.kind == DICE]
+    assert len(later) == 1 and not later[0].sure and "taken for another roll" in later[0].message
+    assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted(seen)})
+
+
 def _after(state, action):
     child = state.clone()
     child.apply(action)
