@@ -202,7 +202,9 @@ def match(
             text = "; ".join(state.action_to_string(a) for a in succ.path)
             if soft_left:
                 text += f" (uncertain, taken from the rules: {', '.join(soft_left)})"
-            sure = len({_path_key(s.path[-1:]) for s, _ in fits}) == 1
+            # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
+            # character before a trade) is no less a guess for ending in the same visible action
+            sure = len({_path_key(s.path) for s, _ in fits}) == 1
             return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
                                sure=sure)
         options = tuple(succ.path for succ, _ in top)

@@ -103,3 +103,46 @@ def test_a_hidden_region_is_unknown_not_a_change_nor_a_confirmation():
     assert result.kind is MatchKind.PROPOSED and result.action == {"type": "advance"}
     assert result.changed == ("p0",) and "p1" not in result.corrected
     assert hidden_p1.is_uncertain("p1") and "p1" in hidden_p1.as_json()["hidden"]
+
+
+class _Hidden:
+    """A state where the player first chooses, unseen, whom to give a card ("ann" or "ben"), then moves a
+    piece the camera sees."""
+
+    def __init__(self, given=None, moved=False):
+        self.given, self.moved = given, moved
+
+    def is_terminal(self):
+        return self.moved
+
+    def is_chance_node(self):
+        return False
+
+    def legal_actions(self):
+        return [{"type": "give", "to": p} for p in ("ann", "ben")] if self.given is None else [{"type": "move"}]
+
+    def clone(self):
+        return _Hidden(self.given, self.moved)
+
+    def apply_unchecked(self, action):
+        if action["type"] == "give":
+            self.given = action["to"]
+        else:
+            self.moved = True
+
+    def action_to_string(self, action):
+        return str(action)
+
+
+class _HiddenAdapter:
+    def scene_from_state(self, state):
+        return {"x": [{"piece": 1}]} if state.moved else {}
+
+    def implied_actions(self, state, before, after):
+        return []
+
+
+def test_a_move_seen_after_a_choice_that_shows_nowhere_is_proposed_but_never_sure():
+    result = match(_Hidden(), None, Observation({"x": [{"piece": 1}]}), _HiddenAdapter())
+    assert result.kind is MatchKind.PROPOSED and result.actions[-1] == {"type": "move"}
+    assert not result.sure  # whom the card went to was not seen: two histories explain the board
