@@ -10,7 +10,9 @@ Another language lives in data files:
   ``"terms"`` words the game's describer looks up (pieces, colours, dice); a counted noun is
   ``"singular|plural"`` (``"n.point": "Punkt|Punkte"``), read with ``Texts.count``;
   ``"actions"`` ``str.format`` templates of move descriptions, chance prompts, advice and the final table;
-  ``"typed"`` (optional) typed word -> the English word the game's parser knows ("rot" -> "red").
+  ``"typed"`` (optional) typed word -> the English word the game's parser knows ("rot" -> "red");
+  ``"reasons"`` [English refusal pattern, its translation] pairs, read with ``Texts.reason``, and
+  ``"reason_words"`` English words in the patterns' groups -> the translation (ids stay for the app).
 - ``companion/games/i18n/<lang>.json``: what all games share (refusal sentences).
 
 A game's text view module may define ``action_words(state, action, texts) -> str`` (and
@@ -103,12 +105,21 @@ class Texts:
 
     def reason(self, english: str) -> str:
         """The why of an English refusal in this language (the game's ``reasons``: an English pattern and its
-        translation, the pattern's groups filled in), or "" when none matches."""
+        translation, the pattern's groups filled in), or "" when none matches. A group's English words
+        (a character, a colour, a nest) become the game's ``reason_words``; ids stay for the app to name."""
         for pattern, template in self.data.get("reasons", []):
             match = re.fullmatch(pattern, english)
             if match:
-                return template.format(**match.groupdict())
+                return template.format(**{k: self._reason_words(v or "") for k, v in match.groupdict().items()})
         return ""
+
+    def _reason_words(self, value: str) -> str:
+        words = self.data.get("reason_words", {})
+        if value in words or not words:
+            return words.get(value, value)
+        phrases = sorted(words, key=len, reverse=True)
+        swap = re.compile("|".join(rf"(?<![\w-]){re.escape(p)}(?![\w-])" for p in phrases))
+        return swap.sub(lambda m: words[m.group(0)], value)
 
     def text(self, key: str, **params: Any) -> str:
         """A template of the game (``"actions"``), else a shared one, filled with ``params``."""
