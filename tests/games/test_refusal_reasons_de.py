@@ -29,10 +29,13 @@ ENGLISH = re.compile(
 )
 
 
-def sweep(game: str, seed: int, steps: int, tries: int) -> dict[str, str]:
-    """English refusal message -> rule ID, met along one seeded game (``tries`` wrong actions per decision)."""
+def sweep(game: str, seed: int, steps: int, tries: int, variant: str | None = None) -> dict[str, str]:
+    """English refusal message -> rule ID, met along one seeded game (``tries`` wrong actions per decision;
+    while dice are awaited, a few moves of earlier turns)."""
     module = load_game(game)
-    state = module.game_class(players=PLAYERS.get(game, ["Ann", "Ben", "Cy"])).new_initial_state()
+    players = PLAYERS.get(game, ["Ann", "Ben", "Cy"])
+    game_class = module.game_class
+    state = (game_class(players=players, variant=variant) if variant else game_class(players=players)).new_initial_state()
     rng = random.Random(seed)
     seen: list[dict] = []
     values: dict[str, list] = {}
@@ -57,6 +60,11 @@ def sweep(game: str, seed: int, steps: int, tries: int) -> dict[str, str]:
                     action[key] = rng.choice(values[key])
                     wrong.append(action)
             for action in wrong:
+                error = state.problem(action)
+                if isinstance(error, IllegalAction):
+                    found.setdefault(error.message, error.rule_id)
+        elif seen:
+            for action in [rng.choice(seen) for _ in range(3)]:
                 error = state.problem(action)
                 if isinstance(error, IllegalAction):
                     found.setdefault(error.message, error.rule_id)
@@ -85,14 +93,14 @@ CASES = [
     pytest.param("eagle-kingdoms", 40, 400, 1, marks=pytest.mark.rules(
         "EK-CAP-CHOOSE", "EK-CAP-MATCH", "EK-CAP-OUTER", "EK-CAP-NECK", "EK-CAP-TAIL", "EK-CAP-WING", "EK-CAP-CROWN",
         "EK-ED-GIVE", "EK-ED-FORFEIT", "EK-ED-TRADE", "EK-ED-CHALLENGE", "EK-ED-TAKE", "EK-JESTER-1", "EK-TWO-2",
-        "EK-R-JESTER", "EK-R-TRADE", "EK-FINAL-1")),
+        "EK-R-JESTER", "EK-R-TRADE", "EK-FINAL-1", "EK-ED-DUEL", "EK-PLAY-ROLL")),
     pytest.param("falconry", 12, 200, 3, marks=pytest.mark.rules(
         "FA-MARK-1", "FA-OWN", "FA-R-TOP", "FA-R-STACK", "FA-R-MOVE-ADJ", "FA-BIRD-CLAIM", "FA-FALC-AMBUSH", "FA-EXPOSE")),
     pytest.param("verzauberte-eulen", 20, 300, 1, marks=pytest.mark.rules(
         "VE-TURN-DICE", "VE-DIE-HEAD", "VE-DIE-BODY", "VE-DIE-EYE", "VE-DIE-EYE-LAST", "VE-MOVE-EXACT",
-        "VE-MOVE-NO-CENTRE", "VE-CAVE-ENTER", "VE-MOVE-TWO", "VE-MOVE-BLACK-BLOCK")),
+        "VE-MOVE-NO-CENTRE", "VE-CAVE-ENTER", "VE-MOVE-TWO", "VE-MOVE-BLACK-BLOCK", "VE-TURN-ROLL")),
     pytest.param("mighty-magpies", 30, 400, 6, marks=pytest.mark.rules(
-        "MM-MOVE-1", "MM-MOVE-2", "MM-MOVE-3", "MM-TAKE-1", "MM-TAKE-2", "MM-TAKE-4", "MM-STEAL-1", "MM-STEAL-4")),
+        "MM-MOVE-1", "MM-MOVE-2", "MM-MOVE-3", "MM-TAKE-1", "MM-TAKE-2", "MM-TAKE-4", "MM-STEAL-1", "MM-STEAL-4", "MM-PLAY-2")),
 ]
 
 
