@@ -28,7 +28,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -290,7 +290,7 @@ class Follower:
         if hasattr(self.pipeline.adapter, "offset"):
             self.pipeline.aligned = False
 
-    def _start(self, options: dict[str, Any]) -> None:
+    def _start(self, options: Mapping[str, Any]) -> None:
         from companion.journal import JournalError, Session
 
         game = self.game

@@ -207,8 +207,9 @@ def best_fitting(paths: list[RollPath], readings: Sequence[Mapping[str, Any]]) -
         need = Counter(s.kind for s in specs)
         unused = []
         for r in sorted(readings, key=lambda r: bool(r.get("uncertain"))):  # the clear ones are taken first
-            if need[r.get("kind")] > 0:
-                need[r.get("kind")] -= 1
+            kind = r.get("kind") or ""
+            if need[kind] > 0:
+                need[kind] -= 1
             else:
                 unused.append(r)
         return (0, sum(1 for r in unused if not r.get("uncertain")), len(unused))
@@ -331,7 +332,7 @@ class TablePipeline:
         self._roll_done: tuple | None = None
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
-        self._asked: tuple | None = None
+        self._asked: str | None = None  # the state (its JSON) a decision was last asked about
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
 
     # -- readers ------------------------------------------------------------------------------------
@@ -371,10 +372,10 @@ class TablePipeline:
             self._answered = None if pending else said
             # dice of other kinds than this roll's (a d8 where two d6 were due), or other faces read surely, are a
             # later roll's (the pipeline lags behind the table): kept for it, once, and never sure there
-            later = pending and not roll.kept and (
+            later = pending and roll is not None and not roll.kept and (
                 Counter(r.kind for r in roll.readings) != Counter(kind for kind, _ in said.elements())
                 or not any(r.uncertain for r in roll.readings) and Counter((r.kind, str(r.value)) for r in roll.readings) != said)
-            if later:
+            if roll is not None and later:
                 roll.kept = True
             elif roll is not None:
                 roll.used = True
@@ -673,7 +674,7 @@ class TablePipeline:
     # -- the dice -------------------------------------------------------------------------------------------
     def _read_dice(self, frame: np.ndarray, pose: Any, state: State | None, timings: dict[str, float]) -> None:
         at_setup = state is None or state.is_chance_node() and not wanted_dice(state)
-        reader = self.dice_reader() if not at_setup and not state.is_terminal() else None
+        reader = self.dice_reader() if not at_setup and state is not None and not state.is_terminal() else None
         if reader is None or self._before is None:  # no frame to tell a thrown die from a piece yet
             self._dice_in_view = []
             return

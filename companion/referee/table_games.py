@@ -18,12 +18,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from companion.games.core import Action, Game, GameError
 from companion.referee.match import differences
 from companion.vision.boardmap import BoardMap, load_board_map
 from companion.vision.readers import Observation
+
+if TYPE_CHECKING:
+    from companion.games.verzauberte_eulen.rules import EulenState
 
 GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
 
@@ -154,7 +157,7 @@ def read_owls_setup(game: Game, obs: Observation, _adapter: Any = None) -> Setup
                 game = type(game).from_config({**game.config(), "options": {**(game.config().get("options") or {}), **options}})
             except GameError:
                 options = {}
-    hard, soft = differences(scene_from_state(game.new_initial_state()), obs)
+    hard, soft = differences(scene_from_state(cast("EulenState", game.new_initial_state())), obs)
     if hard:
         return SetupReading(False, "the owls do not stand on their starting spaces: " + ", ".join(hard), unsure=tuple(hard))
     if options and options["corners"] == _corners_of(type(game).from_config({**game.config(), "options": {
@@ -168,7 +171,7 @@ def _corners_of(game: Game) -> list[str]:
     """Each colour's starting corner in a game (in the order of its colours option)."""
     from companion.games.verzauberte_eulen.board import board
 
-    lay = game.new_initial_state().lay
+    lay = cast("EulenState", game.new_initial_state()).lay
     nest_name = {index: compass for compass, index in board().nests.items()}
     out = []
     for seat in lay.player_nests:
