@@ -284,6 +284,25 @@ class EagleKingdomsReader:
         loose = (paper > 0) | (dim & (hand == 0))
         loose &= explained == 0
         stray_paper = np.bincount(self.card_zone[loose], minlength=len(self.ids) + 1) / (self.px_per_mm**2)
+        per_region, blocked, stray = self._cards_by_region(cards, readings, rejected)
+        regions, confidence, hidden = self._read_regions(counts, near, per_region, blocked, stray_paper)
+        t3 = time.perf_counter()
+        return Observation(
+            regions,
+            confidence,
+            float(cfg["uncertain_below"]),
+            True,
+            "ok",
+            {"classes": (t1 - t0) * 1000, "stands": (t2 - t1) * 1000, "regions": (t3 - t2) * 1000},
+            {"cards": len(cards), "stray_cards": stray, "felt_bgr": [round(float(v)) for v in felt_bgr]},
+            frozenset(hidden),
+        )
+
+    def _cards_by_region(self, cards: list[Any], readings: list[tuple[Any, float]],
+                         rejected: list[tuple[float, float]]) -> tuple[dict[int, list[tuple[Any, float]]], set[int], int]:
+        """Each region's stands read (label, confidence), the regions with paper that is not one readable card
+        (touching cards...), and the number of cards lying on no region."""
+        cfg = self.cfg
         per_region: dict[int, list[tuple[Any, float]]] = {}
         stray = 0
         blocked = set()  # regions with paper that is not one readable card (touching cards...)
@@ -303,6 +322,13 @@ class EagleKingdomsReader:
                     continue
             per_region.setdefault(k, []).append((label, conf))
 
+        return per_region, blocked, stray
+
+    def _read_regions(self, counts: np.ndarray, near: np.ndarray, per_region: dict[int, list[tuple[Any, float]]],
+                      blocked: set[int], stray_paper: np.ndarray) -> tuple[dict[str, list[Any]], dict[str, float], set[str]]:
+        """Each region's pieces and confidence from its pixel counts (other, felt, piece, paper, hand) and the
+        stands found on it; the regions a hand hides."""
+        cfg = self.cfg
         regions: dict[str, list[Any]] = {}
         confidence: dict[str, float] = {}
         hidden: set[str] = set()
@@ -342,17 +368,7 @@ class EagleKingdomsReader:
             if pieces:
                 regions[rid] = pieces
             confidence[rid] = round(conf, 4)
-        t3 = time.perf_counter()
-        return Observation(
-            regions,
-            confidence,
-            float(cfg["uncertain_below"]),
-            True,
-            "ok",
-            {"classes": (t1 - t0) * 1000, "stands": (t2 - t1) * 1000, "regions": (t3 - t2) * 1000},
-            {"cards": len(cards), "stray_cards": stray, "felt_bgr": [round(float(v)) for v in felt_bgr]},
-            frozenset(hidden),
-        )
+        return regions, confidence, hidden
 
     def teach(self, appearance: Mapping[str, Any] | None) -> None:
         """Use a taught look of the family's box (:meth:`learn_appearance`): the felt's colour."""

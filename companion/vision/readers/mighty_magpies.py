@@ -312,6 +312,46 @@ class TileScan:
         }  # fmt: skip
 
 
+def _blob_look(hsv: np.ndarray, logimg: np.ndarray, lr: np.ndarray, centre: tuple[float, float],
+               axes: tuple[float, float], ang: float) -> tuple[tuple[float, float, float], float, np.ndarray] | None:
+    """A tile blob's ring colour (median hue, saturation, value), how far its centre differs from its ring (a
+    hole), and the ring's colour shift from the surface; None when the blob is too small to have a ring."""
+    (cx, cy), (ax, ay) = centre, axes
+    r_out = int(np.ceil(max(ax, ay) / 2)) + 2
+    x0, y0 = max(int(cx) - r_out, 0), max(int(cy) - r_out, 0)
+    x1, y1 = min(int(cx) + r_out + 1, hsv.shape[1]), min(int(cy) + r_out + 1, hsv.shape[0])
+    centre_m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    ring_m = np.zeros_like(centre_m)
+    ctr = (cx - x0, cy - y0)
+    cv2.ellipse(centre_m, (ctr, (ax * 0.25, ay * 0.25), ang), 255, -1)
+    cv2.ellipse(ring_m, (ctr, (ax * 0.85, ay * 0.85), ang), 255, -1)
+    cv2.ellipse(ring_m, (ctr, (ax * 0.55, ay * 0.55), ang), 0, -1)
+    if not centre_m.any():
+        centre_m[min(int(round(ctr[1])), centre_m.shape[0] - 1), min(int(round(ctr[0])), centre_m.shape[1] - 1)] = 255
+    if not ring_m.any():
+        return None
+    hsv_roi, log_roi = hsv[y0:y1, x0:x1], logimg[y0:y1, x0:x1]
+    ring_pix = hsv_roi[ring_m > 0]
+    hue = ring_pix[:, 0].astype(np.float32) * 2 * np.pi / 180
+    mh = (np.degrees(np.arctan2(np.median(np.sin(hue)), np.median(np.cos(hue)))) % 360) / 2
+    ms, mv = float(np.median(ring_pix[:, 1])), float(np.median(ring_pix[:, 2]))
+    hole_d = float(np.abs(np.median(log_roi[centre_m > 0], axis=0) - np.median(log_roi[ring_m > 0], axis=0)).max())
+    shift = np.median(lr[y0:y1, x0:x1][ring_m > 0], axis=0)
+    return (float(mh), ms, mv), hole_d, shift
+
+
+def _nearest_colour(mh: float, ms: float, mv: float, cfg: Mapping[str, Any]) -> tuple[str, dict[str, float]]:
+    """The tile colour a ring's median hue, saturation and value is nearest (silver: unsaturated), and the
+    distance to every prototype."""
+    dists = {}
+    for kind, (ph, ps, pv) in cfg["prototypes_hsv"].items():
+        dh = min(abs(mh - ph), 180 - abs(mh - ph)) * 2.0
+        dists[kind] = float(np.sqrt((dh * min(ms, ps) / 255) ** 2 + (ms - ps) ** 2 + ((mv - pv) * 0.5) ** 2))
+    if ms <= float(cfg["max_saturation_silver"]):
+        return "silver", dists
+    return min((k for k in dists if k != "silver"), key=dists.__getitem__), dists
+
+
 def scan_tiles(image: np.ndarray, config: Mapping[str, Any] | None = None) -> TileScan:
     """Count the berries, silver rings and gold rings lying apart on a plain surface (no board)."""
     t0 = time.perf_counter()
@@ -347,42 +387,18 @@ def scan_tiles(image: np.ndarray, config: Mapping[str, Any] | None = None) -> Ti
     if not blobs:
         return TileScan(dict.fromkeys(TILE_KINDS, 0), status="no tiles seen", timings_ms={"scan": (time.perf_counter() - t0) * 1000})
     typical = float(np.median([a for a, _ in blobs]))
-    protos = cfg["prototypes_hsv"]
     out: list[TileBlob] = []
     problems: list[str] = []
     for area, c in blobs:
         (cx, cy), (ax, ay), ang = cv2.fitEllipse(c)
         if area < float(cfg["min_area_fraction"]) * typical:
             continue  # crumbs, reflections
-        r_out = int(np.ceil(max(ax, ay) / 2)) + 2
-        x0, y0 = max(int(cx) - r_out, 0), max(int(cy) - r_out, 0)
-        x1, y1 = min(int(cx) + r_out + 1, mask.shape[1]), min(int(cy) + r_out + 1, mask.shape[0])
-        centre_m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        ring_m = np.zeros_like(centre_m)
-        ctr = (cx - x0, cy - y0)
-        cv2.ellipse(centre_m, (ctr, (ax * 0.25, ay * 0.25), ang), 255, -1)
-        cv2.ellipse(ring_m, (ctr, (ax * 0.85, ay * 0.85), ang), 255, -1)
-        cv2.ellipse(ring_m, (ctr, (ax * 0.55, ay * 0.55), ang), 0, -1)
-        if not centre_m.any():
-            centre_m[min(int(round(ctr[1])), centre_m.shape[0] - 1), min(int(round(ctr[0])), centre_m.shape[1] - 1)] = 255
-        if not ring_m.any():
+        look = _blob_look(hsv, logimg, lr, (cx, cy), (ax, ay), ang)
+        if look is None:
             continue
-        hsv_roi, log_roi = hsv[y0:y1, x0:x1], logimg[y0:y1, x0:x1]
-        ring_pix = hsv_roi[ring_m > 0]
-        hue = ring_pix[:, 0].astype(np.float32) * 2 * np.pi / 180
-        mh = (np.degrees(np.arctan2(np.median(np.sin(hue)), np.median(np.cos(hue)))) % 360) / 2
-        ms, mv = float(np.median(ring_pix[:, 1])), float(np.median(ring_pix[:, 2]))
-        hole_d = float(np.abs(np.median(log_roi[centre_m > 0], axis=0) - np.median(log_roi[ring_m > 0], axis=0)).max())
+        (mh, ms, mv), hole_d, shift = look
         has_hole = hole_d > float(cfg["hole_min_log_ratio"])
-        dists = {}
-        for kind, (ph, ps, pv) in protos.items():
-            dh = min(abs(mh - ph), 180 - abs(mh - ph)) * 2.0
-            dists[kind] = float(np.sqrt((dh * min(ms, ps) / 255) ** 2 + (ms - ps) ** 2 + ((mv - pv) * 0.5) ** 2))
-        if ms <= float(cfg["max_saturation_silver"]):
-            colour = "silver"
-        else:
-            colour = min((k for k in dists if k != "silver"), key=dists.get)
-        shift = np.median(lr[y0:y1, x0:x1][ring_m > 0], axis=0)
+        colour, dists = _nearest_colour(mh, ms, mv, cfg)
         if dists[colour] > 1.5 * float(cfg["max_distance"]) or float(shift.max() - shift.min()) < float(cfg["min_chroma_shift"]):
             continue  # no tile's colour, or only darker/lighter than the surface: grain, a stain, a shadow
         if area > float(cfg["max_area_fraction"]) * typical or (len(blobs) > 1 and area > 1.7 * typical) or ax > 1.5 * ay or ay > 1.5 * ax:
