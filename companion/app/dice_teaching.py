@@ -64,6 +64,7 @@ class DiceProfiles:
         self.store = ProfileStore(self.folder)
         self.choices_path = Path(user_dir) / ACTIVE
         self._loaded: dict[str, tuple[float, DiceProfile]] = {}
+        self._used: tuple | None = None  # the profile the camera was last given (name, object, its update)
 
     # --- which profile a game uses --------------------------------------------------------------------
     def _choices(self) -> dict[str, str]:
@@ -91,6 +92,18 @@ class DiceProfiles:
                 raise ProfileError(f"no dice profile named {name!r}")
             choices[game] = check_name(name)
         self._write_choices(choices)
+
+    def use_for(self, game: str | None, controller: Any, session: Any) -> None:
+        """The camera (``session``) reads ``game``'s dice with the profile chosen for it (the generic reader without
+        one), and every roll the family confirms or corrects (``controller``) teaches that profile."""
+        learning = self.learning(game)
+        key = None if learning is None else (learning.name, id(learning.profile), learning.profile.updated)
+        if learning is not None:
+            learning.on_change = session.set_dice_profile  # the grown profile, read with from the next roll
+        controller.dice_learning = learning
+        if key != self._used:
+            self._used = key
+            session.set_dice_profile(snapshot(learning.profile) if learning is not None else None)
 
     # --- the profiles ---------------------------------------------------------------------------------
     def entries(self) -> list[dict[str, Any]]:

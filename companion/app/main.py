@@ -26,11 +26,12 @@ from companion.app import i18n, paths, theme
 from companion.app.camera_session import CameraSession
 from companion.app.controller import Controller
 from companion.app.datacheck import data_folder_notices
-from companion.app.dice_teaching import DiceProfiles, snapshot
+from companion.app.dice_teaching import DiceProfiles
+from companion.app.flow_events import FlowEvents
 from companion.app.i18n import tr
 from companion.app.permission import CameraPermission, needs_camera
 from companion.app.screens import SCREENS, PreviewScreen, ViewState
-from companion.app.speech import Speaker, announcement
+from companion.app.speech import Speaker
 from companion.app.tour import SIZES, Autopilot, LayoutTour, ScreenshotTour
 from companion.app.widgets import LineList, Preview  # noqa: F401  (registers the classes for the kv files)
 from companion.storage import plain_os_error
@@ -72,9 +73,8 @@ class CompanionApp(App):
         for name in KV_FILES:
             if str(KV / name) not in Builder.files:  # a second app in the same process (tests) reuses the rules
                 Builder.load_file(str(KV / name))
-        self.controller = Controller(self.data_dir, listener=self._on_event)
+        self.controller = Controller(self.data_dir, listener=FlowEvents(self))
         self.dice_profiles = DiceProfiles(self.controller.root)
-        self._dice_profile_used: tuple | None = None
         notices: list[str] = []  # a damaged file in the data folder is named on the home screen, never fatal
         theme.load_overrides(self.controller.root / "theme.json", notices)
         self.settings = paths.load_settings(self.controller.root, notices)
@@ -86,7 +86,7 @@ class CompanionApp(App):
         self.session = CameraSession(self.controller.root, self._deliver, on_frame=lambda: frame_trigger())
         if self.set_camera_profile(self.camera_profile_override or self.settings.get("camera_profile") or "", save=False):
             notices.append(self.session.profile_notice)
-        self._update_speech_label()
+        self.ui.show_speech(self.speaker)
         self.sm = ScreenManager(transition=NoTransition())
         for cls in SCREENS:
             self.sm.add_widget(cls(controller=self.controller, session=self.session, ui=self.ui, shell=self))
@@ -144,20 +144,8 @@ class CompanionApp(App):
         return self.sm.get_screen("home").chosen_game()
 
     def use_dice_profile(self) -> None:
-        """The camera reads the dice of the game looked at with the dice profile chosen for it (the generic
-        reader without one), and every roll the family confirms or corrects teaches that profile."""
-        learning = self.dice_profiles.learning(self.board_game())
-        key = None if learning is None else (learning.name, id(learning.profile), learning.profile.updated)
-        if learning is not None:
-            learning.on_change = self.session.set_dice_profile  # the grown profile, read with from the next roll
-        self.controller.dice_learning = learning
-        if key != self._dice_profile_used:
-            self._dice_profile_used = key
-            self.session.set_dice_profile(snapshot(learning.profile) if learning is not None else None)
-
-    @staticmethod
-    def dice_snapshot(profile):
-        return snapshot(profile)
+        """The camera reads the game's dice with the profile chosen for it; confirmed rolls teach that profile."""
+        self.dice_profiles.use_for(self.board_game(), self.controller, self.session)
 
     def tap_corners(self) -> bool:
         """The table's shortcut while the board is not found: to set-up, tapping the four corners."""
@@ -173,7 +161,7 @@ class CompanionApp(App):
         i18n.set_language(lang)
         self.ui.lang = lang
         self._save_setting("language", lang)
-        self._update_speech_label()
+        self.ui.show_speech(self.speaker)
         current = self.sm.current_screen
         if hasattr(current, "refresh"):
             current.refresh()
@@ -184,13 +172,7 @@ class CompanionApp(App):
             return
         self.speaker.enabled = not self.speaker.enabled
         self._save_setting("speech", self.speaker.enabled)
-        self._update_speech_label()
-
-    def _update_speech_label(self) -> None:
-        if not self.speaker.available:
-            self.ui.speech_label = tr("home:speech_missing")
-        else:
-            self.ui.speech_label = tr("home:speech_on" if self.speaker.enabled else "home:speech_off")
+        self.ui.show_speech(self.speaker)
 
     def set_camera_profile(self, path: str | Path | None, save: bool = True) -> str:
         """Use the camera profile at ``path`` ("" / None: none). A missing or damaged one is explained
@@ -212,22 +194,14 @@ class CompanionApp(App):
 
     # --- the camera ------------------------------------------------------------------------------------------
     def open_camera(self, spec: str | None = None) -> None:
-        """Open ``spec`` (default: the source asked for at start); a source that needs the camera waits for the
-        camera permission (Android asks asynchronously): the demo shows until the family answers, the camera
-        opens on a yes, and a no is said with the way back (set-up's "Open the camera")."""
+        """Open ``spec`` (default: the source asked for at start); a camera waits for its permission, the demo
+        showing meanwhile (:meth:`CameraPermission.open_when_granted`)."""
         spec = spec or (self.source_spec if needs_camera(self.source_spec) else "auto")
-        if not needs_camera(spec) or self.permission.granted():
-            self.open_source(spec)
-            return
-        self.open_source("demo")
-        self.sm.get_screen("home").message = tr("table:camera_asked")
-        self.permission.ask(lambda granted: Clock.schedule_once(lambda dt: self._permission_answered(spec, granted), 0))
+        self.permission.open_when_granted(spec, self.open_source, self._say_on_home,
+                                          lambda then: Clock.schedule_once(lambda dt: then(), 0))
 
-    def _permission_answered(self, spec: str, granted: bool) -> None:
-        if granted:
-            self.open_source(spec)
-        else:
-            self.sm.get_screen("home").message = tr("table:camera_refused")
+    def _say_on_home(self, key: str) -> None:
+        self.sm.get_screen("home").message = tr(key)
 
     def open_source(self, spec: str) -> None:
         """Open the frame source; a failure is explained and falls back (demo when no camera, else manual)."""
@@ -314,39 +288,3 @@ class CompanionApp(App):
             return
         self.session.resume_game(self.controller.module.name, self.controller.session.history)
         self.go("table")
-
-    # --- what the game flow says (UI thread); the screens showing the game observe it themselves ---------------
-    def _on_event(self, event: str, payload) -> None:
-        ctl, demo = self.controller, self.session.demo
-        self.session.overlay_dirty = True
-        if event == "changed":
-            if ctl.session is not None:  # the camera matches what it sees against this position
-                self.session.set_position(ctl.session.game, ctl.session.state, ctl.session.history)
-            if demo.following and ctl.session is not None and not demo.follow(ctl.session.history):
-                ctl.say("warn", tr("table:demo_diverged"))
-            name = ctl.current_player_name()
-            if name and ctl.phase == "decision":
-                self.speaker.say(tr("speech:turn", player=name))
-        elif event == "proposal":
-            self.tour.on_proposal(payload)
-            self.autopilot.on_proposal(payload)
-        elif event == "message" and payload.level == "illegal":
-            self.speaker.say(announcement(payload, i18n.language()))
-        elif event == "confirmed":
-            self.events.append("confirmation shown")
-            self.speaker.say(payload)
-            self.tour.on_confirm()
-        elif event == "read_again":
-            self.session.read_dice_again()
-        elif event == "setup_read":  # pieces not read surely: the board's picture, to fix them by taps
-            self.sm.get_screen("table").build_entry()
-            if self.sm.current == "table":
-                self.go("setup_fix")
-            elif self.sm.current == "setup_fix":
-                self.sm.current_screen.on_pre_enter()
-        elif event == "over":
-            self.game_over = True
-            if not self.tour.on_over():
-                self.go("end")
-            if self.exit_after_game:
-                self.tour.when_done(self.stop)

@@ -54,3 +54,19 @@ class CameraPermission:
             then(bool(grants) and all(bool(g) for g in grants))
 
         self.api.request_permissions([self.api.Permission.CAMERA], answered)
+
+    def open_when_granted(self, spec: str, open_source: Callable[[str], None], say: Callable[[str], None],
+                          on_ui_thread: Callable[[Callable[[], None]], None]) -> None:
+        """Open the source ``spec``; one that needs the camera waits for the permission: the demo shows while
+        the family is asked (``say`` a text key), the camera opens on a yes, and a no is said with the way back
+        (set-up's "Open the camera" calls this again). The answer may come on another thread: ``on_ui_thread``."""
+        if not needs_camera(spec) or self.granted():
+            open_source(spec)
+            return
+        open_source("demo")
+        say("table:camera_asked")
+
+        def answered(granted: bool) -> None:
+            on_ui_thread(lambda: open_source(spec) if granted else say("table:camera_refused"))
+
+        self.ask(answered)

@@ -482,10 +482,11 @@ def test_a_camera_that_disappears_is_said_plainly_and_nothing_is_lost(app):
     app.open_source("demo")
 
 
-class _Permission:
+class _Permission(CameraPermission):
     """Android's camera permission as the app sees it: not yet granted; the answer comes later, off the UI thread."""
 
     def __init__(self):
+        super().__init__()
         self.allowed, self.asked = False, []
 
     def granted(self):

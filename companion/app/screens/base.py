@@ -60,6 +60,11 @@ class ViewState(EventDispatcher):
         self.board_status, self.board_found, self.board_source = board.status, board.found, board.source
         self.view_angle, self.view_leaning, self.view_lean_limit = board.view_angle, board.leaning, board.lean_limit
 
+    def show_speech(self, speaker) -> None:
+        """The speech button's words: missing (no voice on this device), on or off."""
+        key = "home:speech_missing" if not speaker.available else "home:speech_on" if speaker.enabled else "home:speech_off"
+        self.speech_label = i18n.tr(key)
+
 
 class AppScreen(Screen):
     """A screen built with what it shows and whom it asks (see the module's doc)."""

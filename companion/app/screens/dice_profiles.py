@@ -17,7 +17,7 @@ from kivy.uix.textinput import TextInput
 
 from companion.app import theme
 from companion.app.camera_session import Overlay
-from companion.app.dice_teaching import DiceTeaching, box_kinds, cell_at, faces_picture
+from companion.app.dice_teaching import DiceTeaching, box_kinds, cell_at, faces_picture, snapshot
 from companion.app.i18n import tr
 from companion.app.screens.base import PreviewScreen, wrap_label
 from companion.app.screens.picture import TapPicture
@@ -139,7 +139,7 @@ class DiceScreen(PreviewScreen):
     def _grown(self) -> None:
         self.build_grids()
         self.show_profiles()
-        self.session.set_dice_profile(self.shell.dice_snapshot(self.teaching.profile))  # read with it at once
+        self.session.set_dice_profile(snapshot(self.teaching.profile))  # read with it at once
 
     def build_grids(self) -> None:
         box = self.ids.grids
