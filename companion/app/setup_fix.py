@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from companion.app.i18n import language, tr
+from companion.app.words import space_name
 from companion.games import i18n as engine_i18n
 from companion.referee.setup_taps import setup_action
 
@@ -35,6 +36,10 @@ class SetupFix:
 
     def value(self, space: str) -> Any:
         return self.chosen.get(space, self.read.get(space))
+
+    def space_words(self, space: str) -> str:
+        """The piece or nest as families say it, in their language (never its id)."""
+        return space_name(self.game, space, language())
 
     def options_for(self, space: str) -> list[Any]:
         """What ``space`` can hold (a Mighty Magpies nest: tiles of its marked number)."""

@@ -66,6 +66,24 @@ def test_the_set_up_read_in_part_keeps_what_was_sure_and_marks_the_rest(tmp_path
     assert fix.action() == setup_action("eagle-kingdoms", placement) == {"type": "setup", "placement": placement}
 
 
+def test_the_pieces_to_check_are_named_as_families_say_them(tmp_path):
+    """The chooser's title and the buttons name a piece in plain words (issue 22: no space ids on screen)."""
+    from companion.app import i18n
+    from companion.app.words import raw_id
+
+    _ctl, truth, _placement = _laid_out(tmp_path, 3)
+    fix = SetupFix(setup_spaces("eagle-kingdoms", _observation(truth, unsure=["plume-right-1", "neck"])).as_json())
+    for lang in ("en", "de"):
+        i18n.set_language(lang)
+        try:
+            names = [fix.space_words(p) for p in fix.unsure]
+            assert all(name and not raw_id(name) for name in names), names
+            assert not raw_id(tr("fix:choose", space=names[0]))
+        finally:
+            i18n.set_language("en")
+    assert fix.space_words("plume-right-1") != fix.space_words("neck")
+
+
 @pytest.mark.rules("EK-SETUP-RANDOM")
 def test_the_finished_set_up_is_confirmed_with_one_tap_and_an_impossible_one_is_called(tmp_path):
     ctl, truth, placement = _laid_out(tmp_path, 4)

@@ -65,7 +65,7 @@ class SetupFixScreen(AppScreen):
             for space in fix.unsure + [s for s in fix.suspect if s not in fix.unsure]:
                 value = fix.value(space)
                 doubt = space in fix.suspect and space not in fix.chosen
-                label = f"{space}: {fix.option_label(value) if value is not None else '?'}" + (" ?" if doubt else "")
+                label = f"{fix.space_words(space)}: {fix.option_label(value) if value is not None else '?'}" + (" ?" if doubt else "")
                 colour = theme.DANGER if value is None else theme.WARN if doubt else theme.PANEL
                 spaces.add_widget(big_button(label, lambda s=space: self.open_choice(s), colour=colour))
 
@@ -87,7 +87,7 @@ class SetupFixScreen(AppScreen):
         labels = [fix.option_label(v) for v in options]
         cols = 3 if max(len(t) for t in labels) <= 12 else 2  # a nest's tiles take more words than a character
         grid = GridLayout(cols=cols, spacing=dp(4), padding=dp(4))
-        popup = Popup(title=tr("fix:choose", space=space), content=grid, size_hint=(0.95, None),
+        popup = Popup(title=tr("fix:choose", space=fix.space_words(space)), content=grid, size_hint=(0.95, None),
                       height=dp(theme.TOUCH_TARGET * (-(-len(options) // cols) + 1.3)),
                       pos_hint={"center_x": 0.5, "y": 0.01})  # below the board: the piece stays in view
         for value, label in zip(options, labels, strict=True):
