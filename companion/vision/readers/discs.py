@@ -136,6 +136,23 @@ def frame_problem(frame: np.ndarray, pose: PoseResult, board: BoardMap, limits: 
     return problem
 
 
+def measured_frame(frame: np.ndarray, pose: PoseResult, board: BoardMap, limits: Mapping[str, Any]
+                   ) -> tuple[np.ndarray, photometry.Photometry | None, str | None]:
+    """The frame in colour, the markers' black and white measured in it, and why it cannot be read (the pose,
+    :func:`frame_problem`, markers covered or in glare) or None: what both disc readers check first."""
+    if not pose.usable:
+        return frame, None, f"board pose: {pose.message}"
+    if frame.ndim != 3:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    problem = frame_problem(frame, pose, board, limits)
+    if problem is not None:
+        return frame, None, problem
+    marks = photometry.measure(frame, pose, board)
+    if marks is None:
+        return frame, None, "the markers' black and white cannot be seen (covered or in glare): nothing read"
+    return frame, marks, None
+
+
 @dataclass(frozen=True)
 class BoardLight:
     """The light a frame was read under: the markers' normalisation, and over the board a light field

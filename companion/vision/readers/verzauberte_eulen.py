@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from companion.data import bundled
@@ -46,10 +45,10 @@ from companion.vision.readers.discs import (
     bare_board_points,
     board_light,
     confidence,
-    frame_problem,
     learn_look,
     load_config,
     look_from,
+    measured_frame,
     patch,
     ring,
     sample_bgr,
@@ -181,17 +180,10 @@ class EulenReader(TrackedReader):
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()
         timings = {"pose": float(pose.timings_ms.get("total", 0.0))}
-        if not pose.usable:
-            return Observation.unusable(f"board pose: {pose.message}", timings)
-        if frame.ndim != 3:
-            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         cfg = self.config
-        problem = frame_problem(frame, pose, self.board, cfg["frame"])
+        frame, marks, problem = measured_frame(frame, pose, self.board, cfg["frame"])
         if problem is not None:
             return Observation.unusable(problem, timings)
-        marks = photometry.measure(frame, pose, self.board)
-        if marks is None:
-            return Observation.unusable("the markers' black and white cannot be seen (covered or in glare): nothing read", timings)
         n_spots = len(self.spots)
         head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
         marks, unclipped = photometry.unclip(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED, (head_bgr, body_bgr))
