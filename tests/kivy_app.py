@@ -11,19 +11,26 @@ import pytest
 LARGEST = (1280, 820)  # an offscreen window cannot grow past the size it was made at: it starts as large as any test needs
 
 
-def kivy_window():
-    """Kivy's one window, offscreen; the test is skipped with the reason when Kivy or the GL libraries are missing."""
+def offscreen(size: tuple[int, int]) -> None:
+    """Kivy headless (the developers' guide's settings), its window ``size``; before Kivy's window is imported."""
     os.environ["SDL_VIDEODRIVER"] = "offscreen"
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
     os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-kivy-"))
-    pytest.importorskip("kivy", reason="Kivy is not installed (pip install -e '.[app]')")
     from kivy.config import Config
 
     Config.set("kivy", "log_level", "warning")
-    Config.set("graphics", "width", str(LARGEST[0]))
-    Config.set("graphics", "height", str(LARGEST[1]))
+    Config.set("graphics", "width", str(size[0]))
+    Config.set("graphics", "height", str(size[1]))
+
+
+def kivy_window():
+    """Kivy's one window, offscreen; the test is skipped with the reason when Kivy or the GL libraries are missing."""
+    pytest.importorskip("kivy", reason="Kivy is not installed (pip install -e '.[app]')")
+    offscreen(LARGEST)
+    from kivy.config import Config
+
     Config.set("graphics", "maxfps", "0")  # the tests' event loop runs as fast as it can (no sleeping between frames)
     try:
         from kivy.core.window import Window

@@ -7,27 +7,23 @@ screenshots; the test runs it with :func:`run_ui` and checks what it said."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared Kivy helpers (a script run alone)
+from kivy_app import offscreen  # noqa: E402
+from kivy_app import pump as _pump  # noqa: E402
 
 PHONE = (420, 820)
 
 
 def phone_window():
     """Kivy's window, offscreen and phone-sized; prints NO-WINDOW and exits when no GL window can be made."""
-    os.environ.update(SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1", KIVY_NO_FILELOG="1", KIVY_CLIPBOARD="sdl2",
-                      KIVY_HOME=tempfile.mkdtemp(prefix="companion-kivy-"))
-    from kivy.config import Config
-
-    Config.set("kivy", "log_level", "warning")
-    Config.set("graphics", "width", str(PHONE[0]))
-    Config.set("graphics", "height", str(PHONE[1]))
+    offscreen(PHONE)
     try:
         from kivy.core.window import Window
     except BaseException:
@@ -39,15 +35,8 @@ def phone_window():
 
 
 def pump(until, timeout: float = 60.0, what: str = "") -> None:
-    """Run the app's event loop until ``until()`` holds."""
-    from kivy.base import EventLoop
-
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        EventLoop.idle()
-        if until():
-            return
-    raise AssertionError(f"timed out waiting for {what}")
+    """The event loop until ``until()`` holds; a phone-sized app in its own process is given longer."""
+    _pump(until, timeout, what)
 
 
 def say(**kw) -> None:
