@@ -27,6 +27,12 @@ from companion.games.registry import load_game
 DEFAULT = "-"  # an option left to the rules
 
 
+def _word(kind: str, game: str, name: str) -> str:
+    """A game's mode, variant, option or choice in the family's language (``kind:game:name``), else its name."""
+    key = f"{kind}:{game}:{name}"
+    return tr(key) if tr(key) != key else name
+
+
 class HomeScreen(AppScreen):
     message = StringProperty("")
     start_message = StringProperty("")
@@ -77,8 +83,8 @@ class HomeScreen(AppScreen):
         if not game:
             return
         self.game_title = title
-        options = [tr("home:mode_named", mode=self._mode_word(game["name"], m)) for m in game["modes"]] or [tr("home:standard")]
-        options += [tr("home:variant_named", variant=self._variant_word(game["name"], v)) for v in game["variants"]]
+        options = [tr("home:mode_named", mode=_word("mode", game["name"], m)) for m in game["modes"]] or [tr("home:standard")]
+        options += [tr("home:variant_named", variant=_word("variant", game["name"], v)) for v in game["variants"]]
         entries: list[tuple[str, str | None]] = [("mode", m) for m in game["modes"]] or [("", None)]
         entries += [("variant", v) for v in game["variants"]]
         self._modes = dict(zip(options, entries, strict=True))
@@ -86,16 +92,6 @@ class HomeScreen(AppScreen):
         self.ids.mode.text = options[0]
         self.show_colours()
         self.show_options()
-
-    @staticmethod
-    def _mode_word(game: str, mode: str) -> str:
-        key = f"mode:{game}:{mode}"
-        return tr(key) if tr(key) != key else mode
-
-    @staticmethod
-    def _variant_word(game: str, variant: str) -> str:
-        key = f"variant:{game}:{variant}"
-        return tr(key) if tr(key) != key else variant
 
     def mode_and_variant(self) -> tuple[str | None, str | None]:
         what, value = getattr(self, "_modes", {}).get(self.ids.mode.text, ("", None))
@@ -145,7 +141,7 @@ class HomeScreen(AppScreen):
         if not self.options_open:
             return
         for option in shown:
-            box.add_widget(wrap_label(esc(self._option_word(game, option.name)), color=theme.MUTED))
+            box.add_widget(wrap_label(esc(_word("option", game, option.name)), color=theme.MUTED))
             widgets = self._controls(game, option)
             self._option_widgets[option.name] = widgets
             if len(widgets) == 1:
@@ -164,16 +160,6 @@ class HomeScreen(AppScreen):
         if self.chosen_game() == "falconry" and option.name == "lone":
             return mode == "allied"
         return True
-
-    @staticmethod
-    def _option_word(game: str, name: str) -> str:
-        key = f"option:{game}:{name}"
-        return tr(key) if tr(key) != key else name
-
-    @staticmethod
-    def _choice_word(game: str, value: str) -> str:
-        key = f"choice:{game}:{value}"
-        return tr(key) if tr(key) != key else value
 
     def _entries(self, game: str, option) -> list[str]:
         """One entry per player (per colour a player plays, in a variant with two each) for a list option."""
@@ -196,7 +182,7 @@ class HomeScreen(AppScreen):
             return [self._spinner(values, str(option.default), height)]
         if option.kind == "player":
             return [self._spinner([rules] + self.players(), rules, height)]
-        words = [rules] + [self._choice_word(game, c) for c in option.choices]
+        words = [rules] + [_word("choice", game, c) for c in option.choices]
         if option.kind == "choice":
             return [self._spinner(words, rules, height)]
         controls = []
@@ -238,7 +224,7 @@ class HomeScreen(AppScreen):
                 if widgets[0].text != rules:
                     chosen[option.name] = widgets[0].text
             else:
-                reverse = {self._choice_word(game, c): c for c in option.choices}
+                reverse = {_word("choice", game, c): c for c in option.choices}
                 values = [reverse.get(w.text[len(getattr(w, "prefix", "")):]) for w in widgets]
                 if any(values):
                     chosen[option.name] = values if option.kind == "choices" else values[0]
