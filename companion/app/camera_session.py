@@ -32,7 +32,7 @@ import numpy as np
 from companion.app import overlay, theme
 from companion.app.board import is_usable
 from companion.app.calibration import camera_profiles, load_camera_profile
-from companion.app.demo import DemoScript, board_geometry, demo_view
+from companion.app.demo import DemoScript, board_geometry, board_size_mm, demo_view
 from companion.app.demo_render import renderer_for
 from companion.app.i18n import camera_words, tr
 from companion.app.table_camera import TableRecognizer
@@ -366,6 +366,13 @@ class CameraSession:
         if self.board.homography is None or info is None:
             return None, {}
         return self.board.homography, info.geometry()
+
+    def board_size(self) -> tuple[float, float] | None:
+        """The size in mm of the board that :meth:`board_view` maps (None: no board known)."""
+        if self.is_demo:
+            return board_size_mm(self.demo.script.module.name) if self.demo.script is not None else None
+        info = self.recognizer.info if self.recognizer is not None else None
+        return tuple(info.map.size_mm) if info is not None else None
 
     def shows_board_of(self, game: str | None) -> bool:
         """Whether the picture shows the board of ``game`` (a real camera: the board looked for; the demo:

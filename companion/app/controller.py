@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.app import paths
-from companion.app.i18n import language, tr
+from companion.app.i18n import language, spoken_list, tr
 from companion.app.moves import MovePicker, regions
-from companion.app.words import plain, space_name
+from companion.app.words import plain, sentence_case, space_name
 from companion.games import i18n as engine_i18n
 from companion.games.core import Action, GameError, IllegalAction, InvalidAction, State
 from companion.games.registry import GameModule, available_games, load_game
@@ -507,7 +507,7 @@ class Controller:
         rule_id = getattr(error, "rule_id", None)
         reason = (engine_i18n.refusal(self.state, action, error, language(), seen=source == "camera")
                   or getattr(error, "message", str(error)))  # English, or a refusal without a rule statement
-        reason = self.plain(reason)
+        reason = sentence_case(self.plain(reason))  # a reason may begin with a space's name
         if source == "camera":
             text = tr("table:illegal_seen", move=self._describe(action), reason=reason)
         else:
@@ -700,7 +700,7 @@ class Controller:
         reason = question.get("reason") or "misread"
         regions = question.get("regions") or question.get("unsure") or []
         game = self.module.name if self.module is not None else ""
-        self.vision_status = tr(f"table:camera_{reason}", spaces=", ".join(space_name(game, r, language()) for r in regions))
+        self.vision_status = tr(f"table:camera_{reason}", spaces=spoken_list(space_name(game, r, language()) for r in regions))
 
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:
         """The camera reports each settled roll once. One that came while a move was awaited (the next

@@ -24,7 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.app.i18n import tr
+from companion.app.i18n import spoken_list, tr
 from companion.referee.dice import READER_KIND, reader_kinds
 from companion.storage import write_atomic
 from companion.vision.profile import FACES, DiceProfile, ProfileError, ProfileStore, check_face, check_name
@@ -296,7 +296,7 @@ class DiceTeaching:
             total = sum(counts.get(kind, {}).values())
             line = tr("dice:progress", kind=tr(f"dice:kind_{kind}"), shown=shown, faces=len(FACES[kind]), dice=total)
             if gaps:
-                line += " " + tr("dice:missing", faces=", ".join(face_text(kind, f) for f in gaps))
+                line += " " + tr("dice:missing", faces=spoken_list(face_text(kind, f) for f in gaps))
             lines.append(line)
         return "\n".join(lines)
 

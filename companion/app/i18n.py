@@ -48,6 +48,14 @@ def on_change(listener: Callable[[str], None]) -> None:
 ONE = "|one"  # "key|one": the text of ``key`` when its ``count`` is 1 ("1 move" / "3 moves", "1 Zug" / "3 Züge")
 
 
+def spoken_list(items, lang: str | None = None) -> str:
+    """Items as said: "a, b and c" ("a, b und c"); one item alone, none empty."""
+    items = [str(i) for i in items]
+    if len(items) < 2:
+        return "".join(items)
+    return tr("list:and", lang, rest=", ".join(items[:-1]), last=items[-1])
+
+
 def tr(key: str, lang: str | None = None, **params) -> str:
     """The text of ``key`` in the current language (English, then the key itself, as fallbacks); with
     ``count=1`` the key's singular (``key|one``) when the catalogue has one."""

@@ -189,7 +189,7 @@ class Autopilot:
                 if i < len(values) and die.value != values[i]:
                     table.open_correction(i)
                     popup = table.correction_popup
-                    button = next(b for b in popup.content.children if getattr(b, "face", None) == values[i])
+                    button = next(b for b in popup.content.children if getattr(b, "value", None) == values[i])
                     button.dispatch("on_release")
                     break
             return True  # the corrected proposal arrives as a new proposal event
@@ -205,6 +205,7 @@ def capture(path: Path) -> bool:
     import numpy as np
     from kivy.graphics.opengl import GL_RGBA, GL_UNSIGNED_BYTE, glReadPixels
 
+    Window.dispatch("on_draw")  # the back buffer holds the window as it is now, not the frame before last
     width, height = Window.size
     data = glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE)
     image = np.frombuffer(data, np.uint8).reshape(height, width, 4)[::-1]
@@ -315,7 +316,7 @@ class LayoutTour:
         self._in_view(f"{size[0]}x{size[1]}/{lang}/{game}-home-closed", home, [home.ids.start])
         yield from self._shoot("setup", game, size, lang)
         if game == self.games[0]:
-            for screen in ("tally", "tiles"):
+            for screen in ("tally", "tiles", "dice"):
                 yield from self._shoot(screen, "", size, lang)
 
     def _position(self, script, moment, step):
@@ -353,6 +354,8 @@ class LayoutTour:
         table.open_group = None
         table.build_entry()
         yield from self._shoot("table", f"{game}-table-{moment}", size, lang, name_screen=False)
+        if moment == "setup" and self._ask_setup_check(script):
+            yield from self._shoot("setup_fix", game, size, lang)
         picker = app.controller.picker()
         if moment == "move" and picker is not None:
             key = next((g.key for g in picker.groups() if g.key), None)
@@ -370,6 +373,23 @@ class LayoutTour:
                 self.problems.setdefault(f"{size[0]}x{size[1]}/{lang}/{game}-setup-teach", []).append(
                     f"teaching the board did not start: {setup.flow_text}")
             setup.flow, setup.teaching = "", None
+
+    def _ask_setup_check(self, script) -> bool:
+        """The camera's question about a set-up read in part (a game whose set-up is fixed by taps): the true
+        set-up with its first two spaces unsure, so the check screen shows pieces read and pieces to choose."""
+        from importlib import import_module
+
+        from companion.referee.setup_taps import SPACES, setup_spaces
+        from companion.vision.readers import Observation
+
+        game = script.module.name
+        if game not in SPACES:
+            return False
+        scene = dict(import_module(f"companion.referee.{game.replace('-', '_')}").scene_from_state(script.state_at(1)))
+        unsure = {space: 0.3 for space in list(scene)[:2]}
+        spaces = setup_spaces(game, Observation(scene, unsure))
+        ctl = self.app.controller
+        return spaces is not None and ctl.observe(ctl.generation, {"setup_read": spaces.as_json()})
 
     def _shoot(self, screen, game, size, lang, name_screen=True):
         app = self.app
@@ -396,7 +416,8 @@ class LayoutTour:
         """What a family must see without scrolling: Start/Done/Read/Home, whose turn it is (the title), Confirm
         beside a proposal, and the first die's face buttons."""
         ids = {"setup": ["done", "title"] + (["capture", "save"] if getattr(current, "flow", "") == "teach" else []), "tally": ["read"], "tiles": ["read"], "end": ["home", "winner"],
-               "table": ["title", "to_home"]}.get(screen, [])
+               "table": ["title", "to_home"],
+               "setup_fix": ["confirm", "back"], "dice": ["done"]}.get(screen, [])
         wanted: list = [current.ids[i] for i in ids if i in current.ids]
         if screen == "table":
             ctl = self.app.controller

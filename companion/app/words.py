@@ -116,6 +116,15 @@ PLAIN: dict[str, Callable[[str, str], str]] = {"eagle-kingdoms": _ek, "verzauber
                                                "mighty-magpies": _mm, "falconry": _fa}
 
 
+SENTENCE_START = re.compile(r"(^|[.!?] )(\w)")
+
+
+def sentence_case(text: str) -> str:
+    """Each sentence of ``text`` begins with a capital (a refusal that begins with a space's name: "unterste
+    Schwanzfeder 4 ist ..." -> "Unterste ...")."""
+    return SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
+
+
 def plain(game: str, text: str, lang: str) -> str:
     """``text`` (a move, a refusal, a prompt) with every space id, cell and owl code in plain words."""
     swap = PLAIN.get(game)

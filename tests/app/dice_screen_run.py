@@ -18,7 +18,7 @@ from companion.app.main import CompanionApp  # noqa: E402
 def tap_cell(grid, cell):
     """A real touch on the middle of a face of the grid."""
     x, y, cw, ch = cell.rect
-    pos = grid.to_window(x + cw / 2, y + ch / 2)
+    pos = grid.picture_to_window(x + cw / 2, y + ch / 2)
     touch = type("T", (), {"pos": pos})()
     return grid.on_touch_down(touch)
 

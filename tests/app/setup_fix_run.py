@@ -18,7 +18,7 @@ from companion.journal import Journal  # noqa: E402
 
 def tap_space(screen, space: str) -> bool:
     """A real touch on the board's picture where ``space`` is."""
-    pos = screen.board.to_window(*screen.picture.centres[space])
+    pos = screen.board.picture_to_window(*screen.picture.centres[space])
     return screen.board.on_touch_down(type("T", (), {"pos": pos})())
 
 

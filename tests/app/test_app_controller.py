@@ -278,7 +278,7 @@ def test_german_mode_choices_proposal_confirmation_history_and_rules(ctl, german
 
 
 def test_english_mode_keeps_the_engines_texts_with_spaces_named_plainly(ctl):
-    from companion.app.words import plain
+    from companion.app.words import plain, sentence_case
 
     piece = _ek_decision(ctl)
     state = ctl.state
@@ -287,7 +287,7 @@ def test_english_mode_keeps_the_engines_texts_with_spaces_named_plainly(ctl):
     assert not any(c.piece and c.piece in c.text for c in ctl.choices())  # "left wing feather 3", never its id
     error = state.explain_illegal({"type": "capture", "piece": piece})
     ctl.propose({"type": "capture", "piece": piece}, "typed")
-    assert ctl.messages[-1].text == f"Not allowed: {plain('eagle-kingdoms', error.message, 'en')}"
+    assert ctl.messages[-1].text == f"Not allowed: {sentence_case(plain('eagle-kingdoms', error.message, 'en'))}"
     assert ctl.messages[-1].rule_text == rules_text("eagle-kingdoms")[error.rule_id]
     assert ctl.rules_markdown().startswith("# Eagle Kingdoms")
 

@@ -277,6 +277,21 @@ def test_a_german_refusal_keeps_the_reason_english_gives(ctl, german):
     assert not re.search(r"\b(feather|wing|tail|head|covert|leg|crown|beak|plume)-", text), text
 
 
+@pytest.mark.rules("EK-CAP-CHOOSE")
+def test_a_reason_that_begins_with_a_piece_begins_with_a_capital(ctl, german):
+    """The reason is a sentence of its own after the rule's: "... gegen Regel EK-CAP-CHOOSE. Unterste Schwanzfeder 1
+    ist schon erobert." (the piece's German name begins in lower case: "unterste")."""
+    from companion.games.core import IllegalAction
+
+    ctl.new_game("eagle-kingdoms", GAMES["eagle-kingdoms"])
+    action = {"type": "capture", "piece": "tail-feather-1"}
+    ctl.call_illegal(action, IllegalAction("EK-CAP-CHOOSE", "tail-feather-1 has already been captured.", action), "typed")
+    assert ctl.messages[-1].text.endswith("Regel EK-CAP-CHOOSE. Unterste Schwanzfeder 1 ist schon erobert."), ctl.messages[-1].text
+    i18n.set_language("en")
+    ctl.call_illegal(action, IllegalAction("EK-CAP-CHOOSE", "tail-feather-1 has already been captured.", action), "typed")
+    assert ctl.messages[-1].text == "Not allowed: Lowermost tail feather 1 has already been captured."
+
+
 def test_counts_are_said_in_the_singular_and_the_plural_not_with_brackets():
     """Issue 22: '1 Zug/Züge', 'character(s)'. A text with a count has its singular (key|one) where it differs."""
     for lang in i18n.LANGUAGES:
@@ -315,3 +330,11 @@ def test_colour_letters_are_the_familys_language_and_tell_the_colours_apart(germ
     assert german_letters == ["R", "B", "Gn", "Ge"]  # as DIN 47100 abbreviates grün and gelb and len(set(german_letters)) == len(german_letters)
     i18n.set_language("en")
     assert [theme.colour_letter(c) for c in theme.PLAYER_COLOURS] == ["R", "B", "G", "Y"]
+
+
+def test_a_list_is_said_with_and_in_each_language():
+    """"gelb, blau und rot", not "gelb, blau, rot": the missing faces, the winners, the players of a saved game."""
+    assert i18n.spoken_list(["yellow", "blue", "red"], "en") == "yellow, blue and red"
+    assert i18n.spoken_list(["gelb", "blau", "rot"], "de") == "gelb, blau und rot"
+    assert i18n.spoken_list(["Ann", "Ben"], "de") == "Ann und Ben"
+    assert i18n.spoken_list(["Ann"], "en") == "Ann" and i18n.spoken_list([], "en") == ""

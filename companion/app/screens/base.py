@@ -23,7 +23,9 @@ from kivy.event import EventDispatcher
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
 from companion.app import i18n, theme
@@ -146,6 +148,28 @@ def big_button(text: str, on_release, colour=None, **kw) -> Button:
     button.bind(texture_size=lambda b, ts: setattr(b, "height", max(dp(theme.TOUCH_TARGET), ts[1] + dp(12))))
     button.bind(on_release=lambda *_: on_release())
     return button
+
+
+def choice_popup(title: str, options: list[tuple[str, Any]], on_pick, cols: int, chosen: Any = None, **kw) -> Popup:
+    """A popup of one button per ``(label, value)`` in ``cols`` columns (``chosen`` highlighted); a tap closes it
+    and calls ``on_pick(value)``. Each button carries its ``value`` (the tours and tests tap by it)."""
+    grid = GridLayout(cols=cols, spacing=dp(4), padding=dp(4))
+    rows = -(-len(options) // cols)
+    popup = Popup(title=title, content=grid, size_hint=(0.95, None), height=dp(theme.TOUCH_TARGET * (rows + 1.3)), **kw)
+    for label, value in options:
+        button = Button(text=label, font_size=f"{theme.FONT_SIZE * 0.85}sp", halign="center", background_normal="",
+                        background_color=theme.CONFIRM if chosen is not None and value == chosen else theme.PANEL)
+        button.bind(size=lambda b, size: setattr(b, "text_size", (size[0] - dp(2), None)))
+        button.value = value
+
+        def pick(_button, v=value):
+            popup.dismiss()
+            on_pick(v)
+
+        button.bind(on_release=pick)
+        grid.add_widget(button)
+    popup.open()
+    return popup
 
 
 def wrap_label(text: str, **kw) -> Label:

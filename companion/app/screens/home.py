@@ -19,7 +19,7 @@ from kivy.uix.stacklayout import StackLayout
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.app import theme
-from companion.app.i18n import tr
+from companion.app.i18n import spoken_list, tr
 from companion.app.screens.base import AppScreen, big_button, esc, wrap_label
 from companion.games.core import GameError
 from companion.games.registry import load_game
@@ -64,7 +64,7 @@ class HomeScreen(AppScreen):
                     box.add_widget(big_button(tr("home:continue_damaged", name=info.path.name, line=info.damaged_line - 1),
                                               lambda p=info.path: self.shell.resume(p, continue_from_last_good=True)))
                 continue
-            text = tr("home:resume", game=tr(f"game:{info.game}"), players=", ".join(info.players), count=info.actions, when=info.modified)
+            text = tr("home:resume", game=tr(f"game:{info.game}"), players=spoken_list(info.players), count=info.actions, when=info.modified)
             box.add_widget(big_button(text, lambda p=info.path: self.shell.resume(p)))
 
     def chosen_game(self) -> str | None:

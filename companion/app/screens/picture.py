@@ -8,12 +8,13 @@ from kivy.uix.image import Image
 
 
 class TapPicture(Image):
-    """Shows a BGR picture at its aspect ratio across the width it is given; a tap on it calls
-    ``on_picture_tap(x, y)`` in picture pixels."""
+    """Shows a BGR picture at its aspect ratio across the width it is given (``fill``: inside the box it is given,
+    as large as fits); a tap on it calls ``on_picture_tap(x, y)`` in picture pixels."""
 
-    def __init__(self, on_picture_tap, **kw):
-        super().__init__(fit_mode="contain", size_hint_y=None, **kw)
+    def __init__(self, on_picture_tap, fill: bool = False, **kw):
+        super().__init__(fit_mode="contain", **({} if fill else {"size_hint_y": None}), **kw)
         self.on_picture_tap = on_picture_tap
+        self.fill = fill
         self.picture_size = (1, 1)
 
     def show(self, picture: np.ndarray) -> None:
@@ -25,15 +26,16 @@ class TapPicture(Image):
         self.on_size()
 
     def on_size(self, *_args) -> None:
-        w, h = self.picture_size
-        self.height = self.width * h / w
+        if not self.fill:
+            w, h = self.picture_size
+            self.height = self.width * h / w
 
     def to_picture(self, x: float, y: float) -> tuple[float, float]:
         iw, ih = self.norm_image_size
         w, h = self.picture_size
         return (x - (self.center_x - iw / 2)) / iw * w, (1 - (y - (self.center_y - ih / 2)) / ih) * h
 
-    def to_window(self, x: float, y: float) -> tuple[float, float]:
+    def picture_to_window(self, x: float, y: float) -> tuple[float, float]:
         """Picture pixels -> window coordinates (a tap there lands on that pixel)."""
         iw, ih = self.norm_image_size
         w, h = self.picture_size

@@ -11,7 +11,7 @@ from kivy.uix.label import Label
 from kivy.uix.popup import Popup
 
 from companion.app import theme
-from companion.app.i18n import tr
+from companion.app.i18n import spoken_list, tr
 from companion.app.screens.base import AppScreen, big_button, esc, wrap_label
 
 
@@ -138,6 +138,6 @@ class EndScreen(AppScreen):
     def refresh(self) -> None:
         ctl = self.controller
         winners = [name for name, _score, won in ctl.scores() if won]
-        self.winner_text = esc(tr("end:winner", names=", ".join(winners)) if winners else tr("end:nobody"))
+        self.winner_text = esc(tr("end:winner", names=spoken_list(winners)) if winners else tr("end:nobody"))
         score_table(self.ids.table, ctl)
         self.final_text = table_as_lines(ctl.final_table())

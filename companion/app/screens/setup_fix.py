@@ -5,15 +5,11 @@ through the controller."""
 
 from __future__ import annotations
 
-from kivy.metrics import dp
-from kivy.properties import ObjectProperty, StringProperty
-from kivy.uix.button import Button
-from kivy.uix.gridlayout import GridLayout
-from kivy.uix.popup import Popup
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.app import theme
 from companion.app.i18n import tr
-from companion.app.screens.base import AppScreen, big_button
+from companion.app.screens.base import AppScreen, big_button, choice_popup
 from companion.app.screens.picture import TapPicture
 from companion.app.setup_fix import BoardPicture, SetupFix, board_picture, draw_marks
 
@@ -22,6 +18,7 @@ class SetupFixScreen(AppScreen):
     fix = ObjectProperty(None, allownone=True)  # a SetupFix while a set-up is checked
     flow_text = StringProperty("")
     messages_text = StringProperty("")
+    has_picture = BooleanProperty(False)  # the board's picture is shown (its pane takes room only then)
     picture: BoardPicture | None = None
     focus: str | None = None
 
@@ -43,10 +40,10 @@ class SetupFixScreen(AppScreen):
         """The board from above, from the latest picture and the board's pose (None without them)."""
         session = self.session
         homography, geometry = session.board_view()
-        info = session.recognizer.info if session.recognizer is not None else None
-        if session.frame is None or homography is None or info is None:
+        size_mm = session.board_size()
+        if session.frame is None or homography is None or size_mm is None:
             return None
-        return board_picture(session.frame.image, homography, info.map.size_mm, geometry, session.lens)
+        return board_picture(session.frame.image, homography, size_mm, geometry, session.lens)
 
     def refresh(self) -> None:
         fix = self.fix
@@ -54,8 +51,9 @@ class SetupFixScreen(AppScreen):
         self.messages_text = "\n".join(m.text for m in self.controller.messages[-2:] if m.level in ("illegal", "warn"))
         box = self.ids.board
         box.clear_widgets()
-        if fix is not None and self.picture is not None:
-            board = TapPicture(self.tap)
+        self.has_picture = fix is not None and self.picture is not None
+        if self.has_picture:
+            board = TapPicture(self.tap, fill=True)
             board.show(draw_marks(self.picture, fix.marks(), self.focus))
             box.add_widget(board)
             self.board = board
@@ -86,24 +84,9 @@ class SetupFixScreen(AppScreen):
         options = fix.options_for(space)
         labels = [fix.option_label(v) for v in options]
         cols = 3 if max(len(t) for t in labels) <= 12 else 2  # a nest's tiles take more words than a character
-        grid = GridLayout(cols=cols, spacing=dp(4), padding=dp(4))
-        popup = Popup(title=tr("fix:choose", space=fix.space_words(space)), content=grid, size_hint=(0.95, None),
-                      height=dp(theme.TOUCH_TARGET * (-(-len(options) // cols) + 1.3)),
-                      pos_hint={"center_x": 0.5, "y": 0.01})  # below the board: the piece stays in view
-        for value, label in zip(options, labels, strict=True):
-            chosen = value == fix.value(space)
-            button = Button(text=label, font_size=f"{theme.FONT_SIZE * 0.85}sp", background_normal="",
-                            background_color=theme.CONFIRM if chosen else theme.PANEL)
-            button.value = value
-
-            def pick(_b, v=value):
-                popup.dismiss()
-                self.choose(space, v)
-
-            button.bind(on_release=pick)
-            grid.add_widget(button)
-        self.choice_popup = popup
-        popup.open()
+        self.choice_popup = choice_popup(tr("fix:choose", space=fix.space_words(space)), list(zip(labels, options, strict=True)),
+                                         lambda v: self.choose(space, v), cols, chosen=fix.value(space),
+                                         pos_hint={"center_x": 0.5, "y": 0.01})  # below the board: the piece stays in view
 
     def choose(self, space: str, value) -> None:
         self.focus = None

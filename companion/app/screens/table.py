@@ -12,14 +12,13 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, DictProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
-from kivy.uix.popup import Popup
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.app import theme
 from companion.app.camera_session import Overlay
 from companion.app.i18n import tr
 from companion.app.moves import Group
-from companion.app.screens.base import PreviewScreen, big_button, esc, wrap_label
+from companion.app.screens.base import PreviewScreen, big_button, choice_popup, esc, wrap_label
 
 PICTURE_SHARE = 0.6  # of a wide window's width
 PICTURE_MAX_HEIGHT = 0.46  # of an upright phone's height
@@ -310,19 +309,7 @@ class TableScreen(PreviewScreen):
             return
         die = ctl.proposal.dice[index]
         spec_faces = next((s.faces for i, s in enumerate(ctl.dice_specs()) if i == index), [])
-        content = BoxLayout(spacing=dp(4), padding=dp(6))
-        popup = Popup(title=tr("table:die", number=index + 1) + f" ({ctl.face_label(die.value)}?)", content=content,
-                      size_hint=(0.95, None), height=dp(theme.TOUCH_TARGET * 2.6))
-        for face in dict.fromkeys(spec_faces):
-            button = Button(text=ctl.face_label(face), font_size=f"{theme.FONT_SIZE * 0.85}sp", halign="center")
-            button.bind(size=lambda b, s: setattr(b, "text_size", (s[0] - dp(2), None)))
-            button.face = face
-
-            def pick(_b, f=face):
-                popup.dismiss()
-                ctl.correct_die(index, f)
-
-            button.bind(on_release=pick)
-            content.add_widget(button)
-        self.correction_popup = popup
-        popup.open()
+        faces = list(dict.fromkeys(spec_faces))
+        self.correction_popup = choice_popup(tr("table:die", number=index + 1) + f" ({ctl.face_label(die.value)}?)",
+                                             [(ctl.face_label(f), f) for f in faces], lambda f: ctl.correct_die(index, f),
+                                             cols=max(1, len(faces)))
