@@ -92,7 +92,11 @@ class Classifier:
         crop's."""
         if not len(boxes):
             return np.zeros((0, len(CLASSES)), np.float32), None
-        x = normalize(self.crops(img, boxes))
+        return self.read_crops(self.crops(img, boxes), floor, kinds)
+
+    def read_crops(self, crops: np.ndarray, floor=None, kinds=None) -> tuple[np.ndarray, np.ndarray | None]:
+        """``read`` of crops already cut (N x size x size x 3 uint8, as ``crops`` cuts them)."""
+        x = normalize(crops)
         outs = self.session.run(self._outputs, {self.input: x})
         logits, embeddings = outs[0], (outs[1] if self.has_embedding else None)
         probs = softmax(logits)
@@ -113,6 +117,16 @@ class Classifier:
     def read_probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None) -> tuple[np.ndarray, np.ndarray | None]:
         """(probabilities over CLASSES, only ``kinds`` when given; embeddings or None)."""
         logits, embeddings = self.read(img, boxes, floor, kinds)
-        if kinds is not None:
-            logits = np.where(kind_mask(kinds)[None], logits, -1e9)
-        return softmax(logits), embeddings
+        return _masked_softmax(logits, kinds), embeddings
+
+    def probabilities_of_crops(self, crops: np.ndarray, kinds=None) -> np.ndarray:
+        """Probabilities over CLASSES of crops already cut, read as ``read_probabilities`` reads a frame's."""
+        if not len(crops):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        return _masked_softmax(self.read_crops(crops, None, kinds)[0], kinds)
+
+
+def _masked_softmax(logits: np.ndarray, kinds) -> np.ndarray:
+    if kinds is not None:
+        logits = np.where(kind_mask(kinds)[None], logits, -1e9)
+    return softmax(logits)

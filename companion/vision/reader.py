@@ -93,7 +93,7 @@ class DiceReader:
         if config is None and previous is not None:
             config = previous.config
         self.matcher = None if profile is None else ProfileMatcher(profile, self.classifier, config, previous,
-                                                                   self.kinds)
+                                                                   self.kinds, self.d8_reader)
 
     @property
     def profile(self):

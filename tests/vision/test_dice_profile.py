@@ -145,6 +145,7 @@ def _matcher_decide(config=None):
     from companion.vision.profile_match import DEFAULTS
 
     m.config = {**DEFAULTS, **(config or {})}
+    m.left_out, m.sure_from = {}, {}  # nothing measured on taught dice: the rules alone
     return m
 
 
@@ -187,6 +188,126 @@ def test_something_of_this_table_that_is_not_a_die_is_dropped_unless_the_generic
     m = _matcher_decide()
     assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.7, False)[2] == "not a die"
     assert m.decide(_m(("d6", 4), 0.8, non_die=0.95), ("d6", 4), 0.99, True)[2] != "not a die"
+    # a d8 whose faces the embedding mixes up: its face's mean similarity is low, but one taught d8 is nearer to
+    # it than any non-die, so it is a die (asked), not dropped
+    d8 = Match(("d8", 2), 0.85, 0.84, 0.92, 0.2, 0.9, ("d8", 2), 0.5, {"d8": 0.95})
+    assert m.decide(d8, ("d8", 2), 0.6, False, ("d8",)) == (("d8", 2), False, "generic")
+
+
+def test_an_agreeing_reading_far_more_like_its_face_than_any_other_is_sure():
+    m = _matcher_decide()
+    c = m.config
+    clear = Match(("d6", 4), 0.8, 0.8 - c["margin"] - 0.01, -1.0, 0.9, c["margin_near"] + 0.01, ("d6", 4), 0.5)
+    assert clear.nearest < c["familiar"]  # not familiar: before the margin rule, the generic reading stood
+    assert m.decide(clear, ("d6", 4), c["margin_above"] + 0.001, False) == (("d6", 4), True, "taught")
+    assert m.decide(clear, ("d6", 4), c["margin_above"] - 0.01, False)[1] is False
+    close = Match(("d6", 4), 0.8, 0.8 - c["margin"] + 0.02, -1.0, 0.9, c["margin_near"] + 0.01, ("d6", 4), 0.5)
+    assert m.decide(close, ("d6", 4), 0.97, False)[1] is False  # another face almost as like it
+    alone = Match(("d6", 4), 0.8, -1.0, -1.0, 1.0, c["margin_near"] + 0.01, ("d6", 4), 0.5)
+    assert m.decide(alone, ("d6", 4), 0.97, False)[1] is False  # no other face taught: no margin to measure
+
+
+def _d8(face, nearest, kind_nearest):
+    return Match(("d8", face), nearest - 0.05, nearest - 0.3, -1.0, 0.9, nearest, ("d8", face), 0.5,
+                 {"d8": kind_nearest})
+
+
+def test_a_taught_d8_is_sure_from_the_level_its_taught_dice_were_read_right_at():
+    m = _matcher_decide()
+    like = m.config["resembles"] + 0.05
+    assert m.decide(_d8(3, 0.5, like), ("d8", 3), 0.999, False, ("d8",))[1] is False  # nothing checked: asked
+    m.sure_from = {"d8": 0.98}
+    assert m.decide(_d8(3, 0.5, like), ("d8", 3), 0.985, False, ("d8",)) == (("d8", 3), True, "taught")
+    assert m.decide(_d8(3, 0.5, like), ("d8", 3), 0.975, False, ("d8",)) == (("d8", 3), False, "generic")
+    # a d8 unlike every taught d8 (another box's die) is asked
+    assert m.decide(_d8(3, 0.5, m.config["resembles"] - 0.1), ("d8", 3), 0.999, False, ("d8",))[1] is False
+    # where the embedding tells d8 faces apart, a taught d8 of another face like the find flags it ...
+    assert m.decide(_d8(5, like, like), ("d8", 3), 0.999, False, ("d8",))[1] is False
+    # ... and where it cannot (measured on the taught dice), it has no say
+    m.left_out = {"d8": 0.2}
+    assert m.decide(_d8(5, like, like), ("d8", 3), 0.999, False, ("d8",))[1] is True
+
+
+def test_an_embedding_that_cannot_tell_a_kinds_faces_apart_neither_flags_nor_vouches():
+    m = _matcher_decide()
+    like = (m.config["resembles"] + m.config["same"]) / 2
+    m.left_out = {"d6": m.config["tells_apart"] - 0.1}
+    assert m.decide(_m(("d6", 4), like), ("d6", 5), 0.999, True) == (("d6", 5), True, "generic")
+    assert m.decide(_m(("d6", 5), 0.95), ("d6", 5), 0.92, False) == (("d6", 5), False, "generic")
+
+
+class _StubClassifier:
+    """Embeds and reads crops by the id in their first pixel: what the taught-dice checks are measured with."""
+
+    has_embedding = True
+    config = {"size": 48, "crop_scale": 1.3}
+
+    def __init__(self, embeddings: dict, readings: dict):
+        self.embeddings, self.readings = embeddings, readings
+
+    def embed_crops(self, crops):
+        return np.stack([self.embeddings[int(c[0, 0, 0])] for c in crops])
+
+    def embedding_dim(self):
+        return len(next(iter(self.embeddings.values())))
+
+    def probabilities_of_crops(self, crops, kinds=None):
+        from companion.vision.classes import CLASSES
+
+        out = np.zeros((len(crops), len(CLASSES)), np.float32)
+        for row, c in enumerate(crops):
+            face, conf = self.readings[int(c[0, 0, 0])]
+            out[row, CLASSES.index(face)] = conf
+            out[row, -1] = 1 - conf
+        return out
+
+
+def _taught(faces, readings, embed):
+    """A profile of one crop per (kind, value) in ``faces`` and a stub reading crop i as readings[i]."""
+    p = DiceProfile.new("stub")
+    embeddings = {}
+    for i, (kind, value) in enumerate(faces):
+        crop = np.full((48, 48, 3), 128, np.uint8)
+        crop[0, 0, 0] = i
+        crop[0, -1, 0] = i  # its mirror image (a d6's is taught too) has the same id
+        p.add(kind, value, crop)
+        e = embed(i, kind, value)
+        embeddings[i] = e / np.linalg.norm(e)
+    return p, _StubClassifier(embeddings, {i: r for i, r in enumerate(readings)})
+
+
+def test_the_taught_dice_measure_whether_the_embedding_tells_faces_apart_and_how_surely_d8s_are_read():
+    rng = np.random.default_rng(0)
+    centres = np.eye(16)
+    faces = [("d6", 1 + i % 6) for i in range(18)] + [("d8", 1 + i % 8) for i in range(16)]
+
+    def embed(i, kind, value):  # d6 faces cluster; d8 crops lie anywhere in the d8 half of the space
+        if kind == "d6":
+            return centres[value] + 0.1 * rng.normal(size=16)
+        return np.concatenate([np.zeros(8), rng.normal(size=8)])
+
+    right = [(f, 0.99) for f in faces]
+    profile, stub = _taught(faces, right, embed)
+    m = ProfileMatcher(profile, stub)
+    assert m.left_out["d6"] == 1.0 and m.tells_apart("d6")
+    assert m.left_out["d8"] < m.config["tells_apart"] and not m.tells_apart("d8")
+    assert m.sure_from == {"d6": 0.95, "d8": 0.95}
+    # one taught d8 read as another face at 0.96: the d8 is sure only from 0.98 ...
+    misread = list(right)
+    misread[20] = (("d8", 4), 0.96)
+    profile, stub = _taught(faces, misread, embed)
+    assert ProfileMatcher(profile, stub).sure_from["d8"] == 0.98
+    # ... and a taught d8 misread at 0.995 leaves the d8 always confirmed
+    misread[20] = (("d8", 4), 0.995)
+    profile, stub = _taught(faces, misread, embed)
+    assert "d8" not in ProfileMatcher(profile, stub).sure_from
+
+
+def test_too_few_taught_dice_to_measure_leave_the_embedding_its_say():
+    faces = [("d6", v) for v in range(1, 7)] + [("d6", v) for v in range(1, 6)]  # 10 dice of faces taught twice
+    profile, stub = _taught(faces, [(f, 0.99) for f in faces], lambda i, k, v: np.random.default_rng(i).normal(size=8))
+    m = ProfileMatcher(profile, stub)
+    assert m.left_out == {} and m.tells_apart("d6")
 
 
 # ---------------------------------------------------------------- at the table

@@ -9,13 +9,14 @@ from companion.workshop.dice import realdata, rolls
 
 
 def test_roll_shares_are_exact_over_pairs_of_two_different_dice():
-    outcomes = ["right"] * 5 + ["asked"] * 3 + ["wrong"] * 2
+    outcomes = ["right"] * 5 + ["missed"] * 1 + ["unsure"] * 2 + ["wrong"] * 2
     counts = {o: outcomes.count(o) for o in rolls.OUTCOMES}
     pairs = list(itertools.permutations(range(len(outcomes)), 2))
     both_right = sum(outcomes[a] == outcomes[b] == "right" for a, b in pairs) / len(pairs)
     any_wrong = sum("wrong" in (outcomes[a], outcomes[b]) for a, b in pairs) / len(pairs)
     got = rolls.roll_shares(counts)
     assert got["dice"] == 10 and got["wrong_of_sure"] == pytest.approx(2 / 7)
+    assert (got["asked"], got["missed"], got["unsure"]) == pytest.approx((0.3, 0.1, 0.2))  # where dice are lost
     assert got["rolls"]["right_without_tap"] == pytest.approx(both_right)
     assert got["rolls"]["silently_wrong"] == pytest.approx(any_wrong)
     assert got["rolls"]["asked"] == pytest.approx(1 - both_right - any_wrong)

@@ -33,7 +33,8 @@ def _print_real(r: dict, extra: str = "") -> None:
 
 def _roll_line(label: str, r: dict) -> str:
     rr = r["rolls"]
-    return (f"{label}: {r['dice']} dice, {100 * r['right_sure']:.1f}% right and sure, {100 * r['asked']:.1f}% asked, "
+    return (f"{label}: {r['dice']} dice, {100 * r['right_sure']:.1f}% right and sure, {100 * r['asked']:.1f}% asked "
+            f"({100 * r.get('missed', 0):.1f}% missed, {100 * r.get('unsure', 0):.1f}% unsure), "
             f"{100 * r['wrong_of_sure']:.2f}% of sure readings wrong; two-dice rolls {100 * rr['right_without_tap']:.1f}% "
             f"right without a tap, {100 * rr['asked']:.1f}% asked, {100 * rr['silently_wrong']:.2f}% silently wrong")
 
@@ -49,6 +50,9 @@ def _print_rolls(result: dict) -> None:
                   f"{r['profile']['not_dice']} not dice" + (f", missing {r['profile']['missing']}" if r["profile"]["missing"] else "") + ")")
             print("    " + _roll_line("untaught", r["untaught"]))
             print("    " + _roll_line("taught  ", r["taught"]))
+            if len(r["taught"].get("per_kind", {})) > 1:
+                for kind, k in r["taught"]["per_kind"].items():
+                    print("      " + _roll_line(f"taught, {kind}", k))
     for kind, r in result.get("rolls_synthetic", {}).items():
         print(f"  synthetic {kind} ({r['boxes']} boxes of one set of dice on one table)")
         print("    " + _roll_line("untaught", r["untaught"]))

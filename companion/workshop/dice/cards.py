@@ -159,11 +159,12 @@ def rolls_table(results: dict) -> str:
     if not rows:
         return ""
     lines = ["| set (counted on) | dice | untaught: right and sure / wrong of sure | untaught rolls: right without a tap / "
-             "asked / silently wrong | taught: right and sure / wrong of sure | taught rolls |",
-             "|---|---|---|---|---|---|"]
+             "asked / silently wrong | taught: right and sure / wrong of sure | taught rolls | taught: missed / unsure |",
+             "|---|---|---|---|---|---|---|"]
     for name, r in rows:
         u, t = _roll_cells(r["untaught"]).split(" | "), _roll_cells(r["taught"]).split(" | ")
-        lines.append(f"| {name} | {r['untaught']['dice']} | {u[0]} | {u[1]} | {t[0]} | {t[1]} |")
+        lost = f"{_pct(r['taught'].get('missed', 0))} / {_pct(r['taught'].get('unsure', 0))}"
+        lines.append(f"| {name} | {r['untaught']['dice']} | {u[0]} | {u[1]} | {t[0]} | {t[1]} | {lost} |")
     return "\n".join(lines)
 
 
@@ -172,7 +173,7 @@ def extra_real_text(results: dict) -> str:
     table = rolls_table(results)
     if table:
         parts.append("### Two-dice rolls, untaught and taught\n\nEach labelled die is right (found, read right, sure), "
-                     "asked (missed or uncertain) or wrong (sure and wrong); a roll of two dice drawn from a set is right "
+                     "asked (missed: not found, or unsure: found but uncertain) or wrong (sure and wrong); a roll of two dice drawn from a set is right "
                      "without a tap when both are right and silently wrong when either is wrong (`rolls.py`). Taught: a "
                      "profile taught on the set's first 10 photos by file name, both figures counted on its validation "
                      "photos after them; synthetic boxes: one set of dice on one table each, taught on 10 scenes, counted "

@@ -1,7 +1,9 @@
 """Roll-level figures: what a family meets when it rolls two dice, untaught and after teaching a profile.
 
-Every labelled die of a set ends in one of three ways: **right** (found, read right, sure), **asked** (missed,
-or read uncertain: the app asks for a tap) or **wrong** (read wrong while sure: the app would take it).
+Every labelled die of a set ends in one of three ways: **right** (found, read right, sure), **asked** (the app
+asks for a tap: **missed**, not found, or **unsure**, found but read uncertain) or **wrong** (read wrong while
+sure: the app would take it). Missed and unsure are counted apart too, per set and per kind of die: where
+the dice are lost (the detector, or the reading).
 A roll of two dice, drawn from the set's dice, is *right without a tap* when both are right, *silently
 wrong* when either is wrong (even if the other is asked: a family tapping one die does not check the other),
 and *asked* otherwise. The roll shares are exact over every pair of two different dice of the set (the
@@ -32,16 +34,19 @@ from companion.workshop.dice import label_review, realdata, synth
 from companion.workshop.dice.realdata import match
 
 TEACH_PHOTOS = 10
-OUTCOMES = ("right", "asked", "wrong")
+OUTCOMES = ("right", "missed", "unsure", "wrong")
+ASKED = ("missed", "unsure", "asked")  # "asked": either, where it is not told which
 
 
 def roll_shares(counts: dict) -> dict:
     """Per-die and two-dice-roll shares from outcome counts (exact over all pairs of different dice)."""
-    n = sum(counts.get(o, 0) for o in OUTCOMES)
+    asked = sum(counts.get(o, 0) for o in ASKED)
     r, w = counts.get("right", 0), counts.get("wrong", 0)
+    n = r + w + asked
     pairs = n * (n - 1)
     sure = r + w
-    shares = {"dice": n, "right_sure": r / max(1, n), "asked": counts.get("asked", 0) / max(1, n),
+    shares = {"dice": n, "right_sure": r / max(1, n), "asked": asked / max(1, n),
+              "missed": counts.get("missed", 0) / max(1, n), "unsure": counts.get("unsure", 0) / max(1, n),
               "wrong_of_sure": w / max(1, sure), "wrong": w / max(1, n),
               "rolls": {"right_without_tap": 0.0, "asked": 0.0, "silently_wrong": 0.0}}
     if pairs:
@@ -52,8 +57,10 @@ def roll_shares(counts: dict) -> dict:
 
 
 def _outcome(reading, kind, value) -> str:
-    if reading is None or reading.uncertain:
-        return "asked"
+    if reading is None:
+        return "missed"
+    if reading.uncertain:
+        return "unsure"
     return "right" if (reading.kind, reading.value) == (kind, value) else "wrong"
 
 
@@ -62,7 +69,7 @@ def photo_outcomes(reader, photo: realdata.Photo, crop_set: bool) -> tuple[list[
     img = cv2.imread(str(photo.path))
     dice = [d for d in photo.dice if d.value is not None]
     if img is None:
-        return [(d.kind, "asked") for d in dice], 0
+        return [(d.kind, "missed") for d in dice], 0
     if crop_set:
         readings = reader.read_boxes(img, [d.box for d in dice])
         return [(d.kind, _outcome(r, d.kind, d.value)) for d, r in zip(dice, readings, strict=True)], 0
