@@ -247,6 +247,25 @@ def test_dice_read_surely_that_the_family_says_are_not_this_roll_are_kept_for_a_
     assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted(seen)})
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_a_die_read_surely_that_the_roll_entered_lacks_keeps_the_dice_for_a_later_roll_though_the_other_was_unsure():
+    """Bench table, Eagle Kingdoms rendition 2 (action 28) and Mighty Magpies rendition 2 (action 45): the camera
+    lagged a roll behind; it offered dice with one die unsure, the family entered the roll that was missed, and
+    these dice were spent on it -- so the next throw was confirmed, sure, for the roll these dice belonged to.
+    A face read surely that the entered roll does not have says the dice are a later roll's, unsure die or not."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    sure_face = next(f for f in range(1, 7) if f not in failed["dice"])
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(14, dice=[(40, 200, sure_face), (280, 30, 4, True)])
+    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure  # one die unsure: the family is asked, says another roll
+    pipe.applied(failed, state)
+    later = [e for e in pipe.reevaluate(_after(state, failed)) if e.kind == DICE]
+    assert len(later) == 1 and not later[0].sure  # kept for the roll they belong to, offered there, never sure
+    assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted([sure_face, 4])})
+
+
 def _after(state, action):
     child = state.clone()
     child.apply(action)
