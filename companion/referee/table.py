@@ -267,6 +267,8 @@ class _Roll:
     used: bool = False
     reaches: int = 0  # times a hand reached over the table between the last action applied and this roll
     kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
+    offered: bool = False  # proposed as a roll (sure or not)
+    owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
 
 
 class TablePipeline:
@@ -696,7 +698,9 @@ class TablePipeline:
         timings["dice"] = (time.perf_counter() - t0) * 1000
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches)
+            earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
+            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -819,10 +823,15 @@ class TablePipeline:
     def _missed_throw(self, roll: _Roll, event: TableEvent) -> TableEvent:
         """A roll taken for the next one is sure only when one hand reached in before it (to take up the last
         dice and throw): after two or more, a throw may have been missed (a d8 not read, and the dice seen
-        now are a later roll's; Eagle Kingdoms' "roll again" would be read into them)."""
-        if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept:
+        now are a later roll's; Eagle Kingdoms' "roll again" would be read into them). Nor when the dice of an
+        earlier throw, offered or kept, were still unanswered when these settled: one of the two throws is a later
+        roll's, and the camera cannot tell which the family has in mind."""
+        if event.kind == DICE:
+            roll.offered = True
+        if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
+            "the dice of an earlier throw were still unanswered" if roll.owed else \
             f"hands reached in {roll.reaches} times since the last action"
         return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
 

@@ -266,6 +266,26 @@ def test_a_die_read_surely_that_the_roll_entered_lacks_keeps_the_dice_for_a_late
     assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted([sure_face, 4])})
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
+    """The dice kept for a later roll are offered there, and before the family answers, the next throw settles
+    (one hand in since the last action: taken up and thrown): one of the two throws is that roll's, the other
+    a later one's. The later throw is proposed, never sure (it was confirmed for the roll still owed)."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    kept = [f for f in range(1, 7) if f not in failed["dice"]][:2]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, kept[0]), (280, 30, kept[1])])
+    run(pipe, frames, state)
+    pipe.applied(failed, state)  # the family entered the roll the camera missed: these dice are kept for the next
+    second = _after(state, failed)
+    assert [e.sure for e in pipe.reevaluate(second) if e.kind == DICE] == [False]  # offered, not answered yet
+    frames = [frame(hand=True)] + still(1) + still(10, dice=[(60, 24, 6), (250, 214, 6)])
+    later = [e for _, e in run(pipe, frames, second) if e.kind == DICE]
+    assert len(later) == 1 and later[0].actions[-1]["dice"] == [6, 6]
+    assert not later[0].sure and "still unanswered" in later[0].message
+
+
 def _after(state, action):
     child = state.clone()
     child.apply(action)
