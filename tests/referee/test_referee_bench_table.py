@@ -22,8 +22,8 @@ class ShortFilm(film.GameFilm):
 
     FRAMES = 24
 
-    def frames(self):
-        for k, image in enumerate(super().frames()):
+    def frames(self, actions=None):
+        for k, image in enumerate(super().frames(actions)):
             if k == self.FRAMES:
                 return
             yield image

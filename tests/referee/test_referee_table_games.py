@@ -66,3 +66,11 @@ def test_a_locked_piece_taken_on_a_rendered_board_is_called_illegal(tmp_path):
     calls = [e for e in events if e.kind == ILLEGAL]
     assert len(calls) == 1 and calls[0].rule_id.startswith("EK-CAP-") and PIECE_IDS[locked] in calls[0].regions
     assert not [e for e in events if e.kind == MOVE]
+
+
+def test_a_film_cut_after_its_first_actions_shows_their_frames_only():
+    """``bench table --actions N`` (tracing a divergence early in a long game) films the first N actions only."""
+    film = GameFilm("mighty-magpies", 1, light=False, lens_k1=0.0)
+    cut = sum(1 for shot in film.shots if shot.step <= 2)
+    assert 0 < cut < len(film)
+    assert sum(1 for _ in film.frames(2)) == cut

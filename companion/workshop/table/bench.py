@@ -3,6 +3,7 @@
 Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
+                          [--actions N]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -24,6 +25,9 @@ figure per rendition (``renditions``; each game's own figures with ``--failures`
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
   ``cpu_ms_per_frame_median`` (details) the same in this thread's CPU time (what a busy machine inflates
   least: the speed target is judged on it).
+
+``--actions N`` films and follows only the first N true actions of each game (to trace a divergence early in
+a long game; the game is then "stopped", never followed exactly; its silent errors and asks count as usual).
 
 Targets (benchmarks, not tests): 0 silent errors, <= 0.2 asks per turn, >= 98 % followed exactly, <= 40 ms
 per frame. Exit status 0 when every game met them, 1 otherwise, 2 on bad usage. A whole game of Eagle
@@ -60,9 +64,11 @@ def turns_of(states: Sequence[Any]) -> int:
     return max(turns, 1)
 
 
-def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False) -> dict[str, Any]:
+def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
+                actions: int | None = None) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game. ``taught``: the board reader first
-    learns the box's look from one photo of it as dealt (teach your board), where its reader learns one."""
+    learns the box's look from one photo of it as dealt (teach your board), where its reader learns one.
+    ``actions``: film only the first that many true actions."""
     from companion.referee.follow import Follower, Oracle, follow
     from companion.referee.table import TablePipeline
     from companion.vision.teach import TeachError
@@ -87,7 +93,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 
     follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), pipeline=pipeline, on_event=on_event)
     t0 = time.perf_counter()
-    report = follow(((i / 10.0, image) for i, image in enumerate(film.frames())), follower)
+    report = follow(((i / 10.0, image) for i, image in enumerate(film.frames(actions))), follower)
     seconds = time.perf_counter() - t0
     followed = follower.session.history if follower.session is not None else []
     truth = film.actions
@@ -156,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(GAMES), help="comma-separated subset of the games")
     parser.add_argument("--renditions", default="1,2", help="renditions to film (default 1,2)")
     parser.add_argument("--failures", action="store_true", help="keep each game's figures in the output")
+    parser.add_argument("--actions", type=int, default=None,
+                        help="film and follow only the first N true actions of each game (tracing)")
     parser.add_argument("--taught", action="store_true",
                         help="teach each board reader the box's look from one photo of it as dealt first (teach your board)")
     args = parser.parse_args(argv)
@@ -164,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         renditions = [int(r) for r in args.renditions.split(",") if r.strip()]
     except ValueError:
         renditions = []
-    if args.games < 1 or not renditions or any(g not in GAMES for g in games):
+    if args.games < 1 or not renditions or any(g not in GAMES for g in games) or (args.actions or 1) < 1:
         print(f"error: --games >= 1, --renditions like 1,2, --only among {', '.join(GAMES)}", file=sys.stderr)
         return 2
     import cv2
@@ -180,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results = []
                 for k in range(args.games):
                     try:
-                        results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught))
+                        results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -199,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{game}: {json.dumps(report[game])}", flush=True)
     ok = all(meets_targets({**report[g], **details[g]}) for g in games)
     report["targets"] = dict(TARGETS)
-    report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught}
+    report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught,
+                     **({"actions": args.actions} if args.actions else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

@@ -460,10 +460,13 @@ class GameFilm:
         return out
 
     # -- frames ----------------------------------------------------------------------------------------------
-    def frames(self) -> Iterator[np.ndarray]:
-        """Every frame of the game, in order (BGR uint8, ``size``)."""
+    def frames(self, actions: int | None = None) -> Iterator[np.ndarray]:
+        """Every frame of the game, in order (BGR uint8, ``size``); with ``actions``, only the frames of the
+        first that many true actions (to trace a game's beginning without filming all of it)."""
         frame_rng = np.random.default_rng(self.seed + 1)
         for shot in self.shots:
+            if actions is not None and shot.step > actions:
+                return
             yield self.draw(shot, frame_rng)
 
     def __len__(self) -> int:
