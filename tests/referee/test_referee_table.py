@@ -10,6 +10,7 @@ from fake_table import frame, observe, pipeline, run
 
 from companion.games.eagle_kingdoms import simulation_policy
 from companion.games.eagle_kingdoms.rules import CAPTURE, GIVE, PIECE_IDS, SECOND, SHIELD, EagleKingdoms
+from companion.referee.dice import wanted_dice
 from companion.referee.eagle_kingdoms import scene_from_state
 from companion.referee.table import DICE, ILLEGAL, MOVE, QUESTION, SETUP, unseen_decision
 
@@ -264,6 +265,28 @@ def test_a_die_read_surely_that_the_roll_entered_lacks_keeps_the_dice_for_a_late
     later = [e for e in pipe.reevaluate(_after(state, failed)) if e.kind == DICE]
     assert len(later) == 1 and not later[0].sure  # kept for the roll they belong to, offered there, never sure
     assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted([sure_face, 4])})
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_kept_for_a_later_roll_are_not_spent_on_an_enchanted_die_the_family_enters():
+    """Bench table, Eagle Kingdoms rendition 2 (action 28, with the rule above): two d6 kept for a later roll were
+    spent on the Enchanted Die the family entered (not read), so the next player's roll went unread and the throw
+    after it was confirmed, sure, in its place. Dice of other kinds than the roll entered stay kept."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    second = _after(state, failed)
+    enchanted = _after(second, {"type": "roll-enchanted"})
+    face, nxt = next((f, _after(enchanted, {"type": "enchanted", "face": f})) for f in range(1, 9)
+                     if [d.kind for d in wanted_dice(_after(enchanted, {"type": "enchanted", "face": f}))] == ["d6", "d6"])
+    seen = [f for f in range(1, 7) if f not in failed["dice"]][:2]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, seen[0]), (280, 30, seen[1])])
+    run(pipe, frames, state)
+    pipe.applied(failed, state)  # the family entered the roll the camera missed
+    pipe.applied({"type": "roll-enchanted"}, second)
+    pipe.applied({"type": "enchanted", "face": face}, enchanted)  # the Enchanted Die, not read, entered
+    later = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    assert len(later) == 1 and not later[0].sure and later[0].actions[-1]["dice"] == sorted(seen)
 
 
 @pytest.mark.rules("EK-TWO-2")
