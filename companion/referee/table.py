@@ -267,7 +267,7 @@ class _Roll:
     used: bool = False
     reaches: int = 0  # times a hand reached over the table between the last action applied and this roll
     kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
-    offered: bool = False  # proposed as a roll (sure or not)
+    offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
 
 
@@ -791,7 +791,7 @@ class TablePipeline:
             specs = wanted_dice(state)
             if not specs:
                 return []
-            self._roll_done = done
+            self._roll_done, roll.offered = done, True
             event = self._dice_proposal(state, (), readings, False)
             if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
                 event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
@@ -805,10 +805,10 @@ class TablePipeline:
             wanted = Counter(s.kind for p in roll_paths(state, None, self.adapter.scene_from_state) for s in wanted_dice(p.chance))
             if not wanted:
                 return []  # no roll can come now: dice lying about
-            self._roll_done = done
+            self._roll_done, roll.offered = done, True
             return self._once(("roll", roll.frame), 0, TableEvent(
                 QUESTION, f"dice seen ({_dice_words(readings)}), but not the dice a roll needs now", reason="dice"))
-        self._roll_done = done
+        self._roll_done, roll.offered = done, True
         best = preferred(best_fitting(paths, readings))
         if len({_first(p) for p in best}) > 1:
             options = tuple(p.path for p in best)
@@ -824,9 +824,8 @@ class TablePipeline:
         dice and throw): after two or more, a throw may have been missed (a d8 not read, and the dice seen
         now are a later roll's; Eagle Kingdoms' "roll again" would be read into them). Nor when the dice of an
         earlier throw, offered or kept, were still unanswered when these settled: one of the two throws is a later
-        roll's, and the camera cannot tell which the family has in mind."""
-        if event.kind == DICE:
-            roll.offered = True
+        roll's, and the camera cannot tell which the family has in mind (a die of it read alone counts: its mate
+        may have been missed)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \

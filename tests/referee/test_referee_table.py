@@ -309,6 +309,23 @@ def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     assert not later[0].sure and "still unanswered" in later[0].message
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_thrown_after_a_die_read_alone_and_asked_about_are_never_sure():
+    """Bench table, Mighty Magpies rendition 2 taught (action 87): one die of a throw was read alone (its mate
+    missed) and asked about; the family answered the choice before it, and the next throw settled, read whole:
+    it was confirmed, sure, for the roll the lone die belonged to. A throw asked about and unanswered is owed."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, 3)])
+    asked = [e for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [e.reason for e in asked] == ["dice"]  # one die: not the dice a roll needs now
+    pipe.applied({"type": "roll-again"}, state)  # the family says: the player rolled again
+    again = _after(state, {"type": "roll-again"})
+    frames = [frame(hand=True)] + still(3) + still(10, dice=[(60, 24, 6), (250, 214, 5)])
+    later = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
+    assert len(later) == 1 and not later[0].sure and "still unanswered" in later[0].message
+
+
 def _after(state, action):
     child = state.clone()
     child.apply(action)
