@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:
         renditions = []
     if args.games < 1 or not renditions or any(g not in GAMES for g in games) or (args.actions or 1) < 1:
-        print(f"error: --games >= 1, --renditions like 1,2, --only among {', '.join(GAMES)}", file=sys.stderr)
+        print(f"error: --games >= 1, --actions >= 1, --renditions like 1,2, --only among {', '.join(GAMES)}", file=sys.stderr)
         return 2
     import cv2
 
