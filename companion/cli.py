@@ -32,6 +32,7 @@ BENCHES = {
     "board": "companion.workshop.boards.bench:main",
     "robustness": "companion.workshop.robustness:main",
     "table": "companion.workshop.table.bench:main",
+    "profile": "companion.workshop.table.profile:main",
 }
 MAX_DELAY = 60.0
 MAX_GAMES = 1_000_000

@@ -43,6 +43,9 @@ def test_bench_table_reports_exactly_item_8s_fields_per_game_and_the_rest_apart(
     assert set(details["renditions"]) == {"1", "2"}  # both renditions filmed and followed
     assert details["frames"] == 2 * ShortFilm.FRAMES and all("ends mid-game" in s for s in details["stopped"])
     assert report["run"] == {"seed": 3, "games_per_rendition": 1, "renditions": [1, 2], "taught": False}
+    stages = details["stages_cpu_ms"]  # where the time goes, per stage of the pipeline
+    assert {"undistort", "pose", "reader", "dice", "match", "total"} <= set(stages)
+    assert stages["total"]["median"] > 0 and stages["total"]["ran"] == 1.0
 
 
 def test_the_film_draws_the_rendition_asked_for():
@@ -96,3 +99,60 @@ def test_a_box_taught_from_one_photo_is_read_by_the_pipeline_where_untaught_it_i
     assert [e.kind for i, f in enumerate(frames) for e in again.process(f, i / 10, None)[1:]] == [SETUP]
     with pytest.raises(TeachError, match="learns no look"):
         TablePipeline(film.GameFilm("falconry", 1, lens_k1=0.0).game).teach_look(frames[0], {})
+
+
+class _Pipeline:
+    """A pipeline whose stages spend known CPU time on a fake clock."""
+
+    clock = 0.0
+
+    def process(self):
+        _Pipeline.clock += 0.001
+        self.read()
+        self.read()
+        _Pipeline.clock += 0.002
+
+    def read(self):
+        _Pipeline.clock += 0.003
+        self.quality()
+
+    def quality(self):
+        _Pipeline.clock += 0.004
+
+
+def test_stage_clock_gives_each_stage_its_own_time_and_restores_the_pipeline(monkeypatch):
+    """A stage called inside another is taken out of it: a frame's stages add up to its total."""
+    from types import SimpleNamespace
+
+    from companion.workshop.table import stages
+
+    monkeypatch.setattr(stages, "time", SimpleNamespace(thread_time=lambda: _Pipeline.clock))
+    original = _Pipeline.__dict__["read"]
+    table = (("reader", _Pipeline, "read"), ("quality", _Pipeline, "quality"), ("total", _Pipeline, "process"))
+    with stages.StageClock(table) as clock:
+        _Pipeline().process()
+        _Pipeline().quality()  # outside a frame: no part of the next one
+        _Pipeline().process()
+    assert _Pipeline.__dict__["read"] is original
+    assert len(clock.frames) == 2
+    frame = clock.frames[0]
+    assert frame["total"] == pytest.approx(17.0)  # ms: 1 + 2 x (3 + 4) + 2
+    assert frame["reader"] == pytest.approx(6.0) and frame["quality"] == pytest.approx(8.0)
+    assert frame["other"] == pytest.approx(3.0) and frame["pose"] == 0.0
+    assert clock.frames[1] == pytest.approx(frame)
+    summary = stages.stage_summary(clock.frames)
+    assert summary["reader"] == {"median": 6.0, "p90": 6.0, "ran": 1.0} and summary["pose"]["ran"] == 0.0
+
+
+def test_bench_profile_reports_the_stages_of_a_short_stretch(monkeypatch, capsys):
+    from companion.workshop.table import profile, stages
+
+    monkeypatch.setattr(film, "GameFilm", ShortFilm)
+    code = main(["bench", "profile", "--game", "mighty-magpies", "--renditions", "1", "--seed", "3", "--frames", "12", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    result = report["renditions"]["1"]
+    assert result["frames"] == 12 and set(result["stages_cpu_ms"]) == set(stages.ORDER)
+    figures = result["stages_cpu_ms"]
+    assert figures["total"]["ran"] == 1.0 and figures["reader"]["median"] > 0 and figures["pose"]["median"] > 0
+    assert code == (0 if result["cpu_ms_per_frame"]["median"] <= profile.TARGET_MS else 1)

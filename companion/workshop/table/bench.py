@@ -24,7 +24,9 @@ figure per rendition (``renditions``; each game's own figures with ``--failures`
   its move each count; a game that stopped early counts the turns up to there), with ``asks_by_reason``;
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
   ``cpu_ms_per_frame_median`` (details) the same in this thread's CPU time (what a busy machine inflates
-  least: the speed target is judged on it).
+  least: the speed target is judged on it), and ``stages_cpu_ms`` where it goes: per stage of the pipeline
+  (undistort, motion, pose, quality, photometry, reader, dice, match, other) the median and p90 CPU ms over
+  the frames (:mod:`companion.workshop.table.stages`; ``companion bench profile`` for a short stretch).
 
 ``--actions N`` films and follows only the first N true actions of each game (to trace a divergence early in
 a long game; the game is then "stopped", never followed exactly; its silent errors and asks count as usual).
@@ -65,14 +67,19 @@ def turns_of(states: Sequence[Any]) -> int:
 
 
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
-                actions: int | None = None) -> dict[str, Any]:
-    """Film one seeded game and follow it; the figures of that one game. ``taught``: the board reader first
-    learns the box's look from one photo of it as dealt (teach your board), where its reader learns one.
-    ``actions``: film only the first that many true actions."""
+                actions: int | None = None, frames: int | None = None) -> dict[str, Any]:
+    """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
+    each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
+    reader first learns the box's look from one photo of it as dealt (teach your board), where its reader
+    learns one. ``actions``: film only the first that many true actions. ``frames``: follow only the film's
+    first so many frames (a profile; the game then ends unfinished)."""
+    from itertools import islice
+
     from companion.referee.follow import Follower, Oracle, follow
     from companion.referee.table import TablePipeline
     from companion.vision.teach import TeachError
     from companion.workshop.table.film import GameFilm
+    from companion.workshop.table.stages import StageClock
 
     film = GameFilm(game, seed, rendition=rendition)
     pipeline = TablePipeline(film.game, camera=film.camera, registry=film.registry())
@@ -93,7 +100,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 
     follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), pipeline=pipeline, on_event=on_event)
     t0 = time.perf_counter()
-    report = follow(((i / 10.0, image) for i, image in enumerate(film.frames(actions))), follower)
+    with StageClock() as clock:
+        report = follow(((i / 10.0, image) for i, image in enumerate(islice(film.frames(actions), frames))), follower)
     seconds = time.perf_counter() - t0
     followed = follower.session.history if follower.session is not None else []
     truth = film.actions
@@ -104,9 +112,10 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
         # asks per turn over the turns followed (a game that stopped early asked over fewer)
         "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states[:len(followed) + 1]),
         "followed_exactly": not report.error and followed == truth, "silent_errors": silent, "diverged_at": diverged,
+        "followed": len(followed),
         "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
-        "ms": report.ms, "cpu_ms": report.cpu_ms, "error": report.error, "seconds": round(seconds, 1),
+        "ms": report.ms, "cpu_ms": report.cpu_ms, "stages": clock.frames, "error": report.error, "seconds": round(seconds, 1),
         **({"look": look} if look else {}),
     }
 
@@ -117,6 +126,8 @@ FIELDS = ("games", "actions", "followed_exactly", "silent_errors", "asks_per_tur
 
 def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     """The figures of some followed games: issue 20 item 8's :data:`FIELDS` first, then the details."""
+    from companion.workshop.table.stages import stage_summary
+
     done = [r for r in results if "actions" in r]
     if not done:
         return {**dict.fromkeys(FIELDS), "games": 0, "error": results[0].get("error") if results else "nothing run"}
@@ -134,6 +145,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "asks_per_turn": round(sum(r["asked"] for r in done) / turns, 4),
         "ms_per_frame_median": round(float(np.median(ms)), 2) if ms else None,
         "cpu_ms_per_frame_median": round(float(np.median(cpu)), 2) if cpu else None,
+        "stages_cpu_ms": stage_summary([f for r in done for f in r.get("stages", [])]),
         "turns": turns,
         "asked": sum(r["asked"] for r in done),
         "asks_by_reason": dict(reasons),
@@ -198,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           + (f" -- {r['error']}" if r["error"] else ""), file=sys.stderr, flush=True)
                 per_rendition[str(rendition)] = summary(results)
                 if args.failures:
-                    per_rendition[str(rendition)]["runs"] = [{k: v for k, v in r.items() if k not in ("ms", "cpu_ms")} for r in results]
+                    per_rendition[str(rendition)]["runs"] = [{k: v for k, v in r.items() if k not in ("ms", "cpu_ms", "stages")} for r in results]
                 every += [r for r in results if "actions" in r]
             overall = summary(every)
             report[game] = {k: overall[k] for k in FIELDS}
