@@ -451,7 +451,8 @@ class TablePipeline:
         info.update(self._pose_info(pose, size))
         self.ever_posed |= pose.usable
         timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
-        moving = self._track_hands(frame, moving, self._die_px(pose))
+        small = quarter(frame)  # the hand check's and the dice windows' picture of the frame
+        moving = self._track_hands(frame, moving, self._die_px(pose), small)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none)
         self._reaches += moving and self._still >= self.dice_tracker.settle_frames
@@ -462,7 +463,7 @@ class TablePipeline:
             self._dice_in_view = []
             self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
             return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
-        self._read_dice(frame, pose, state, timings)
+        self._read_dice(frame, pose, state, timings, small)
         t3 = time.perf_counter()
         words = self._read_board(frame, pose, info)
         timings["board"] = (time.perf_counter() - t3) * 1000
@@ -675,7 +676,8 @@ class TablePipeline:
                            setup=reading)]
 
     # -- the dice -------------------------------------------------------------------------------------------
-    def _read_dice(self, frame: np.ndarray, pose: Any, state: State | None, timings: dict[str, float]) -> None:
+    def _read_dice(self, frame: np.ndarray, pose: Any, state: State | None, timings: dict[str, float],
+                   small: np.ndarray | None = None) -> None:
         at_setup = state is None or state.is_chance_node() and not wanted_dice(state)
         reader = self.dice_reader() if not at_setup and state is not None and not state.is_terminal() else None
         if reader is None or self._before is None:  # no frame to tell a thrown die from a piece yet
@@ -686,7 +688,7 @@ class TablePipeline:
             self._windows = DiceWindows(reader)
         die_px = self._die_px(pose)
         gone = [(x, y) for _kind, _value, x, y in self._played]
-        readings = self._windows.read(frame, self._before, die_px, gone)
+        readings = self._windows.read(frame, self._before, die_px, gone, small)
         wanted = wanted_dice(state) if state is not None else []
         expected = dict(Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)) if wanted else None
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
@@ -741,13 +743,13 @@ class TablePipeline:
             left.remove(hit)
         return True
 
-    def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float) -> bool:
+    def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float, now: np.ndarray | None = None) -> bool:
         """Whether something larger than a die changed since the last frame (a hand, an arm, a shadow: a
         hand moving slowly over the board changes less of the picture than the motion meter asks for).
         Where such things passed, what changed is a piece moved or dice picked up, not a die thrown: once
         the view is quiet again, the frame before a throw takes those parts of the new picture (a magpie
         disc or a stand put down by hand is never taken for a die)."""
-        now = quarter(frame)
+        now = quarter(frame) if now is None else now
         last, self._last_quarter = self._last_quarter, now
         if last is None or last.shape != now.shape:
             self._touched = None

@@ -433,7 +433,7 @@ class EagleKingdomsReader:
         gh, gw = -(-small.shape[0] // cell), -(-small.shape[1] // cell)
         pad = np.zeros((gh * cell, gw * cell), np.float32)
         w = pad.copy()
-        v = small.astype(np.float32).mean(axis=2) / max(felt_light, 1.0)
+        v = _channel_mean(small.astype(np.float32)) / max(felt_light, 1.0)
         m = (felt > 0).astype(np.float32)
         pad[: v.shape[0], : v.shape[1]] = v * m
         w[: m.shape[0], : m.shape[1]] = m
@@ -459,10 +459,12 @@ class EagleKingdomsReader:
         shape = smooth.shape[:2]
         empty = np.zeros(shape, np.uint8)
         m = self._margin(f)
-        pts = smooth[m[:, 1], m[:, 0]].astype(np.float64)
-        # clearly not felt (not merely a noisy felt pixel): half as far again as the felt's tolerance
-        clear = _felt_mask(smooth, self._felt_ref, self._felt_light, 1.5 * self._felt_tol, [0.15, 2.5])
-        off_felt = (clear[m[:, 1], m[:, 0]] == 0) & (paper[m[:, 1], m[:, 0]] == 0)
+        at_margin = smooth[m[:, 1], m[:, 0]]
+        pts = at_margin.astype(np.float64)
+        # clearly not felt (not merely a noisy felt pixel): half as far again as the felt's tolerance (the test
+        # is per pixel: made at the margin's points only)
+        clear = _felt_mask(at_margin[None], self._felt_ref, self._felt_light, 1.5 * self._felt_tol, [0.15, 2.5])[0]
+        off_felt = (clear == 0) & (paper[m[:, 1], m[:, 0]] == 0)
         # a hand is large: a foreign margin point counts when three more lie within two steps of it
         near = float(cfg["margin_step_mm"]) * 2.1 * self.px_per_mm * f
         if off_felt.sum():
@@ -476,7 +478,8 @@ class EagleKingdomsReader:
         hand_bgr = np.median(colours, axis=0)
         mad = np.median(np.abs(colours - hand_bgr), axis=0) * 1.4826
         spread = np.maximum(3.0 * mad, float(cfg["hand_spread_min"]))
-        like = (np.abs(smooth.astype(np.float32) - hand_bgr.astype(np.float32)) <= spread.astype(np.float32)).all(axis=2)
+        off = np.abs(smooth.astype(np.float32) - hand_bgr.astype(np.float32)) <= spread.astype(np.float32)
+        like = off[..., 0] & off[..., 1] & off[..., 2]  # .all(axis=2), a channel at a time (faster)
         like &= felt == 0
         like = like.astype(np.uint8)
         for x, y in seeds_px:
@@ -519,12 +522,23 @@ def _felt_mask(smooth: np.ndarray, felt_bgr: np.ndarray, felt_light: float, max_
     """uint8 mask of felt-coloured pixels: chromaticity near the felt's, brightness within the band.
     A darker pixel's chromaticity is noisier (the same camera noise on smaller values), so its
     tolerance grows as the square root of how much darker it is than the felt."""
-    c = photometry.chroma(smooth)
-    d = np.linalg.norm(c - photometry.chroma(felt_bgr)[None, None, :], axis=2)
-    light = smooth.astype(np.float32).mean(axis=2) / max(felt_light, 1.0)
+    # (photometry.chroma and a mean over the channels, a channel at a time: numpy's sums over an axis of
+    # three cost several times the arithmetic)
+    x = smooth.astype(np.float32)
+    x1 = x + 1.0
+    total = (x1[..., 0] + x1[..., 1]) + x1[..., 2]
+    ref = photometry.chroma(felt_bgr)
+    d0, d1, d2 = (x1[..., k] / total - ref[k] for k in range(3))
+    d = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2)
+    light = _channel_mean(x) / max(felt_light, 1.0)
     lo, hi = (float(v) for v in light_band)
     tol = max_chroma * np.sqrt(np.clip(1.0 / np.maximum(light, 1e-3), 1.0, 4.0))
     return ((d <= tol) & (light >= lo) & (light <= hi)).astype(np.uint8) * 255
+
+
+def _channel_mean(x: np.ndarray) -> np.ndarray:
+    """``x.mean(axis=2)`` of a float32 (H, W, 3) image, the same to the bit, faster."""
+    return ((x[..., 0] + x[..., 1]) + x[..., 2]) / np.float32(3)
 
 
 def _card_cfg(cfg: Mapping[str, Any]) -> dict[str, Any]:

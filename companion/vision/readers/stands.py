@@ -132,26 +132,37 @@ def card_patches(image_bgr: np.ndarray, cards: Sequence[Card], px_per_mm: float,
     the crop is taken from the camera frame itself with a single interpolation. ``None``: the image
     is the canvas.
     """
-    out = np.empty((len(cards), PATCH_H, PATCH_W), np.float32)
+    n = len(cards)
     k = px_per_mm / CANON_PX_PER_MM
     G = np.eye(3) if canvas_to_image is None else np.asarray(canvas_to_image, np.float64)
     # patch px -> card mm (card centre at the origin): x from -9 mm, y from the top of the crop
     ox = (PATCH_W - 1) / 2
     oy = (CARD_MM_H / 2 - CROP_TOP_MM) * CANON_PX_PER_MM - 0.5
-    for n, c in enumerate(cards):
-        a = np.deg2rad(c.angle_deg)
-        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * k
-        M = np.eye(3)
-        M[:2] = np.c_[R, np.asarray(c.centre_px) - R @ np.array([ox, oy])]
-        P = G @ M  # patch px -> image px
-        p = cv2.warpPerspective(image_bgr, P, (PATCH_W, PATCH_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-        out[n] = normalise(p if p.ndim == 2 else cv2.cvtColor(p, cv2.COLOR_BGR2GRAY))
-    return out
+    # every card's patch px -> canvas px at once (a per-card loop of small numpy calls cost more than the warps)
+    a = np.deg2rad(np.array([c.angle_deg for c in cards], np.float64))
+    cos, sin = np.cos(a) * k, np.sin(a) * k
+    M = np.zeros((n, 3, 3))
+    M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1], M[:, 2, 2] = cos, -sin, sin, cos, 1.0
+    M[:, :2, 2] = np.array([c.centre_px for c in cards], np.float64).reshape(n, 2) - np.c_[cos * ox - sin * oy, sin * ox + cos * oy]
+    P = G @ M  # patch px -> image px
+    grey = image_bgr.ndim == 2
+    crops = np.empty((n, PATCH_H, PATCH_W) if grey else (n, PATCH_H, PATCH_W, 3), image_bgr.dtype)
+    for i in range(n):
+        cv2.warpPerspective(image_bgr, P[i], (PATCH_W, PATCH_H), dst=crops[i], flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                            borderMode=cv2.BORDER_REPLICATE)
+    if not grey and n:
+        crops = cv2.cvtColor(crops.reshape(n * PATCH_H, PATCH_W, 3), cv2.COLOR_BGR2GRAY).reshape(n, PATCH_H, PATCH_W)
+    return normalise(crops)
 
 
 def normalise(patch: np.ndarray) -> np.ndarray:
+    """A grey crop (or a stack of them, (N, H, W)) as the classifier takes it: each crop less its mean, over its
+    spread."""
     p = patch.astype(np.float32)
-    return (p - p.mean()) / (p.std() + 4.0)
+    if p.ndim == 2:
+        return (p - p.mean()) / (p.std() + 4.0)
+    flat = p.reshape(len(p), -1)
+    return ((flat - flat.mean(axis=1, keepdims=True)) / (flat.std(axis=1, keepdims=True) + 4.0)).reshape(p.shape)
 
 
 SHORT_FRACTION = 0.92  # a paper blob shorter than this part of a card's paper is cut across

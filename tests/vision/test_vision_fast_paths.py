@@ -1,0 +1,61 @@
+"""The pipeline's faster arithmetic gives the same result, to the bit, as the plain numpy it replaced (the live
+table's speed target, issue 20: the readings must not change with it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision import photometry, table_changes
+from companion.vision.readers import eagle_kingdoms, stands
+
+
+@pytest.fixture
+def pictures():
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 256, (90, 160, 3)).astype(np.uint8)
+    dark = (base * 0.3).astype(np.uint8)  # dim pixels: the chromaticity's tolerance widens there
+    return [base, dark, np.clip(base.astype(int) + rng.integers(-40, 40, base.shape), 0, 255).astype(np.uint8)]
+
+
+def test_chroma_and_the_felt_mask_equal_their_plain_numpy_definitions(pictures):
+    felt = np.array([40.0, 110.0, 60.0])
+    for image in pictures:
+        x = image.astype(np.float32) + 1.0
+        assert np.array_equal(photometry.chroma(image), x / x.sum(axis=-1, keepdims=True))
+        for tol, band in ((0.045, [0.25, 1.8]), (0.1, [0.15, 2.5])):
+            d = np.linalg.norm(photometry.chroma(image) - photometry.chroma(felt)[None, None, :], axis=2)
+            light = image.astype(np.float32).mean(axis=2) / 90.0
+            limit = tol * np.sqrt(np.clip(1.0 / np.maximum(light, 1e-3), 1.0, 4.0))
+            plain = ((d <= limit) & (light >= band[0]) & (light <= band[1])).astype(np.uint8) * 255
+            fast = eagle_kingdoms._felt_mask(image, felt, 90.0, tol, band)
+            assert np.array_equal(fast, plain) and 0 < (fast > 0).sum() < fast.size
+
+
+def test_a_stack_of_card_crops_is_normalised_crop_by_crop(pictures):
+    crops = np.stack([p[:26, :36, 0] for p in pictures] + [np.full((26, 36), 7, np.uint8)])
+    together = stands.normalise(crops)
+    for crop, out in zip(crops, together, strict=True):
+        assert np.array_equal(out, stands.normalise(crop))
+    assert together.shape == crops.shape and together.dtype == np.float32
+
+
+def test_the_changed_places_are_the_plain_numpy_ones(pictures, monkeypatch):
+    """The changed pixels, a channel at a time, as numpy's max over the channels said."""
+    now, was = pictures[2], pictures[0]
+    seen = {}
+    real = table_changes.cv2.morphologyEx
+
+    def spy(mask, *args, **kwargs):
+        seen["mask"] = mask.copy()
+        return real(mask, *args, **kwargs)
+
+    monkeypatch.setattr(table_changes.cv2, "morphologyEx", spy)
+    for local in (True, False):
+        table_changes._changes(now, was, local_light=local)
+        if local:
+            gain = table_changes.cv2.resize(table_changes.light_gain(now, was), (160, 90), interpolation=table_changes.cv2.INTER_CUBIC)
+        else:
+            gain = np.median((now.astype(np.float32) + 1) / (was.astype(np.float32) + 1), axis=(0, 1))
+        plain = np.abs(now.astype(np.float32) - was.astype(np.float32) * gain).max(axis=2) > table_changes.CHANGE_LEVEL
+        assert np.array_equal(seen["mask"], plain.astype(np.uint8)) and 0 < plain.sum() < plain.size
