@@ -777,7 +777,7 @@ class TablePipeline:
             return
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
-        if windows.quiet and (not self._dice_in_view or spent or self._refresh_before):
+        if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
             self._before = frame
             self._refresh_before = False
 

@@ -110,22 +110,34 @@ class DiceWindows:
         self.places: list[tuple[int, int]] = []
         self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
         self._before: tuple[int, np.ndarray] | None = None  # (id, quarter size) of the frame before the throw
-        self.quiet = False  # nothing die-sized changed since the frame before this one
+        self._quiet: bool | None = False  # nothing die-sized changed since the frame before this one (None: not yet told)
+        self._quiet_pair: tuple[np.ndarray, np.ndarray, float] | None = None
         self._last: np.ndarray | None = None
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing die-sized changed between the last frame read and the one before it."""
+        if self._quiet is None:
+            now, last, die_px = self._quiet_pair
+            self._quiet, self._quiet_pair = not changed_places(now, last, die_px), None
+        return self._quiet
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
              gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None) -> list[Any]:
         """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
         the frame's :func:`quarter`, when the caller made it already."""
         if before is None or before.shape != frame.shape:
-            self.places, self._cache, self.quiet, self._last = [], {}, False, None
+            self.places, self._cache, self._last = [], {}, None
+            self._quiet, self._quiet_pair = False, None
             return list(self.reader.read(frame))
         h, w = frame.shape[:2]
         half = int(max(64, 4 * die_px))
         if self._before is None or self._before[0] != id(before):
             self._before = (id(before), quarter(before))
         now = quarter(frame) if small is None else small
-        self.quiet = self._last is not None and self._last.shape == now.shape and not changed_places(now, self._last, die_px)
+        # told when asked (:attr:`quiet`): with dice lying in view nobody asks, and it is a second changed_places
+        follows = self._last is not None and self._last.shape == now.shape
+        self._quiet, self._quiet_pair = (None, (now, self._last, die_px)) if follows else (False, None)
         self._last = now
         self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
                        if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]

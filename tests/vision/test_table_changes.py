@@ -40,3 +40,32 @@ def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away
     mask = cv2.resize(hand_changes(quarter(after), quarter(before), DIE), (640, 360), interpolation=cv2.INTER_NEAREST)
     assert mask[130, 90] and mask[120, 165] and not mask[28, 288]
     assert not hand_changes(quarter(before), quarter(before), DIE).any()
+
+
+class _Reader:
+    def read(self, image):
+        return []
+
+
+def test_the_windows_say_whether_a_die_sized_change_came_since_the_last_frame():
+    """``quiet`` (told when asked, after the frame) is about the last two frames read, whatever came since."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(2)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE, 200 + DIE), (250, 250, 250), -1)
+    windows = DiceWindows(_Reader())
+    windows.read(before, before, DIE)
+    assert not windows.quiet  # a first frame follows none
+    windows.read(before, before, DIE)
+    assert windows.quiet
+    windows.read(with_die, before, DIE)
+    assert len(windows.places) == 1 and not windows.quiet  # a die came
+    still = with_die.copy()
+    windows.read(still, before, DIE, small=quarter(still))
+    with_die[:] = 0  # the frames read are not kept by the caller
+    assert windows.quiet  # the die lay still between the last two frames
+    windows.read(before, before, DIE)  # the die taken away
+    assert not windows.quiet and windows.places == []
+    windows.read(before, None, DIE)  # no frame before a throw: nothing to compare
+    assert not windows.quiet
