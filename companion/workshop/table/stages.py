@@ -35,6 +35,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("photometry", "companion.vision.photometry:Photometry", "balance_image"),
     ("reader", "companion.referee.table_games:BoardReading", "read"),
     ("dice", "companion.referee.table:TablePipeline", "_read_dice"),
+    ("dice", "companion.referee.table:TablePipeline", "_remember_before"),  # the frame before a throw: is the view quiet?
     ("match", "companion.referee.table:TablePipeline", "reevaluate"),
     ("total", "companion.referee.table:TablePipeline", "process"),
 )
