@@ -688,7 +688,9 @@ class TablePipeline:
             self._windows = DiceWindows(reader)
         die_px = self._die_px(pose)
         gone = [(x, y) for _kind, _value, x, y in self._played]
-        readings = self._windows.read(frame, self._before, die_px, gone, small)
+        angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
+        seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
+        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at)
         wanted = wanted_dice(state) if state is not None else []
         expected = dict(Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)) if wanted else None
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,

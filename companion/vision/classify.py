@@ -8,7 +8,9 @@ ONNX graph), so a softmax gives calibrated probabilities.
 A doubtful crop (best probability below ``mirror_below``) is read a second time mirrored left to right,
 and the two readings' logits are averaged: a mirrored pip face is a pip face, and the mirror keeps the
 camera's up and down (turning the crop would not: a leaning camera sees the upward face above the side
-faces). Measured on the shipped model, it reads more dice right on every real and synthetic set. The
+faces). Measured on the shipped model, it reads more dice right on every real and synthetic set. A die the
+board's pose shows seen from above (``down``) is read turned by quarter turns as well (``looking_down.views``):
+from above there is no up and down, and the face reads the same turned. The
 reader gives faint finds a ``floor``: one read less surely than that could not count, and is read once.
 """
 
@@ -23,6 +25,7 @@ from companion.vision.imageio import shrink
 from companion.vision.models import output_names
 
 DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95}
+SIDE_VIEWS = ("mirror",)  # the second look at a doubtful crop of a die seen from the side: keeps up and down
 LOGITS, EMBEDDING = "logits", "embedding"  # the model's outputs, asked for by name (OpenCV orders them its own way)
 # bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
 CROP_VERSION = 2  # 2: shrunk by imageio.shrink instead of INTER_AREA
@@ -55,6 +58,18 @@ def normalize(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
+def second_view(x: np.ndarray, view: str) -> np.ndarray:
+    """N x C x H x W standardized crops seen another way (the per-crop standardization is unchanged):
+    "mirror" (left to right), "rot90", "rot180", "rot270" (quarter turns counter-clockwise), "flip" (top to
+    bottom)."""
+    if view == "mirror":
+        return np.ascontiguousarray(x[..., ::-1])
+    if view == "flip":
+        return np.ascontiguousarray(x[..., ::-1, :])
+    turns = {"rot90": 1, "rot180": 2, "rot270": 3}[view]
+    return np.ascontiguousarray(np.rot90(x, turns, axes=(2, 3)))
+
+
 def kind_mask(kinds) -> np.ndarray:
     """Boolean mask of the classes allowed when only ``kinds`` of dice are on the table."""
     return np.array([k in kinds or i == NONE for i, (k, _) in enumerate(CLASSES)])
@@ -82,19 +97,25 @@ class Classifier:
         return np.concatenate([self.session.run([EMBEDDING], {self.input: normalize(crops[i:i + batch])})[0]
                                for i in range(0, len(crops), batch)])
 
-    def logits(self, img: np.ndarray, boxes, floor=None, kinds=None) -> np.ndarray:
-        return self.read(img, boxes, floor, kinds)[0]
+    def logits(self, img: np.ndarray, boxes, floor=None, kinds=None, down=None) -> np.ndarray:
+        return self.read(img, boxes, floor, kinds, down)[0]
 
-    def read(self, img: np.ndarray, boxes, floor=None, kinds=None) -> tuple[np.ndarray, np.ndarray | None]:
+    @property
+    def down_views(self) -> tuple[str, ...]:
+        """The second looks at a doubtful crop of a die seen from above (``looking_down`` in the config)."""
+        return tuple(self.config.get("looking_down", {}).get("views", SIDE_VIEWS))
+
+    def read(self, img: np.ndarray, boxes, floor=None, kinds=None, down=None) -> tuple[np.ndarray, np.ndarray | None]:
         """(logits, embeddings or None) of each box's crop. ``floor`` (one value per box, optional): a doubtful
         crop whose best die reading ("none" aside; only ``kinds`` when given) is below its floor is not read
-        again (the reader passes one for faint finds that could not count). The embedding is the unmirrored
-        crop's."""
+        again (the reader passes one for faint finds that could not count). ``down`` (one bool per box,
+        optional): the die is seen from above, so a doubtful crop is also read turned (``down_views``). The
+        embedding is the crop's as it is."""
         if not len(boxes):
             return np.zeros((0, len(CLASSES)), np.float32), None
-        return self.read_crops(self.crops(img, boxes), floor, kinds)
+        return self.read_crops(self.crops(img, boxes), floor, kinds, down)
 
-    def read_crops(self, crops: np.ndarray, floor=None, kinds=None) -> tuple[np.ndarray, np.ndarray | None]:
+    def read_crops(self, crops: np.ndarray, floor=None, kinds=None, down=None) -> tuple[np.ndarray, np.ndarray | None]:
         """``read`` of crops already cut (N x size x size x 3 uint8, as ``crops`` cuts them)."""
         x = normalize(crops)
         outs = self.session.run(self._outputs, {self.input: x})
@@ -106,17 +127,21 @@ class Classifier:
             die[:, NONE] = 0
             doubtful &= die.max(1) >= np.asarray(floor, np.float64)
         doubtful = np.flatnonzero(doubtful)
-        if len(doubtful):  # x is N x C x H x W: mirror the W axis (the per-crop standardization is unchanged)
-            mirrored = np.ascontiguousarray(x[doubtful][..., ::-1])
-            logits[doubtful] = (logits[doubtful] + self.session.run([LOGITS], {self.input: mirrored})[0]) / 2
+        down = np.zeros(len(crops), bool) if down is None else np.asarray(down, bool)
+        for rows, views in ((doubtful[~down[doubtful]], SIDE_VIEWS), (doubtful[down[doubtful]], self.down_views)):
+            if len(rows):  # the logits of every look at a doubtful crop, averaged
+                looks = [logits[rows]] + [self.session.run([LOGITS], {self.input: second_view(x[rows], v)})[0]
+                                          for v in views]
+                logits[rows] = np.mean(looks, axis=0)
         return logits, embeddings
 
-    def probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None) -> np.ndarray:
-        return self.read_probabilities(img, boxes, kinds, floor)[0]
+    def probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None, down=None) -> np.ndarray:
+        return self.read_probabilities(img, boxes, kinds, floor, down)[0]
 
-    def read_probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None) -> tuple[np.ndarray, np.ndarray | None]:
+    def read_probabilities(self, img: np.ndarray, boxes, kinds=None, floor=None, down=None
+                           ) -> tuple[np.ndarray, np.ndarray | None]:
         """(probabilities over CLASSES, only ``kinds`` when given; embeddings or None)."""
-        logits, embeddings = self.read(img, boxes, floor, kinds)
+        logits, embeddings = self.read(img, boxes, floor, kinds, down)
         return _masked_softmax(logits, kinds), embeddings
 
     def probabilities_of_crops(self, crops: np.ndarray, kinds=None) -> np.ndarray:

@@ -401,6 +401,25 @@ def view_angle_deg(H: np.ndarray, image_size: Sequence[int], point_mm: Sequence[
     return float(np.degrees(np.arccos(min(1.0, cos))))
 
 
+def view_angles_px(H: np.ndarray, image_size: Sequence[int], points_px: np.ndarray,
+                   camera: CameraProfile | None = None, focal_guess: float = 0.8) -> np.ndarray:
+    """Degrees between the table's normal and the line of sight to each of ``points_px`` (N x 2, undistorted
+    image px of points on the table): :func:`view_angle_deg` for many points given in the picture (where a die
+    lies) rather than on the board."""
+    w, h = float(image_size[0]), float(image_size[1])
+    if camera is not None:
+        K = np.asarray(camera.camera_matrix, np.float64)
+    else:
+        f = focal_guess * max(w, h)
+        K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], np.float64)
+    M = np.linalg.solve(K, np.asarray(H, np.float64))
+    normal = np.cross(M[:, 0] / np.linalg.norm(M[:, 0]), M[:, 1] / np.linalg.norm(M[:, 1]))
+    pts = np.asarray(points_px, np.float64).reshape(-1, 2)
+    rays = np.linalg.solve(K, np.c_[pts, np.ones(len(pts))].T).T
+    cos = np.abs(rays @ normal) / (np.linalg.norm(rays, axis=1) * (np.linalg.norm(normal) or 1.0))
+    return np.degrees(np.arccos(np.clip(cos, 0.0, 1.0)))
+
+
 def corner_motion_px(H_a: np.ndarray, H_b: np.ndarray, board: BoardMap) -> float:
     """Largest move, in px, of a board corner between two homographies."""
     corners = board.board_corners_mm()
@@ -593,6 +612,23 @@ class BoardTracker:
         except np.linalg.LinAlgError:  # a degenerate homography: no angle rather than a wrong one
             return None
         return angle if np.isfinite(angle) else None
+
+    def seen_at(self, result: PoseResult, image_size: Sequence[int]):
+        """A function from points of the picture (N x 2 px) to the degrees at which the camera sees the table
+        there (:func:`view_angles_px`), or ``None`` without a usable pose: what tells the dice reader which
+        dice it sees from above."""
+        if not result.usable or result.homography is None:
+            return None
+        H = np.asarray(result.homography, np.float64)
+        camera, focal = self.camera, self.config["view"]["focal_guess"]
+
+        def degrees(points_px: np.ndarray) -> np.ndarray:
+            try:
+                return view_angles_px(H, image_size, points_px, camera, focal)
+            except np.linalg.LinAlgError:  # a degenerate homography: no angle, so no die is taken as seen from above
+                return np.full(len(points_px), np.nan)
+
+        return degrees
 
     @property
     def has_tapped_corners(self) -> bool:

@@ -4,7 +4,8 @@
     for r in reader.read(frame):       # frame: BGR uint8 (any size)
         print(r.kind, r.value, r.confidence, r.uncertain, r.box)
 
-A reading below ``uncertain_below`` confidence is marked uncertain (never silently guessed), and so is
+A reading below ``uncertain_below`` confidence is marked uncertain (never silently guessed; a die that the
+board's pose shows is seen from above, ``read(frame, seen_at)``, from ``looking_down.uncertain_below``), and so is
 every reading of a kind the model card lists in ``always_confirm_kinds`` (a kind whose measured
 accuracy does not justify trusting any single reading: the d8 today). A found
 die whose face the classifier calls unreadable (partly hidden, tilted against another die, a
@@ -72,6 +73,8 @@ class DiceReader:
         # a faint find (below the detector's sure_above) must be read at least this confidently to count
         self.faint_min_confidence = float(cfg.get("faint_min_confidence", self.uncertain_below))
         self.always_confirm_kinds = frozenset(cfg.get("always_confirm_kinds", ()))
+        # a die seen from above reads the same turned by quarter turns, and is sure from its own threshold
+        self.looking_down = dict(cfg.get("looking_down", {}))
         self.kinds = tuple(kinds)
         # stage 2b: the d8's numerals get a second, closer look when the models folder has a d8 reader
         self.d8_reader = None
@@ -107,10 +110,13 @@ class DiceReader:
             return False  # a faint find that does not read clearly as a die
         return True
 
-    def read(self, frame: np.ndarray) -> list[Reading]:
+    def read(self, frame: np.ndarray, seen_at=None) -> list[Reading]:
+        """Every die of the frame. ``seen_at`` (optional, from the board's pose): a function from die centres
+        (N x 2 frame px) to the degrees between the table's normal and the line of sight to each; a die seen
+        from within ``looking_down.within_deg`` is read as a die seen from above (``looking_down``)."""
         t0 = time.perf_counter()
         dets = self.detector(frame)
-        return self._read_finds(frame, dets, t0, time.perf_counter())
+        return self._read_finds(frame, dets, t0, time.perf_counter(), seen_at)
 
     def read_boxes(self, frame: np.ndarray, boxes) -> list[Reading]:
         """Read dice where they are known to be (a die the family tapped, a photo of one die): one reading per
@@ -120,14 +126,27 @@ class DiceReader:
         t0 = time.perf_counter()
         return self._read_finds(frame, [Detection(tuple(float(v) for v in b), 1.0) for b in boxes], t0, t0)
 
-    def _read_finds(self, frame: np.ndarray, dets, t0: float, t1: float) -> list[Reading]:
+    def from_above(self, boxes, seen_at) -> np.ndarray:
+        """Which of the boxes' dice are seen from above (``looking_down.within_deg``), by ``seen_at``."""
+        within = self.looking_down.get("within_deg")
+        if seen_at is None or within is None or not len(boxes):
+            return np.zeros(len(boxes), bool)
+        b = np.asarray(boxes, np.float64).reshape(-1, 4)
+        degrees = np.asarray(seen_at(b[:, :2] + b[:, 2:] / 2), np.float64)
+        return np.isfinite(degrees) & (degrees <= float(within))
+
+    def _read_finds(self, frame: np.ndarray, dets, t0: float, t1: float, seen_at=None) -> list[Reading]:
         # a faint find read below half of faint_min_confidence cannot count (_kept): its crop is not mirrored
         floor = [self.faint_min_confidence / 2 if d.score < self.sure_above else 0.0 for d in dets]
         boxes = [d.box for d in dets]
+        down = self.from_above(boxes, seen_at)
+        sure_from = np.where(down, float(self.looking_down.get("uncertain_below", self.uncertain_below)),
+                             self.uncertain_below)
+        turned = {"down": down} if down.any() else {}
         if self.matcher is None:
-            probs, embeddings = self.classifier.probabilities(frame, boxes, self.kinds, floor), None
+            probs, embeddings = self.classifier.probabilities(frame, boxes, self.kinds, floor, **turned), None
         else:  # the embeddings too, to compare each find with the taught dice
-            probs, embeddings = self.classifier.read_probabilities(frame, boxes, self.kinds, floor)
+            probs, embeddings = self.classifier.read_probabilities(frame, boxes, self.kinds, floor, **turned)
         if self.d8_reader is not None and len(dets):
             # after the second look a d8 reading's confidence is at most the d8 share, and P(none) only grows:
             # finds dropped even at that confidence (clutter read faintly as a d8) are not read again
@@ -150,7 +169,7 @@ class DiceReader:
             conf = float(q[best])
             kept = self._kept(det.score, conf, p_none)
             kind, value = CLASSES[best]
-            uncertain = conf < self.uncertain_below or kind in self.always_confirm_kinds
+            uncertain = bool(conf < sure_from[i]) or kind in self.always_confirm_kinds
             if matches is not None:
                 face, sure, why = self.matcher.decide(matches[i], (kind, value), conf, not uncertain,
                                                       self.always_confirm_kinds)

@@ -123,13 +123,15 @@ class DiceWindows:
         return self._quiet
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
-             gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None) -> list[Any]:
+             gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None) -> list[Any]:
         """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
-        the frame's :func:`quarter`, when the caller made it already."""
+        the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
+        sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
+        from above."""
         if before is None or before.shape != frame.shape:
             self.places, self._cache, self._last = [], {}, None
             self._quiet, self._quiet_pair = False, None
-            return list(self.reader.read(frame))
+            return list(self.reader.read(frame, seen_at) if seen_at is not None else self.reader.read(frame))
         h, w = frame.shape[:2]
         half = int(max(64, 4 * die_px))
         if self._before is None or self._before[0] != id(before):
@@ -153,7 +155,7 @@ class DiceWindows:
                 readings = [replace(r) for r in kept[1]]
             else:
                 readings = []
-                for r in self.reader.read(window):
+                for r in self._read_window(window, x0, y0, seen_at):
                     r.box = (r.box[0] + x0, r.box[1] + y0, r.box[2], r.box[3])
                     readings.append(r)
             cache[(x0, y0)] = (look, readings)
@@ -162,6 +164,11 @@ class DiceWindows:
                     found.append(r)
         self._cache = cache
         return found
+
+    def _read_window(self, window: np.ndarray, x0: int, y0: int, seen_at: Any) -> list[Any]:
+        if seen_at is None:
+            return list(self.reader.read(window))
+        return list(self.reader.read(window, lambda centres: seen_at(np.asarray(centres) + (x0, y0))))
 
 
 def _overlap(a: Sequence[float], b: Sequence[float]) -> float:

@@ -1,4 +1,5 @@
-"""``companion bench dice [--json] [--scenes N] [--no-real] [--no-rolls]``: dice-reading benchmark.
+"""``companion bench dice [--json] [--scenes N] [--no-real] [--no-rolls] [--films [--film-seeds 0,1] [--film-rolls N]]``:
+dice-reading benchmark.
 
 Prints per-kind accuracy on a fresh synthetic set (and the six-sided dice's by the angle their top face
 is seen at), recall and accuracy on the real photos (each split with its role: validation, or never used
@@ -8,6 +9,9 @@ on the split's first photos (``rolls``; synthetic boxes too, for the d8 and the 
 on the four games' boards without any dice (``boards``), the median ms per 1280x720 frame with 2, 5 and 10 dice using one
 onnxruntime thread, and that of the motion meter that holds a roll back while something moves over the
 table. Exit status 0, or 2 when the models cannot be loaded.
+
+``--films`` measures instead the dice of the whole-game films of ``companion bench table``, die by die (found,
+sure and right, sure and wrong, unsure; per die kind and game; :mod:`companion.workshop.table.dice_films`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+import numpy as np
 
 from companion.vision.errors import ModelError
 from companion.workshop.dice import boards, evaluate, realdata, rolls
@@ -61,6 +67,8 @@ def _print_rolls(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.films:
+        return _films(args)
     from companion.vision.reader import DiceReader
 
     try:
@@ -92,7 +100,40 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-rolls", action="store_true", help="skip the roll-level figures (untaught and taught)")
     ap.add_argument("--boxes", type=int, default=4, help="synthetic boxes of dice per kind, taught and not (default 4)")
     ap.add_argument("--board-frames", type=int, default=40, help="rendered board frames without dice (default 40)")
+    ap.add_argument("--films", action="store_true", help="only the dice of the whole-game films, die by die")
+    ap.add_argument("--film-seeds", default="0,1", help="seeds of the films of each game (default 0,1)")
+    ap.add_argument("--film-rolls", type=int, default=30, help="settled rolls per film (default 30)")
+    ap.add_argument("--film-frames", type=int, default=3, help="still frames read per roll (default 3)")
     return ap
+
+
+def _films(args: argparse.Namespace) -> int:
+    from companion.workshop.table import dice_films
+
+    try:
+        seeds = tuple(int(s) for s in args.film_seeds.split(",") if s.strip())
+    except ValueError:
+        print(f"error: --film-seeds takes whole numbers separated by commas, not {args.film_seeds!r}", file=sys.stderr)
+        return 2
+    try:
+        result = dice_films.measure(seeds=seeds, rolls=args.film_rolls, frames=args.film_frames)
+    except ModelError as exc:
+        print(f"error: {exc.reason}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"films": result}))
+        return 0
+    print(f"the dice of the whole-game films (seeds {args.film_seeds}; {args.film_rolls} settled rolls per film, "
+          f"{args.film_frames} still frames each):")
+    for game, g in [*result["games"].items(), ("all", result["all"])]:
+        r = g["rolls"]
+        print(f"  {game}: {g['frames']} frames, {g['ms_per_frame_median']} CPU ms per frame's dice read afresh; settled rolls "
+              f"{r.get('right_without_tap', 0)} of {r.get('rolls', 0)} right without a tap, "
+              f"{r.get('silently_wrong', 0)} silently wrong; {g['sure_extra_finds']} sure finds that are no die")
+        for kind, k in g["per_kind"].items():
+            print(f"    {kind:7} {k['dice']:4} dice read: found {100 * k['found']:5.1f}%  sure and right "
+                  f"{100 * k['sure_right_share']:5.1f}%  sure and wrong {k['sure_wrong']}  unsure {100 * k['unsure_share']:5.1f}%")
+    return 0
 
 
 def _real_figures(roles: tuple[str, ...]) -> dict:
@@ -133,6 +174,9 @@ def _timings(reader) -> dict:
     from companion.vision.reader import DiceReader
 
     result = {"ms_1280x720_one_thread": evaluate.time_frames(reader)}
+    if reader.looking_down:  # every die seen from above (the board's pose says so): doubtful crops read turned too
+        result["ms_1280x720_one_thread_from_above"] = evaluate.time_frames(
+            reader, seen_at=lambda centres: np.zeros(len(centres)))
     if reader.classifier.has_embedding:  # the same frames read with a taught profile (a box of six-sided dice)
         profiled = DiceReader(threads=1)
         rolls.synthetic_profile(profiled)
@@ -152,6 +196,9 @@ def _print_result(result: dict) -> None:
           f"{100 * b['frames_with_a_sure_die']:.0f}% of frames show a sure die")
     print("median ms per 1280x720 frame (1 thread): "
           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread"].items()))
+    if "ms_1280x720_one_thread_from_above" in result:
+        print("  the same, every die seen from above (the table pipeline with the board's pose): " + ", ".join(
+            f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread_from_above"].items()))
     if "ms_1280x720_one_thread_with_profile" in result:
         print("  the same with a taught profile: " + ", ".join(
             f"{k.replace('_', ' ')} {v:.1f}" for k, v in result["ms_1280x720_one_thread_with_profile"].items()))

@@ -229,6 +229,21 @@ def _mirror(cls: dict) -> str:
             " the camera's up and down)." if below > 0 else "")
 
 
+def _looking_down(cls: dict) -> str:
+    down, cal = cls["config"].get("looking_down"), cls.get("looking_down_calibration")
+    if not down:
+        return ""
+    text = (f"\nA die the board's pose shows is seen from within {down['within_deg']:g} degrees of straight above is read"
+            f" turned as well when doubtful ({', '.join(down['views'])}: a face seen from above reads the same turned"
+            f" by quarter turns) and is sure from {down['uncertain_below']} (`looking_down`; `companion dice`, with no"
+            " pose, reads every die as seen from the side).")
+    if cal:
+        text += (f" Calibrated (`evaluate.calibrate_looking_down`) on the {cal['dice']} dice of the held-out photos taken"
+                 f" from above: {cal['sure']} sure, {cal['wrong_sure']} of them wrong; the cheapest threshold there,"
+                 f" {cal['cheapest']}, is floored at `mirror_below`.")
+    return text
+
+
 def kept_hand_section(card: Path, sha256: str) -> str:
     """The hand-written "## This run" section of an existing card (what changed, every candidate and why
     this one was chosen), up to the next section: kept when the card is rewritten for the same model file
@@ -327,7 +342,7 @@ Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; outp
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
 {', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.{_embedding(cls)}
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}
+is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}{_looking_down(cls)}
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.

@@ -22,6 +22,7 @@ import numpy as np
 
 from companion.vision.classes import CLASS_NAMES, CLASSES, KINDS, NONE
 from companion.vision.confidence import ece
+from companion.vision.detect import Detection
 from companion.workshop.dice import label_review, realdata, synth
 from companion.workshop.dice.realdata import match
 
@@ -211,7 +212,9 @@ def confusion_png(cm: np.ndarray, path: Path, title: str, names=None) -> None:
 
 
 def time_frames(reader, sizes=(2, 5, 10), h: int = 720, w: int = 1280, repeats: int = 15, seed: int = 5,
-                size_range=(40, 110)) -> dict:
+                size_range=(40, 110), seen_at=None) -> dict:
+    """Median ms per frame with ``sizes`` dice; ``seen_at``: read as the table pipeline does with the board's pose
+    (``DiceReader.read``)."""
     rng = np.random.default_rng(seed)
     out = {}
     for n in sizes:
@@ -221,7 +224,7 @@ def time_frames(reader, sizes=(2, 5, 10), h: int = 720, w: int = 1280, repeats: 
         for k in range(repeats):
             img = scenes[k % len(scenes)].image
             t0 = time.perf_counter()
-            reader.read(img)
+            reader.read(img, seen_at) if seen_at is not None else reader.read(img)
             times.append((time.perf_counter() - t0) * 1000)
         out[f"{n}_dice"] = statistics.median(times[2:])
     return out
@@ -267,6 +270,45 @@ def calibrate_uncertain_below(folder: Path, photos, cost: float = SILENT_ERROR_C
     from companion.vision.reader import DiceReader
 
     reader = DiceReader(kinds=("d6",), threads=1, models_folder=folder, uncertain_below=0.0)
+    c, ok = _calibration_readings(reader, photos)
+    chosen = cheapest_threshold(c, ok, cost)
+    sure = c >= chosen
+    return {"uncertain_below": chosen, "dice": int(len(c)), "sure": int(sure.sum()),
+            "wrong_sure": int((~ok[sure]).sum()), "cost": cost}
+
+
+LOOKING_DOWN = {"within_deg": 30.0, "views": ["mirror", "rot90", "rot180", "rot270"]}
+"""Dice seen from above (the line of sight within ``within_deg`` of the table's normal, by the board's pose):
+a camera looking straight down with a phone's field of view sees the dice at 0-30 degrees (0.8 x the longer
+side as focal length: 32 degrees at the sides of a 16:9 picture), as the "above" photos show them. Their face
+reads the same turned by quarter turns, so a doubtful crop is read turned too (``views``, besides the mirror)."""
+
+
+def calibrate_looking_down(folder: Path, photos, cost: float = SILENT_ERROR_COST) -> dict:
+    """The confidence from which a die seen from above is sure: :func:`calibrate_uncertain_below` on the
+    calibration photos taken from above (``realdata.view_of``), every die read as seen from above
+    (``LOOKING_DOWN``), but never below the confidence from which a crop gets no second look (``mirror_below``):
+    a die seen from above is sure only when its reading, turned, is as confident as a crop that needs no second
+    look. The floor because a few hundred calibration dice cannot tell thresholds apart that all leave none of
+    them sure and wrong (the cheapest, 0.66 for the shipped models, read 0.68% of the chase-casino validation
+    crops sure and wrong at 0.9). Returns the ``looking_down`` config and its calibration figures."""
+    from companion.vision.reader import DiceReader
+
+    reader = DiceReader(kinds=("d6",), threads=1, models_folder=folder, uncertain_below=0.0)
+    reader.looking_down = {**LOOKING_DOWN, "uncertain_below": 0.0}
+    reader.classifier.config["looking_down"] = reader.looking_down
+    above = [(ds, p) for ds, p in photos if realdata.view_of(ds, p.path.name) == "above"]
+    conf, right = _calibration_readings(reader, above, lambda centres: np.zeros(len(centres)))
+    cheapest = cheapest_threshold(conf, right, cost)
+    chosen = max(cheapest, float(reader.classifier.config["mirror_below"]))
+    sure = conf >= chosen
+    return {**LOOKING_DOWN, "uncertain_below": chosen,
+            "calibration": {"dice": int(len(conf)), "sure": int(sure.sum()), "wrong_sure": int((~right[sure]).sum()),
+                            "cheapest": cheapest, "cost": cost}}
+
+
+def _calibration_readings(reader, photos, seen_at=None) -> tuple[np.ndarray, np.ndarray]:
+    """(confidence, read right) of every six-sided die labelled on ``photos`` (-1: not found)."""
     conf, right = [], []
     for ds, p in photos:
         img = cv2.imread(str(p.path))
@@ -274,19 +316,16 @@ def calibrate_uncertain_below(folder: Path, photos, cost: float = SILENT_ERROR_C
         if img is None or not dice:
             continue
         if ds in realdata.CROP_SETS:
-            by_die = dict(enumerate(reader.read_boxes(img, [d.box for d in dice])))
+            found = reader._read_finds(img, [Detection(tuple(float(v) for v in d.box), 1.0) for d in dice], 0, 0, seen_at)
+            by_die = dict(enumerate(found))
         else:
-            readings = reader.read(img)
+            readings = reader.read(img, seen_at) if seen_at is not None else reader.read(img)
             by_die = {j: readings[i] for i, j in match([r.box for r in readings], [d.box for d in dice])}
         for j in range(len(dice)):
             r = by_die.get(j)
             conf.append(r.confidence if r is not None else -1.0)
             right.append(r is not None and r.value == dice[j].value)
-    c, ok = np.array(conf), np.array(right, bool)
-    chosen = cheapest_threshold(c, ok, cost)
-    sure = c >= chosen
-    return {"uncertain_below": chosen, "dice": int(len(c)), "sure": int(sure.sum()),
-            "wrong_sure": int((~ok[sure]).sum()), "cost": cost}
+    return np.array(conf, np.float64), np.array(right, bool)
 
 
 def real_splits(roles=("valid", "heldout", "train")):
@@ -345,13 +384,36 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
     return results
 
 
+def write_looking_down(folder: Path, calib=None) -> dict:
+    """:func:`calibrate_looking_down` on the calibration photos (the held-out 10% of the training photos), written
+    into the classifier's config in ``folder``'s manifest (what ``make train`` does after training)."""
+    from companion.workshop.dice.train import real_training_photos
+
+    if calib is None:
+        _, calib = real_training_photos()
+    if not calib:
+        raise SystemExit("no calibration photos: ../shared/datasets not found")
+    down = calibrate_looking_down(folder, calib)
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["dice_classifier"]["config"]["looking_down"] = {k: v for k, v in down.items() if k != "calibration"}
+    manifest["dice_classifier"]["looking_down_calibration"] = down["calibration"]
+    path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return down
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.evaluate")
     ap.add_argument("--cards", action="store_true", help="rewrite model cards and evaluation files in models/")
     ap.add_argument("--scenes", type=int, default=200)
+    ap.add_argument("--calibrate-looking-down", action="store_true",
+                    help="calibrate when a die seen from above is sure and write it to models/manifest.json")
     args = ap.parse_args(argv)
     from companion.vision.models import models_dir
 
+    if args.calibrate_looking_down:
+        print(json.dumps(write_looking_down(models_dir())))
+        return 0
     if args.cards:
         print(json.dumps(write_cards(models_dir()), indent=2))
         return 0

@@ -843,6 +843,10 @@ def _write_manifest(out: Path, manifest: dict, real_calib, log) -> None:
         manifest["dice_classifier"]["sure_calibration"] = sure
         log(f"uncertain below {sure['uncertain_below']}: {sure}")
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        from companion.workshop.dice.evaluate import write_looking_down
+
+        log(f"dice seen from above: {write_looking_down(out, real_calib)}")
+        manifest.update(json.loads((out / "manifest.json").read_text()))
 
 
 def classifier_mix(synthetic, board_crops, real, balance_classes: bool):
