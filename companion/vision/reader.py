@@ -118,13 +118,13 @@ class DiceReader:
         dets = self.detector(frame)
         return self._read_finds(frame, dets, t0, time.perf_counter(), seen_at)
 
-    def read_boxes(self, frame: np.ndarray, boxes) -> list[Reading]:
+    def read_boxes(self, frame: np.ndarray, boxes, seen_at=None) -> list[Reading]:
         """Read dice where they are known to be (a die the family tapped, a photo of one die): one reading per
-        box, in order, uncertain when its face cannot be read."""
+        box, in order, uncertain when its face cannot be read. ``seen_at``: as in :meth:`read`."""
         from companion.vision.detect import Detection
 
         t0 = time.perf_counter()
-        return self._read_finds(frame, [Detection(tuple(float(v) for v in b), 1.0) for b in boxes], t0, t0)
+        return self._read_finds(frame, [Detection(tuple(float(v) for v in b), 1.0) for b in boxes], t0, t0, seen_at)
 
     def from_above(self, boxes, seen_at) -> np.ndarray:
         """Which of the boxes' dice are seen from above (``looking_down.within_deg``), by ``seen_at``."""

@@ -63,3 +63,17 @@ def test_the_synthetic_benchmark_splits_the_six_sided_dice_by_the_angle_their_to
     assert [a["degrees"] for a in by_angle][0] == "0-15" and len(by_angle) == len(ANGLE_BINS) - 1
     assert sum(a["dice"] for a in by_angle) == result["per_kind"]["d6"]["dice"] > 0
     assert all(a["recall"] == 0 for a in by_angle)
+
+
+def test_the_photos_from_above_are_tabled_as_seen_from_the_side_and_from_above():
+    from companion.workshop.dice.cards import from_above_table
+    from companion.workshop.dice.rolls import roll_shares
+
+    side = roll_shares({"right": 6, "asked": 4})
+    above = roll_shares({"right": 9, "asked": 1})
+    results = {"rolls": [{"dataset": "top", "untaught": {"per_view": {"above": side}}, "untaught_from_above": above},
+                         {"dataset": "leaning", "untaught": {"per_view": {"oblique": side}}}]}
+    table = from_above_table(results)
+    assert "| top | 10 | 60.0% / 0.00% |" in table and "| 90.0% / 0.00% |" in table
+    assert "leaning" not in table
+    assert from_above_table({"rolls": [results["rolls"][1]]}) == ""

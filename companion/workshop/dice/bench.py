@@ -59,6 +59,10 @@ def _print_rolls(result: dict) -> None:
             if len(r["taught"].get("per_kind", {})) > 1:
                 for kind, k in r["taught"]["per_kind"].items():
                     print("      " + _roll_line(f"taught, {kind}", k))
+            if "untaught_from_above" in r:
+                side = r["untaught"]["per_view"]["above"]
+                print("    " + _roll_line("its photos from above, read as seen from the side", side))
+                print("    " + _roll_line("  and as the table pipeline reads dice seen from above", r["untaught_from_above"]))
     for kind, r in result.get("rolls_synthetic", {}).items():
         print(f"  synthetic {kind} ({r['boxes']} boxes of one set of dice on one table)")
         print("    " + _roll_line("untaught", r["untaught"]))

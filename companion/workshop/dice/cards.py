@@ -168,8 +168,26 @@ def rolls_table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def from_above_table(results: dict) -> str:
+    """The sets' photos taken from above, read untaught as seen from the side and as seen from above (rolls.py)."""
+    rows = [r for r in results.get("rolls") or [] if "untaught_from_above" in r]
+    if not rows:
+        return ""
+    lines = ["| set | dice from above | as seen from the side: right and sure / wrong of sure | rolls | as seen from "
+             "above: right and sure / wrong of sure | rolls |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        side, above = r["untaught"]["per_view"]["above"], r["untaught_from_above"]
+        s, a = _roll_cells(side).split(" | "), _roll_cells(above).split(" | ")
+        lines.append(f"| {r['dataset']} | {above['dice']} | {s[0]} | {s[1]} | {a[0]} | {a[1]} |")
+    return ("### Photos taken from above, read as the table pipeline reads dice seen from above\n\n"
+            "The table pipeline reads a die that the board's pose shows is seen from above turned as well and sure from"
+            " its own threshold (`looking_down`); the photos carry no pose, so their set's view (`realdata.view_of`)"
+            " stands for it. Untaught, on the validation photos counted above.\n\n" + "\n".join(lines))
+
+
 def extra_real_text(results: dict) -> str:
     parts = []
+    above = from_above_table(results)
     table = rolls_table(results)
     if table:
         parts.append("### Two-dice rolls, untaught and taught\n\nEach labelled die is right (found, read right, sure), "
@@ -178,6 +196,8 @@ def extra_real_text(results: dict) -> str:
                      "profile taught on the set's first 10 photos by file name, both figures counted on its validation "
                      "photos after them; synthetic boxes: one set of dice on one table each, taught on 10 scenes, counted "
                      "on 30 more.\n\n" + table)
+    if above:
+        parts.append(above)
     hidden = results.get("top_hidden")
     if hidden:
         parts.append(f"Dice whose face on top the photo does not show (reviewed \"top hidden\", validation photos): "

@@ -64,16 +64,17 @@ def _outcome(reading, kind, value) -> str:
     return "right" if (reading.kind, reading.value) == (kind, value) else "wrong"
 
 
-def photo_outcomes(reader, photo: realdata.Photo, crop_set: bool) -> tuple[list[tuple[str, str]], int]:
-    """([(kind, outcome)] per labelled die, sure finds matching no label) of one photo."""
+def photo_outcomes(reader, photo: realdata.Photo, crop_set: bool, seen_at=None) -> tuple[list[tuple[str, str]], int]:
+    """([(kind, outcome)] per labelled die, sure finds matching no label) of one photo; ``seen_at`` as the table
+    pipeline gives it with the board's pose (``DiceReader.read``)."""
     img = cv2.imread(str(photo.path))
     dice = [d for d in photo.dice if d.value is not None]
     if img is None:
         return [(d.kind, "missed") for d in dice], 0
     if crop_set:
-        readings = reader.read_boxes(img, [d.box for d in dice])
+        readings = reader.read_boxes(img, [d.box for d in dice], seen_at)
         return [(d.kind, _outcome(r, d.kind, d.value)) for d, r in zip(dice, readings, strict=True)], 0
-    readings = reader.read(img)
+    readings = reader.read(img, seen_at) if seen_at is not None else reader.read(img)
     pairs = match([r.box for r in readings], [d.box for d in photo.dice])
     by_die = {j: readings[i] for i, j in pairs}
     matched = {i for i, _ in pairs}
@@ -82,13 +83,13 @@ def photo_outcomes(reader, photo: realdata.Photo, crop_set: bool) -> tuple[list[
             if d.value is not None], extra
 
 
-def tally(reader, photos, dataset: str) -> dict:
+def tally(reader, photos, dataset: str, seen_at=None) -> dict:
     """Outcome counts over ``photos``, in all and per view ("above" / "oblique") and per kind."""
     crop_set = dataset in realdata.CROP_SETS
     total, views, kinds = Counter(), defaultdict(Counter), defaultdict(Counter)
     extra = 0
     for p in photos:
-        outcomes, n_extra = photo_outcomes(reader, p, crop_set)
+        outcomes, n_extra = photo_outcomes(reader, p, crop_set, seen_at)
         extra += n_extra
         view = realdata.view_of(dataset, p.path.name)
         for kind, o in outcomes:
@@ -135,6 +136,7 @@ def evaluate_set(make_reader, dataset: str, teach_photos: int = TEACH_PHOTOS) ->
     kinds = tuple(k for k in KINDS if any(d.kind == k for p in every for d in p.dice)) or ("d6",)
     reader = make_reader(kinds)
     untaught = tally(reader, rest, dataset)
+    from_above = from_above_figures(reader, rest, dataset)
     started = time.perf_counter()
     profile = teach(reader, taught_on, dataset, dataset)
     seconds = time.perf_counter() - started
@@ -145,7 +147,17 @@ def evaluate_set(make_reader, dataset: str, teach_photos: int = TEACH_PHOTOS) ->
             "profile": {"dice": len(profile.examples), "not_dice": len(profile.negatives),
                         "missing": {k: v for k, v in profile.missing_faces(kinds).items() if v},
                         "seconds_to_teach": round(seconds, 2)},
-            "untaught": untaught, "taught": taught}
+            "untaught": untaught, "taught": taught, **from_above}
+
+
+def from_above_figures(reader, photos, dataset: str) -> dict:
+    """The set's photos taken from above read untaught as the table pipeline reads dice whose board's pose says
+    they are seen from above (``looking_down``); {} for a set with none, or a classifier without it. The photos
+    carry no pose: the set's view (``realdata.view_of``) stands for it. Compare with ``untaught``'s per_view."""
+    above = [p for p in photos if realdata.view_of(dataset, p.path.name) == "above"]
+    if not above or not getattr(reader, "looking_down", None):
+        return {}
+    return {"untaught_from_above": tally(reader, above, dataset, lambda centres: np.zeros(len(centres)))}
 
 
 def evaluate_real(make_reader) -> list[dict]:
