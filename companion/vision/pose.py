@@ -387,18 +387,8 @@ def view_angle_deg(H: np.ndarray, image_size: Sequence[int], point_mm: Sequence[
     up to scale (Zhang's decomposition); their cross product is the table's normal. Without a camera profile
     the focal length is guessed as ``focal_guess`` times the picture's longer side (phones and webcams see
     60-75 degrees across), which puts the angle within a few degrees."""
-    w, h = float(image_size[0]), float(image_size[1])
-    if camera is not None:
-        K = np.asarray(camera.camera_matrix, np.float64)
-    else:
-        f = focal_guess * max(w, h)
-        K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], np.float64)
-    M = np.linalg.solve(K, np.asarray(H, np.float64))
-    normal = np.cross(M[:, 0] / np.linalg.norm(M[:, 0]), M[:, 1] / np.linalg.norm(M[:, 1]))
     seen = np.asarray(H, np.float64) @ np.array([point_mm[0], point_mm[1], 1.0])
-    ray = np.linalg.solve(K, seen / seen[2])
-    cos = abs(float(normal @ ray)) / (float(np.linalg.norm(normal) * np.linalg.norm(ray)) or 1.0)
-    return float(np.degrees(np.arccos(min(1.0, cos))))
+    return float(view_angles_px(H, image_size, (seen[:2] / seen[2])[None], camera, focal_guess)[0])
 
 
 def view_angles_px(H: np.ndarray, image_size: Sequence[int], points_px: np.ndarray,
