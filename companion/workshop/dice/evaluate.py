@@ -384,15 +384,11 @@ def write_cards(out: Path, manifest: dict | None = None) -> dict:
     return results
 
 
-def write_looking_down(folder: Path, calib=None) -> dict:
-    """:func:`calibrate_looking_down` on the calibration photos (the held-out 10% of the training photos), written
-    into the classifier's config in ``folder``'s manifest (what ``make train`` does after training)."""
-    from companion.workshop.dice.train import real_training_photos
-
-    if calib is None:
-        _, calib = real_training_photos()
-    if not calib:
-        raise SystemExit("no calibration photos: ../shared/datasets not found")
+def write_looking_down(folder: Path, calib) -> dict:
+    """:func:`calibrate_looking_down` on ``calib`` (the held-out 10% of the training photos:
+    ``train.real_training_photos``), written into the classifier's config in ``folder``'s manifest (what ``make
+    train`` does after training; ``python -m companion.workshop.dice.train --calibrate-looking-down`` for the
+    models in ``models/``)."""
     down = calibrate_looking_down(folder, calib)
     path = folder / "manifest.json"
     manifest = json.loads(path.read_text())
@@ -406,14 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.evaluate")
     ap.add_argument("--cards", action="store_true", help="rewrite model cards and evaluation files in models/")
     ap.add_argument("--scenes", type=int, default=200)
-    ap.add_argument("--calibrate-looking-down", action="store_true",
-                    help="calibrate when a die seen from above is sure and write it to models/manifest.json")
     args = ap.parse_args(argv)
     from companion.vision.models import models_dir
 
-    if args.calibrate_looking_down:
-        print(json.dumps(write_looking_down(models_dir())))
-        return 0
     if args.cards:
         print(json.dumps(write_cards(models_dir()), indent=2))
         return 0

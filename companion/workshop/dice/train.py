@@ -687,6 +687,8 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.calibrate_looking_down:
+        return _calibrate_looking_down(args.out or models_dir())
     if args.quick:
         args.det_scenes, args.cls_scenes, args.det_steps, args.cls_steps = 100, 60, 10, 10
         args.board_frames, args.board_scenes = 8, 40
@@ -888,6 +890,18 @@ def _real_part(rc):
             w_real / w_real.sum(), dom, np.array([c[4] for c in rc], np.int64))
 
 
+def _calibrate_looking_down(folder: Path) -> int:
+    """Only calibrate when a die seen from above is sure, for the models in ``folder`` (no training)."""
+    from companion.workshop.dice.evaluate import write_looking_down
+
+    _, calib = real_training_photos()
+    if not calib:
+        print("error: no calibration photos: ../shared/datasets not found", file=sys.stderr)
+        return 2
+    print(json.dumps(write_looking_down(folder, calib)))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m companion.workshop.dice.train", description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -920,6 +934,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="classifier's embedding head for taught dice profiles (0: none)")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
+    ap.add_argument("--calibrate-looking-down", action="store_true",
+                    help="train nothing: only calibrate when a die seen from above is sure (evaluate.calibrate_looking_down)"
+                         " for the models in --out, and write it into their manifest")
     return ap
 
 if __name__ == "__main__":
