@@ -117,7 +117,7 @@ def test_the_windows_ask_the_angle_where_the_die_lies_in_the_whole_frame():
     before = np.full((360, 640, 3), 90, np.uint8)
     frame = before.copy()
     frame[200:220, 400:420] = 250  # a die thrown
-    DiceWindows(Reader()).read(frame, before, 20.0, (), lambda centres: centres.copy())
+    DiceWindows(Reader()).read(frame, before, 20.0, (), seen_at=lambda centres: centres.copy())
     (where,) = asked
     x0, y0 = where[0] - (10.0, 20.0)
     assert 0 <= x0 <= 400 <= x0 + 160 and 0 <= y0 <= 200 <= y0 + 160 and (x0, y0) != (0, 0)

@@ -135,7 +135,7 @@ def read_roll(reader: Any, roll: SettledRoll, tracker: Any = None) -> tuple[list
         seen_at = tracker.seen_at(tracker.update(frame), frame.shape[1::-1]) if tracker is not None else None
         windows = DiceWindows(reader)  # fresh: each frame read, none kept from the frame before
         t0 = time.thread_time()  # CPU time of this thread: what a busy machine inflates least
-        readings = windows.read(frame, roll.before, roll.die_px, (), seen_at)
+        readings = windows.read(frame, roll.before, roll.die_px, (), seen_at=seen_at)
         ms.append((time.thread_time() - t0) * 1000)
         found, extra = match_dice(readings, roll.dice)
         per_frame.append(found)
