@@ -656,6 +656,7 @@ class Controller:
             return False
         if "status" in observation:
             self.vision_status = observation["status"]
+        self._said_look(observation.get("look"))
         if observation.get("setup_read") and self.at_setup():  # unsure pieces: fixed by taps on the picture
             self.setup_read = observation["setup_read"]
             self.emit("setup_read", self.setup_read)
@@ -681,6 +682,11 @@ class Controller:
             self._camera_asks(observation["question"])
         return True
 
+    def _said_look(self, look: dict[str, Any] | None) -> None:
+        """Teach your board: the look of the family's box learned at the set-up, or a saved one not usable."""
+        if look:
+            self.say("info" if look["kind"] == "taught" else "warn", tr(f"table:look_{look['kind']}", why=look.get("why", "")))
+
     def _seen_illegal(self, seen: dict[str, Any]) -> None:
         """The camera saw a move the rules forbid: called with the rule, in the family's language, once."""
         action = seen.get("action")
@@ -700,6 +706,8 @@ class Controller:
         reason = question.get("reason") or "misread"
         regions = question.get("regions") or question.get("unsure") or []
         game = self.module.name if self.module is not None else ""
+        if reason == "setup" and not regions:  # no frame of the box could be read: the family says the set-up once
+            reason = "setup_unread"
         self.vision_status = tr(f"table:camera_{reason}", spaces=spoken_list(space_name(game, r, language()) for r in regions))
 
     def _unused_roll(self, readings: list[dict[str, Any]]) -> None:

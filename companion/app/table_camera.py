@@ -6,6 +6,12 @@ overlays, a settled roll's dice (``dice``), a move seen on the board (``move``: 
 a roll is), a set-up read (``outcome``), an illegal move seen (``illegal``), a question (``question``) -- each
 about the position it was matched against (``history_len``). The app matches no reading to the rules: the
 pipeline does. The UI thread tells it the game and its position (:meth:`set_position`) after every change.
+
+Teach your board: the pipeline learns the look of the family's box from the set-up photo once the set-up is
+confirmed; the recognizer saves that look per game in the family's folder (``boards/<game>.appearance.json``,
+atomically) and hands it to the next game's pipeline. ``look`` in the observation says so once: ``taught``,
+``damaged`` (the saved look could not be used: the box is read as drawn until the next set-up teaches it) or
+``not_saved`` (with ``why``).
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ class TableRecognizer:
         self._teach_kinds: tuple[str, ...] | None = None  # teaching: the box's kinds (reader's words)
         self._teach_reader: Any = None
         self.dice_profile_error = ""
+        self._look_kept = 0  # looks the pipeline taught that were saved (or failed to be)
+        self._look_notice: dict[str, Any] | None = None  # said once with the next observation
 
     # -- from the UI thread -----------------------------------------------------------------------------
     @property
@@ -123,6 +131,9 @@ class TableRecognizer:
             self._use_profile(pipeline.dice_reader() if pipeline.dice_kinds else None)
         events = pipeline.process(image, meta.get("captured_at"), state)
         out.update(self._pose_words(events[0]))
+        self._keep_look(pipeline)
+        if self._look_notice is not None:
+            out["look"], self._look_notice = self._look_notice, None
         if history is not None:
             out["history_len"] = len(history)
         for event in events[1:]:
@@ -199,10 +210,43 @@ class TableRecognizer:
             self._why = f"the camera follows only the games of the box, not {wanted[0]}"
             return None
         try:
-            self._pipeline = TablePipeline(game, info.map, camera, registry=load_registry(self.user_dir, wanted[0]))
+            self._pipeline = TablePipeline(game, info.map, camera, registry=load_registry(self.user_dir, wanted[0]),
+                                           look=self._saved_look(wanted[0]))
         except (GameError, KeyError) as exc:
             self._why = str(exc)
+            return None
+        self._look_kept = 0
+        if self._pipeline.look_error:  # a look saved by another version, that its reader cannot use
+            self._look_notice = {"kind": "damaged", "why": self._pipeline.look_error}
         return self._pipeline
+
+    # -- the look of the family's box (teach your board) ------------------------------------------------
+    def _saved_look(self, game: str) -> dict[str, Any] | None:
+        """The look taught at an earlier game of this box, or None (never taught, or damaged: said once)."""
+        from companion.referee.table_games import table_game
+        from companion.vision.teach import load_appearance
+
+        look, why = load_appearance(table_game(game).board_map(), self.user_dir)
+        if look is None and why not in ("not taught", "no user folder"):
+            self._look_notice = {"kind": "damaged", "why": why}
+        return look
+
+    def _keep_look(self, pipeline: Any) -> None:
+        """A look the pipeline taught at the set-up just confirmed: saved for the next game (worker thread)."""
+        if pipeline.look_taught == self._look_kept or pipeline.look is None:
+            return
+        self._look_kept = pipeline.look_taught
+        if self.user_dir is None:
+            self._look_notice = {"kind": "taught"}
+            return
+        from companion.referee.table_games import table_game
+        from companion.vision.teach import save_appearance
+
+        try:
+            save_appearance(pipeline.look, table_game(pipeline.game.name).board_map(), self.user_dir)
+            self._look_notice = {"kind": "taught"}
+        except OSError as exc:
+            self._look_notice = {"kind": "not_saved", "why": str(exc)}
 
     def _catch_up(self, pipeline: Any, position: tuple | None) -> tuple[Any, list | None]:
         """The pipeline is told each action applied since the last frame (a roll used, a piece to be moved);

@@ -148,6 +148,18 @@ def align(state: State, seen: Observation | Mapping[str, Any], search: int = 6) 
     return best
 
 
+def align_cells(state: State, regions: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The offset (table - engine) that puts the state's top cards on exactly the table cells where a card
+    was found (``regions``: cell -> what was read there, whatever it was read as), or None: the set-up placed
+    by where its cards lie, before the deck's look is known."""
+    found = {cell for r, v in regions.items() if v and (cell := parse_cell_id(r)) is not None}
+    stacks = list(engine_stacks(state))
+    if not found or not stacks:
+        return None
+    offset = (min(x for x, _ in found) - min(x for x, _ in stacks), min(y for _, y in found) - min(y for _, y in stacks))
+    return offset if {(x + offset[0], y + offset[1]) for x, y in stacks} == found else None
+
+
 _DEFAULT = FalconryAdapter()
 scene_from_state = _DEFAULT.scene_from_state
 implied_actions = _DEFAULT.implied_actions

@@ -1,7 +1,7 @@
 """``companion follow``: the app's camera pipeline, headless, over a recorded game.
 
     companion follow VIDEO --game G --players A,B[,...] [--mode M] [--variant V] [--option K=V]
-                     --journal J [--oracle TRUE.jsonl] [--json]
+                     --journal J [--oracle TRUE.jsonl] [--look LOOK.json] [--json]
 
 VIDEO is any file OpenCV can read, or a folder of frames taken in name order at 10 frames a second
 (unless the folder's ``fps.txt`` says otherwise). Every frame goes through
@@ -11,6 +11,11 @@ the app would ask the family -- a reading it is unsure of, several explanations,
 it could not read, a choice the camera cannot see -- the answer is the next action of ``--oracle`` (a
 journal of the true game) and one ask is counted; the oracle is read only then. Without an oracle a
 question waits for a later frame that settles it.
+
+The look of the family's box (teach your board) is taught as in the app: from the set-up photo once the
+set-up is confirmed (read, or answered by the oracle). ``--look FILE`` reads a look taught before from
+FILE (a damaged one: one line on stderr, and the box is read as the project draws it until the set-up
+teaches it again) and writes the look taught in this run there (atomically).
 
 With ``--json`` the last line is exactly ``{"frames", "actions", "asked", "proposed_by_camera",
 "illegal_calls", "refused_frames", "ms_per_frame_median", "journal"}`` (``journal``: the file written, or
@@ -371,6 +376,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--journal", required=True, help="the journal to write (a new file)")
     p.add_argument("--oracle", help="a journal of the true game: the answer wherever the app would ask")
     p.add_argument("--camera", help="a camera profile (JSON) for the lens")
+    p.add_argument("--look", help="the look of the family's box (teach your board): read if there, the look taught at the set-up written there")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(func=cmd_follow)
 
@@ -386,12 +392,14 @@ def cmd_follow(args: argparse.Namespace) -> int:
         oracle = Oracle(args.oracle, game.name) if args.oracle else None
         frames, _fps = video_frames(args.video)
         camera = _camera(args.camera)
-        follower = Follower(game, args.journal, oracle, camera=camera)
+        pipeline = TablePipeline(game, camera=camera, look=_look(args.look, game.name))
+        follower = Follower(game, args.journal, oracle, pipeline=pipeline)
     except (FollowError, KeyError) as exc:
         return _fail(args, f"error: {exc}", 2)
     report = follow(frames, follower)
     if report.error:
         print(f"stopped: {report.error}", file=sys.stderr)
+    _keep_look(args.look, follower.pipeline)
     if follower.session is None or follower.session.journal is None:
         report.journal = ""  # no game began: no journal was written
     if args.json:
@@ -411,6 +419,33 @@ def _camera(path: str | None) -> Any:
         return CameraProfile.load(path)
     except (CalibrationError, OSError, ValueError) as exc:
         raise FollowError(f"the camera profile {path} cannot be used: {exc}") from None
+
+
+def _look(path: str | None, game_name: str) -> Any:
+    """The look taught before (``--look``), or None: not there yet, or damaged (said in one line)."""
+    if not path:
+        return None
+    from companion.referee.table_games import table_game
+    from companion.vision.teach import read_appearance
+
+    look, why = read_appearance(table_game(game_name).board_map(), path)
+    if look is None and why != "not taught":
+        print(f"look not used: {why}", file=sys.stderr)
+    return look
+
+
+def _keep_look(path: str | None, pipeline: TablePipeline) -> None:
+    """The look taught in this run, written to ``--look`` (a write that fails is said; the journal stands)."""
+    if pipeline.look_error:
+        print(pipeline.look_error, file=sys.stderr)
+    if not path or not pipeline.look_taught or pipeline.look is None:
+        return
+    from companion.vision.teach import write_appearance
+
+    try:
+        write_appearance(pipeline.look, pipeline.board, path)
+    except OSError as exc:
+        print(f"the board's look could not be written to {path}: {exc}", file=sys.stderr)
 
 
 def _fail(args: argparse.Namespace, message: str, status: int) -> int:

@@ -67,6 +67,7 @@ from companion.vision.table_changes import (
 )
 
 BOARD_SETTLE_FRAMES = 3
+SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
 ROLL_SEARCH_DEPTH = 3  # decisions that show nowhere, followed before a roll (pass, then the next player's start)
 
@@ -294,8 +295,25 @@ class TablePipeline:
         # the frames are undistorted once, here: the pose, the board reader and the dice reader all see a
         # pinhole camera's picture (a reader rectifying through the lens model per frame is far slower)
         self.reading = board_reading if board_reading is not None else self.table.make_reader(self.board, None)
+        # the look of the family's box: handed in (taught at an earlier game), taught again from the set-up
+        # photo once the set-up is confirmed (:meth:`applied`), read by the caller to keep (``look_taught``)
+        self.look: dict[str, Any] | None = None
+        self.look_taught = 0  # looks taught by this pipeline (the caller keeps the newest, ``look``)
+        self.look_error = ""  # why the last teaching taught nothing, in plain words
+        self._settled_frame: tuple[np.ndarray, Any] | None = None  # the last frame read, when it settled the board
+        self._refused: tuple[int, str] = (0, "")  # still frames with a pose in a row whose reading was refused, and why
+        self._setup_photos: list[tuple[np.ndarray, Any]] = []  # the last still frame of each still spell at set-up
+        self._photo_still = False
+        self._setup_key: str | None = None  # the configured set-up (its state's JSON): Falconry, Verzauberte Eulen
+        self._taught_setup: str | None = None  # the set-up (its state's JSON, or "" before the game) last taught from
+        self._started = False  # the pipeline has been given a game's state (not only the set-up to read)
         if look is not None and hasattr(self.reading.reader, "teach"):
-            self.reading.reader.teach(look)  # the family's box as taught (vision.teach), not the default colours
+            try:  # the family's box as taught (vision.teach), not the default colours
+                self.reading.reader.teach(look)
+                self.look = dict(look)
+            except (ValueError, TypeError, KeyError, IndexError) as exc:  # a look written by another version
+                self.reading.reader.teach(None)
+                self.look_error = f"the box's taught look cannot be used ({exc}); it is taught again at the set-up"
         self._undistort: tuple[tuple[int, int], Any] | None = None
         self.adapter = self.table.adapter()
         self.aligned = not hasattr(self.adapter, "offset")  # Falconry: the table offset is found at the set-up
@@ -385,6 +403,14 @@ class TablePipeline:
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
         self._reaches = 0
+        if self._at_setup(before):  # the set-up confirmed: its photo teaches the box's look
+            if self.table.setup_is_action:
+                after = before.clone()
+                after.apply_unchecked(action)
+                self._teach_setup(after)
+            else:
+                self._teach_setup(before)
+        self._started = True
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
 
@@ -407,18 +433,90 @@ class TablePipeline:
 
     def teach_look(self, photo: np.ndarray, scene: Mapping[str, Any]) -> dict[str, Any]:
         """Teach the board reader the look of the family's box from one photo of it with its pieces where
-        ``scene`` says (:func:`companion.vision.teach.teach_appearance`); the look, to keep. TeachError when
-        the photo teaches nothing or the game's reader learns no look (Falconry)."""
+        ``scene`` says (:func:`companion.vision.teach.teach_appearance`); the look, to keep (``look``).
+        TeachError when the photo teaches nothing or the game's reader learns no look."""
+        frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
+        self.tracker.reset()
+        try:
+            return self._teach(frame, self.tracker.update(frame), scene)
+        finally:
+            self.tracker.reset()
+
+    def _teach(self, frame: np.ndarray, pose: Any, scene: Mapping[str, Any]) -> dict[str, Any]:
         from companion.vision.teach import TeachError, teach_appearance
 
         if not hasattr(self.reading.reader, "learn_appearance"):
             raise TeachError(f"the {self.game.name} board reader learns no look from a photo")
-        frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
-        self.tracker.reset()
-        try:
-            return teach_appearance(self.reading.reader, frame, scene, pose=self.tracker.update(frame))
-        finally:
-            self.tracker.reset()
+        reader, before = self.reading.reader, self.look
+        look = teach_appearance(reader, frame, scene, pose=pose)
+        seen = self.reading.read(frame, pose)  # the look must read its own photo as the scene it was taught
+        hard, _soft = differences(scene, seen) if seen.usable else ([seen.status], [])
+        if hard:
+            reader.teach(before)
+            raise TeachError(f"taught so, the photo does not read as the set-up confirmed ({', '.join(hard[:6])})")
+        self.look, self.look_error = look, ""
+        self.look_taught += 1
+        self._board_run = None  # the next still frames are read with the look taught
+        return look
+
+    # -- the family's box, taught at the set-up ---------------------------------------------------------
+    def _at_setup(self, state: State | None) -> bool:
+        """The table shows the set-up: the game has not begun, its set-up is still to be laid (Eagle Kingdoms,
+        Mighty Magpies), or no action has been applied to the configured set-up yet."""
+        if state is None:
+            return True
+        if state.is_terminal():
+            return False
+        if self.table.setup_is_action:
+            return state.is_chance_node() and not wanted_dice(state)
+        if self._setup_key is None:
+            self._setup_key = _key(self.game.new_initial_state())
+        return _key(state) == self._setup_key
+
+    def _keep_setup_photo(self, frame: np.ndarray, pose: Any, state: State | None, moving: bool) -> None:
+        """The last still frame of each of the last still spells at a set-up not taught from yet (a hand may
+        already be laying the first move in the newest; the teaching tries the newest first)."""
+        still = (not moving and pose.usable and not self._lying_dice() and self._at_setup(state)
+                 and self._taught_setup != (_key(state) if state is not None else ""))
+        if still:
+            if self._photo_still and self._setup_photos:
+                self._setup_photos[-1] = (frame, pose)
+            else:
+                self._setup_photos = (self._setup_photos + [(frame, pose)])[-SETUP_PHOTOS:]
+        self._photo_still = still
+
+    def _teach_setup(self, state: State) -> None:
+        """The set-up ``state`` is confirmed (read, fixed by taps, or told): the newest set-up photo that
+        shows it teaches the reader the look of the family's box. A photo that teaches nothing leaves the look
+        as it was (``look_error`` says why)."""
+        from companion.vision.teach import TeachError
+
+        photos, self._setup_photos = self._setup_photos, []
+        self._taught_setup = _key(state)
+        if not photos or not hasattr(self.reading.reader, "learn_appearance"):
+            return
+        why = ""
+        for frame, pose in reversed(photos):
+            try:
+                self._teach(frame, pose, self._look_scene(state, frame, pose))
+                return
+            except TeachError as exc:
+                why = str(exc)
+        self.look_error = f"the board's look was not taught from the set-up: {why}"
+
+    def _look_scene(self, state: State, frame: np.ndarray, pose: Any) -> dict[str, Any]:
+        """What the table shows at ``state``, in the reader's regions. Falconry's cards lie anywhere on the
+        table: where the pipeline has not found them yet, the cards found in the photo place them (the one
+        table offset that puts the set-up's cards exactly there)."""
+        if self.aligned:
+            return self.adapter.scene_from_state(state)
+        from companion.referee.falconry import FalconryAdapter, align_cells
+        from companion.vision.teach import TeachError
+
+        offset = align_cells(state, self.reading.read(frame, pose).regions)
+        if offset is None:
+            raise TeachError("the cards in the photo are not laid as the game begins")
+        return FalconryAdapter(offset).scene_from_state(state)
 
     def set_offset(self, offset: tuple[int, int]) -> None:
         """Falconry: the table cell of the engine's cell (0, 0) (from a set-up read elsewhere)."""
@@ -453,13 +551,14 @@ class TablePipeline:
         timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
         small = quarter(frame)  # the hand check's and the dice windows' picture of the frame
         moving = self._track_hands(frame, moving, self._die_px(pose), small)
+        self._keep_setup_photo(frame, pose, state, moving)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none)
         self._reaches += moving and self._still >= self.dice_tracker.settle_frames
         self._still = 0 if moving else self._still + 1
         if moving:
             self.dice_tracker.update([], hand=True)
-            self._board_run = None
+            self._board_run, self._refused, self._settled_frame = None, (0, ""), None
             self._dice_in_view = []
             self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
             return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
@@ -477,6 +576,10 @@ class TablePipeline:
     def reevaluate(self, state: State | None) -> list[TableEvent]:
         """What the settled board and the settled roll mean for ``state`` (after an action was applied, with
         no new frame): the events not said before for this state."""
+        if state is not None and not self._started:
+            self._started = True
+            if not self.table.setup_is_action and self._setup_photos:  # the set-up read, or told by the family
+                self._teach_setup(state)
         key = None if state is None else json.dumps(state.to_json(), sort_keys=True)
         if key != self._state_key:
             self._state_key = key
@@ -500,12 +603,17 @@ class TablePipeline:
             info["refused"] = True
             self._board_run = None
             return pose.status.value
+        self._settled_frame = None
         obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
         if not obs.usable:
             info["refused"] = True
             self._board_run = None
+            self._refused = (self._refused[0] + 1, obs.status)
             return obs.status
+        self._refused = (0, "")
         self._settle_board(obs)
+        if self.settled is not None and self._board_run is not None and self._board_run.frames >= self.board_settle:
+            self._settled_frame = (frame, pose)  # a still frame of the board as settled: what may teach it
         return pose.status.value
 
     def _settle_board(self, obs: Observation) -> None:
@@ -598,6 +706,7 @@ class TablePipeline:
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)
         if result.kind is MatchKind.UNCHANGED:
             self._behind = []
+            return self._untaught_pieces(state, obs)
         if result.kind is MatchKind.PROPOSED:
             return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
                                unsure=result.corrected, sure=result.sure)]
@@ -616,6 +725,29 @@ class TablePipeline:
         if result.kind is MatchKind.MISREAD:
             return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
                                                         regions=result.changed, reason="misread"))
+        return []
+
+    def _untaught_pieces(self, state: State, obs: Observation) -> list[TableEvent]:
+        """Pieces read unsure only because the box did not show their kind when it was taught (Falconry's set-up
+        shows no marker card): where the state has no such piece there, the family is asked (one tap); where
+        it has, the still frame teaches the reader that kind, so the next one is read surely."""
+        doubt = [r for r in obs.extra.get("look_doubt") or () if r in obs.regions]
+        if not doubt:
+            return []
+        scene = self.adapter.scene_from_state(state)
+        new = sorted(r for r in doubt if not _same_piece(scene.get(r), obs.regions.get(r)))
+        if new:
+            self._board_open = True
+            return self._once(("board", self._settled_key), len(new), TableEvent(
+                QUESTION, "a card whose face the camera has not learned yet: say the move once, and it learns it",
+                regions=tuple(new), unsure=tuple(new), reason="unsure"))
+        if self._settled_frame is not None:
+            from companion.vision.teach import TeachError
+
+            try:
+                self._teach(*self._settled_frame, scene)
+            except TeachError as exc:
+                self.look_error = f"the board's look was not taught from the position: {exc}"
         return []
 
     def _once(self, evidence: tuple, far: int, event: TableEvent) -> list[TableEvent]:
@@ -661,7 +793,7 @@ class TablePipeline:
     def _setup_events(self, state: State | None) -> list[TableEvent]:
         obs = self.settled
         if obs is None:
-            return []
+            return self._setup_unreadable()
         done = (self._state_key, self._settled_key)
         if done == self._board_done:
             return []
@@ -674,6 +806,16 @@ class TablePipeline:
             return [TableEvent(SETUP, reading.message or "set-up read", actions=actions, setup=reading)]
         return [TableEvent(QUESTION, reading.message, regions=reading.unsure, unsure=reading.unsure, reason="setup",
                            setup=reading)]
+
+    def _setup_unreadable(self) -> list[TableEvent]:
+        """The board lies still in view, but its reader refuses every frame (a box whose look it does not know
+        yet): the family is asked for the set-up; once confirmed, its photo teaches the reader the box."""
+        refused, why = self._refused
+        if refused < self.board_settle:
+            return []
+        return self._once(("setup", "unreadable"), 0, TableEvent(
+            QUESTION, f"the set-up cannot be read from the camera ({why}): say it once, and the camera learns your box",
+            reason="setup"))
 
     # -- the dice -------------------------------------------------------------------------------------------
     def _read_dice(self, frame: np.ndarray, pose: Any, state: State | None, timings: dict[str, float],
@@ -909,6 +1051,19 @@ class TablePipeline:
         self.tracker.reset()
         self.motion.reset()
         self._board_run, self._before = None, None
+
+
+def _same_piece(expected: Any, seen: Any) -> bool:
+    """The same piece but for its kind (which the look taught so far cannot tell): noble and whether it covers."""
+    def without_kind(pieces: Any) -> list[str]:
+        return sorted(json.dumps({k: v for k, v in p.items() if k != "kind"} if isinstance(p, Mapping) else p, sort_keys=True)
+                      for p in pieces or [])
+
+    return bool(expected) and without_kind(expected) == without_kind(seen)
+
+
+def _key(state: State) -> str:
+    return json.dumps(state.to_json(), sort_keys=True)
 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:

@@ -250,7 +250,12 @@ def teach_appearance(reader: Any, photo: np.ndarray, scene: Mapping[str, Any], *
 
 def save_appearance(appearance: Mapping[str, Any], reference: BoardMap, user_dir: str | os.PathLike[str]) -> Path:
     """Write the taught look for this user atomically (beside the fitted map); returns the path."""
-    path = appearance_path(user_dir, reference.game)
+    return write_appearance(appearance, reference, appearance_path(user_dir, reference.game))
+
+
+def write_appearance(appearance: Mapping[str, Any], reference: BoardMap, path: str | os.PathLike[str]) -> Path:
+    """Write a taught look to ``path`` atomically (a crash leaves the old file or the new one, never half)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": APPEARANCE_FORMAT,
@@ -265,6 +270,8 @@ def save_appearance(appearance: Mapping[str, Any], reference: BoardMap, user_dir
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, indent=1)
             fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -277,7 +284,12 @@ def load_appearance(reference: BoardMap, user_dir: str | os.PathLike[str] | None
     taught on another reference map give None with the reason ("teach the board again"); never raises."""
     if user_dir is None:
         return None, "no user folder"
-    path = appearance_path(user_dir, reference.game)
+    return read_appearance(reference, appearance_path(user_dir, reference.game))
+
+
+def read_appearance(reference: BoardMap, path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, str]:
+    """A taught look from ``path`` as :func:`load_appearance` reads it: (look or None, why not); never raises."""
+    path = Path(path)
     if not path.exists():
         return None, "not taught"
     try:

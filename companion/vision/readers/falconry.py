@@ -186,9 +186,11 @@ class FalconryReader:
         self.phase_mm: np.ndarray | None = None
         self.peek_offsets, self.peek_positions = _peek_axes(self.rcfg)
         self.points = _sample_points(self.grid.card_mm, self.rcfg)
-        self.templates = emblem_templates(self.deck, self.rcfg)
+        self.default_templates = emblem_templates(self.deck, self.rcfg)
         paper = np.array(self.deck["paper_bgr"], np.float64)
-        self.noble_ref = np.array([np.array(self.deck["nobles"][n]["bgr"], np.float64) / paper for n in NOBLES])
+        self.default_noble_ref = np.array([np.array(self.deck["nobles"][n]["bgr"], np.float64) / paper for n in NOBLES])
+        self._samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the last frame's cards: emblem, field colour
+        self.teach(None)
         origin = np.array(self.grid.origin_mm)
         self.cell_tl = np.array([origin + np.multiply(c, self.grid.pitch_mm) for c in self.grid.cells])  # board mm
         self.cell_ids = [cell_id(tx, ty) for tx, ty in self.grid.cells]
@@ -241,6 +243,73 @@ class FalconryReader:
         self.tracker.reset()
         self.phase_mm = None
 
+    # -- the look of the family's deck ------------------------------------------------------------------
+    def teach(self, appearance: Mapping[str, Any] | None) -> None:
+        """Read with a taught look of the family's deck (:meth:`learn_appearance`; None: the deck described in
+        ``falconry.json``). ValueError for a look that does not fit this reader (taught by another version)."""
+        look = dict(appearance or {})
+        emblems, nobles = dict(look.get("emblems") or {}), dict(look.get("nobles") or {})
+        templates, refs = self.default_templates.copy(), self.default_noble_ref.copy()
+        for k, kind in enumerate(KINDS):
+            if kind in emblems:
+                templates[k] = _unit(np.asarray(emblems[kind], np.float64), templates.shape[1], f"the emblem of a {kind}")
+        for k, noble in enumerate(NOBLES):
+            if noble in nobles:
+                refs[k] = _unit(np.asarray(nobles[noble], np.float64), 3, f"the colour of noble {noble}", norm=False)
+        self.templates, self.noble_ref, self.appearance = templates, refs, look
+        # a deck of another print (its emblems unlike the described ones): a kind it did not show when taught
+        # is never read surely -- the described emblem is no model of that deck's card
+        taught = [k for k, kind in enumerate(KINDS) if kind in emblems]
+        like = [float(templates[k] @ self.default_templates[k]) for k in taught]
+        foreign = bool(like) and min(like) < float(self.rcfg["foreign_emblem_ncc"])
+        self.untaught_kinds = np.array([foreign and kind not in emblems for kind in KINDS])
+
+    def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any]) -> dict[str, Any]:
+        """The look of this deck from one photo of cards whose identities are known (``scene``: table cell ->
+        [{"noble", "kind", ...}], the top card of each): the emblem of every kind shown and the field colour of
+        every noble shown, added to the look taught before. ValueError when the photo does not show those
+        cards (a cell the scene leaves empty holds a card, or the other way round) or the cards disagree."""
+        expected = {}
+        for region, cards in scene.items():
+            top = cards[-1] if isinstance(cards, list) and cards else cards
+            if isinstance(top, Mapping) and top.get("kind") in KINDS and top.get("noble") in NOBLES:
+                expected[str(region)] = (str(top["noble"]), str(top["kind"]))
+        if not expected:
+            raise ValueError("no cards to learn from: the set-up names none")
+        saved = self.appearance
+        self.teach(None)
+        self.phase_mm = None
+        try:
+            obs = self.read(frame, pose)
+            samples = dict(self._samples)
+        finally:
+            self.teach(saved)
+        if not samples:
+            raise ValueError(f"no cards found in the photo ({obs.status})")
+        if set(samples) != set(expected):
+            missing, extra = sorted(set(expected) - set(samples)), sorted(set(samples) - set(expected))
+            raise ValueError("the cards in the photo do not lie as the set-up says" + (f"; no card at {', '.join(missing)}" if missing else "")
+                             + (f"; a card at {', '.join(extra)}" if extra else ""))
+        emblems = dict(saved.get("emblems") or {})
+        nobles = dict(saved.get("nobles") or {})
+        for kind in KINDS:
+            shown = [samples[r][0] for r, (_n, k) in expected.items() if k == kind]
+            if shown:
+                template = _unit(np.mean(shown, axis=0), len(shown[0]), kind)
+                if min(float(v @ template) for v in shown) < float(self.rcfg["kind_min_ncc"]):
+                    raise ValueError(f"the {kind} cards in the photo do not look alike: is a hand or a shadow over one?")
+                emblems[kind] = np.round(template, 5).tolist()
+        for noble in NOBLES:
+            shown = [samples[r][1] for r, (n, _k) in expected.items() if n == noble]
+            if shown:
+                nobles[noble] = np.round(np.median(shown, axis=0), 4).tolist()
+        kinds = [k for k in KINDS if k in emblems]
+        for i, a in enumerate(kinds):  # emblems a reading could not tell apart teach nothing
+            for b in kinds[i + 1:]:
+                if float(np.asarray(emblems[a]) @ np.asarray(emblems[b])) > 1 - float(self.rcfg["kind_margin"]):
+                    raise ValueError(f"the {a} and the {b} cards look alike in the photo; take it again, closer")
+        return {"emblems": emblems, "nobles": nobles}
+
     # -- one frame -------------------------------------------------------------------------------------
     def read(self, frame: np.ndarray, pose: PoseResult | None = None) -> Observation:
         t0 = time.perf_counter()
@@ -275,6 +344,7 @@ class FalconryReader:
         phase = self._phase(frame, pose)
         timings["grid"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
+        self._samples = {}
         regions, confidence, extra = self._cells(frame, pose, phase)
         timings["cells"] = (time.perf_counter() - t) * 1000
         unc = float(self.rcfg["uncertain_below"])
@@ -284,16 +354,20 @@ class FalconryReader:
             t = time.perf_counter()
             shift = self._registration(frame, pose, phase, confidence, extra)
             if shift is not None:
+                first = self._samples
                 r2, c2, x2 = self._cells(frame, pose, phase, shift)
                 if sum(c < unc for c in c2.values()) < sum(c < unc for c in confidence.values()):
                     regions, confidence, extra = r2, c2, x2
+                else:
+                    self._samples = first
                     extra["registered_mm"] = round(float(np.abs(shift).max()), 2)
             timings["register"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
         extra["phase_mm"] = [round(float(v), 2) for v in phase]
         extra["pose"] = pose.message
         low = {r for r, c in confidence.items() if c < unc}
-        blob = _largest_touching(low - set(extra.get("covers_doubt", ())))  # a doubt over a peeking card is no hand
+        # a doubt over a peeking card, or over an emblem the family's deck has not shown yet, is no hand
+        blob = _largest_touching(low - set(extra.get("covers_doubt", ())) - set(extra.get("look_doubt", ())))
         if extra["occluded"] or blob >= int(self.rcfg["hand_uncertain_cells"]):
             where = ", ".join(extra["occluded"] or sorted(low))
             return Observation(regions, confidence, unc, usable=False, timings_ms=timings, extra=extra,
@@ -505,6 +579,7 @@ class FalconryReader:
         peek = np.zeros(C)
         conf_occ = np.zeros(C)
         covers_doubt = np.zeros(C, bool)  # unsure only whether the card covers another (no sign of a hand)
+        look_doubt = np.zeros(C, bool)  # unsure only for an emblem the family's deck has not shown yet (no hand either)
         if K:
             field_px = occ_bgr[:, :n_f].astype(np.float32)
             field_w = np.median(_whiteness(field_px), axis=1).astype(np.float64)
@@ -524,6 +599,7 @@ class FalconryReader:
             korder = np.argsort(-ncc, axis=1)
             a1, a2 = np.take_along_axis(ncc, korder[:, :2], 1).T
             k1[occ_idx], kd[occ_idx], kind_i[occ_idx] = a1, a1 - a2, korder[:, 0]
+            self._samples = {self.cell_ids[c]: (em[j], norm[j]) for j, c in enumerate(occ_idx)}
             # covers: the white run across each edge, from the top card's field to the first non-white
             # beyond it -- the top card's border, plus a peeking lower card's
             n_pos, n_off = len(self.peek_positions), len(self.peek_offsets)
@@ -553,6 +629,8 @@ class FalconryReader:
             kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
                 (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
             )
+            untaught = self.untaught_kinds[korder[:, 0]]
+            kind_conf = np.where(untaught, np.minimum(kind_conf, 0.5), kind_conf)
             cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_excess_mm"])) / float(rc["covers_band_mm"]), 0, 1)
             if self._px_per_mm is not None and self._px_per_mm < float(rc["covers_min_px_per_mm"]):
                 # a lower card peeks out 1.7 mm: under 0.5 px/mm (a 640x360 frame of the table, 0.33-0.46)
@@ -562,6 +640,7 @@ class FalconryReader:
             conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
             unc = float(rc["uncertain_below"])
             covers_doubt[occ_idx] = (cov_conf < unc) & (np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf]) >= unc)
+            look_doubt[occ_idx] = untaught & (np.minimum.reduce([occ_conf[occ_idx], noble_conf, cov_conf]) >= unc)
         covers = peek >= float(rc["covers_excess_mm"])
         # occlusion: a hand or object is neither table nor card paper
         occluded = (gap_foreign > float(rc["foreign_gap_max"])) | np.where(
@@ -585,7 +664,18 @@ class FalconryReader:
             details[rid] = feats[i]
         hidden = sorted(self.cell_ids[i] for i in np.flatnonzero(occluded))
         doubt = sorted(self.cell_ids[i] for i in np.flatnonzero(covers_doubt & ~occluded))
-        return regions, confidence, {"features": details, "occluded": hidden, "covers_doubt": doubt}
+        untaught_cells = sorted(self.cell_ids[i] for i in np.flatnonzero(look_doubt & ~occluded))
+        return regions, confidence, {"features": details, "occluded": hidden, "covers_doubt": doubt, "look_doubt": untaught_cells}
+
+
+def _unit(values: np.ndarray, n: int, what: str, norm: bool = True) -> np.ndarray:
+    """A taught vector checked (``n`` finite numbers); zero-mean and unit-norm with ``norm``."""
+    if values.shape != (n,) or not np.all(np.isfinite(values)):
+        raise ValueError(f"the taught look's {what} does not fit this reader; teach the board again")
+    if not norm:
+        return values
+    values = values - values.mean()
+    return values / (np.linalg.norm(values) + 1e-9)
 
 
 def _sides(points: np.ndarray, w: float, h: float) -> list[np.ndarray]:

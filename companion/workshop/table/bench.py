@@ -17,6 +17,12 @@ and beside the games ``targets``, ``run`` (seed, games per rendition, renditions
 the CPU time per frame, turns, asks by reason, illegal calls, frames refused, why games stopped, and every
 figure per rendition (``renditions``; each game's own figures with ``--failures``).
 
+Teach your board is on the natural path, as in the app: the pipeline learns the look of the filmed box from
+the set-up photo once the set-up is confirmed (read from the camera, or answered by the oracle where it
+could not be read). ``--taught`` hands each pipeline a look taught before the film from one photo of the box
+as dealt (a family that taught its box at an earlier game: ``follow --look``). Each game's ``look`` says
+what was taught.
+
 - ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
 - ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
   the game followed then differs from the true one, and what follows is its consequence);
@@ -70,9 +76,10 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
                 actions: int | None = None, frames: int | None = None) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
-    reader first learns the box's look from one photo of it as dealt (teach your board), where its reader
-    learns one. ``actions``: film only the first that many true actions. ``frames``: follow only the film's
-    first so many frames (a profile; the game then ends unfinished)."""
+    reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
+    pipeline learns it again from the set-up photo once the set-up is confirmed. ``actions``: film only the
+    first that many true actions. ``frames``: follow only the film's first so many frames (a profile; the
+    game then ends unfinished)."""
     from itertools import islice
 
     from companion.referee.follow import Follower, Oracle, follow
@@ -87,9 +94,9 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     if taught:
         try:
             pipeline.teach_look(*film.teaching_photo())
-            look = "taught"
+            look = "taught before the film; "
         except TeachError as exc:
-            look = f"not taught: {exc}"
+            look = f"not taught before the film: {exc}; "
     truth_path = film.write_truth(work / f"{game}-{seed}-{rendition}-true.jsonl")
     journal = work / f"{game}-{seed}-{rendition}.jsonl"
     reasons: Counter[str] = Counter()
@@ -116,8 +123,17 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
         "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
         "ms": report.ms, "cpu_ms": report.cpu_ms, "stages": clock.frames, "error": report.error, "seconds": round(seconds, 1),
-        **({"look": look} if look else {}),
+        "look": look + _look_words(pipeline),
     }
+
+
+def _look_words(pipeline: Any) -> str:
+    """What the pipeline learned of the box while following: the looks taught, or why none was."""
+    taught = pipeline.look_taught
+    if pipeline.look_error:
+        return f"{taught} look(s) taught; {pipeline.look_error}"
+    return f"{taught} look(s) taught while following" if taught else "no look taught"
+
 
 
 FIELDS = ("games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median")
@@ -177,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=None,
                         help="film and follow only the first N true actions of each game (tracing)")
     parser.add_argument("--taught", action="store_true",
-                        help="teach each board reader the box's look from one photo of it as dealt first (teach your board)")
+                        help="hand each pipeline a look taught before the film from one photo of the box as dealt "
+                             "(the set-up teaches it anyway, as in the app)")
     args = parser.parse_args(argv)
     games = [g.strip() for g in args.only.split(",") if g.strip()]
     try:

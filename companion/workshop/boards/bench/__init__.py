@@ -49,7 +49,7 @@ EVALUATORS: dict[str, str] = {
     "mighty-magpies": "companion.workshop.boards.bench.mighty_magpies:evaluate",
     "kingdom-scan": "companion.workshop.boards.bench.kingdom_scan:evaluate",
 }
-TEACHABLE = ("eagle-kingdoms", "verzauberte-eulen", "mighty-magpies")  # readers that learn a box's look from one photo
+TEACHABLE = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")  # readers that learn a box's look from one photo
 TARGETS = {"per_space_error_max": 0.001, "board_exact_min": 0.97, "ms_median_max": 30.0, "silent_error_max": 0.001}
 
 

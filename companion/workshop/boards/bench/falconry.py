@@ -21,7 +21,7 @@ from companion.games.playout import playout
 from companion.referee.falconry import FalconryAdapter, board_map, engine_stacks
 from companion.referee.falconry_map import cell_id, parse_cell_id, table_range
 from companion.vision.readers.falconry import FalconryReader
-from companion.workshop.boards.bench.evaluation import evaluate_reader
+from companion.workshop.boards.bench.evaluation import evaluate_reader, teach_from_photo
 from companion.workshop.boards.scenes.falconry import render
 
 MODES = {"duel": 2, "fast-duel": 2, "allied": 3, "truel": 3, "quarrel": 4, "joint": 4}
@@ -70,7 +70,17 @@ def judged_cells(scene: Mapping[str, Any]) -> set[str]:
     return out
 
 
-def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1) -> dict[str, Any]:
+def teaching_position(seed: int) -> tuple[State, FalconryAdapter]:
+    """A position of a seeded game whose table shows every kind of card (marker, bird, falconer): what the table
+    pipeline has taught itself once a game's set-up (falconers, birds) and its first marker were confirmed."""
+    for state, adapter in sample_states(24, seed + 1000):
+        if len({cards[0]["kind"] for cards in adapter.scene_from_state(state).values()}) == 3:
+            return state, adapter
+    raise ValueError(f"no position with every kind of card among seed {seed + 1000}'s")
+
+
+def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
+             taught: bool = False) -> dict[str, Any]:
     """Read ``scenes`` fresh frames rendered from seeded simulations; accuracy and time per frame
     (the shared loop, :func:`companion.workshop.boards.bench.evaluation.evaluate_reader`).
 
@@ -78,10 +88,14 @@ def evaluate(scenes: int = 200, seed: int = 0, *, reader: Any = None, condition:
     uncertain ones included, every judged cell of a refused frame (``board_not_found``) counted wrong;
     ``board_exact``: frames usable with every cell of the map read right and none uncertain;
     ``ms_median``: pose (cold, whole-frame marker search) + reading, wall clock, one OpenCV thread;
-    ``cpu_ms_median`` the same as this thread's CPU time.
+    ``cpu_ms_median`` the same as this thread's CPU time. ``taught``: the reader first learns the deck's look
+    from one photo of a position showing every kind (:func:`teaching_position`).
     """
     board = board_map()
     reader = reader or FalconryReader(board)
+    if taught:  # first taught the deck's look from one photo of cards whose identities are known
+        state, adapter = teaching_position(seed)
+        teach_from_photo(reader, board, adapter.scene_from_state(state), partial(render, rendition=rendition), seed)
     states = sample_states(scenes, seed)
     result = evaluate_reader(
         board,

@@ -1,0 +1,83 @@
+"""Teach your board in the app (issue 20, item 5): the look of the family's box is learned from the set-up photo
+once the set-up is confirmed, saved per game in the family's folder, and loaded at the next game; a damaged
+look file is said once in plain words and the box read as drawn."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.app.controller import Controller
+from companion.app.i18n import tr
+from companion.app.table_camera import TableRecognizer
+from companion.vision.teach import appearance_path
+from companion.workshop.table.film import GameFilm
+
+
+@pytest.fixture(scope="module")
+def magpies():
+    """Mighty Magpies' second rendition (a box the reader does not know): its first still frames."""
+    box = GameFilm("mighty-magpies", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
+    rng = np.random.default_rng(0)
+    return box, [box.draw(box.shots[i], rng) for i in range(6)]
+
+
+def _watch(ctl, recognizer, frames):
+    seen = []
+    for frame in frames:
+        recognizer.set_position(ctl.session.game, ctl.session.state, ctl.session.history)
+        observation = recognizer(frame, {"captured_at": None})
+        ctl.observe(ctl.generation, observation)
+        seen.append(observation)
+    return seen
+
+
+def test_the_look_is_learned_at_the_confirmed_set_up_saved_and_used_at_the_next_game(magpies, tmp_path):
+    box, frames = magpies
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("mighty-magpies", list(box.game.players))
+    recognizer = TableRecognizer(tmp_path)
+    recognizer.set_game("mighty-magpies")
+    seen = _watch(ctl, recognizer, frames[:4])
+    assert not any("outcome" in o for o in seen)  # its print is not known: nothing read, nothing guessed
+    asked = [o["question"] for o in seen if "question" in o]
+    assert [(q["reason"], q["regions"]) for q in asked] == [("setup", [])]  # the family is asked for the set-up once
+    ctl._last_seen = None
+    ctl._camera_asks(asked[0])
+    assert ctl.vision_status == tr("table:camera_setup_unread")  # in their words, not a list of no pieces
+    assert ctl.confirm_setup(box.actions[0]) and ctl.session.history == box.actions[:1]  # the family enters it (the true one)
+    seen = _watch(ctl, recognizer, frames[4:5])
+    assert seen[0]["look"] == {"kind": "taught"}
+    assert ctl.messages[-1].text == tr("table:look_taught")
+    path = appearance_path(tmp_path, "mighty-magpies")
+    assert json.loads(path.read_text())["game"] == "mighty-magpies"
+    assert not list(path.parent.glob("*.tmp"))
+    # the next game: the saved look is loaded, and the board read from the first frames: the set-up check by
+    # taps is offered (this box's tiles are read unsure: docs/vision-notes.md), where untaught nothing was read
+    ctl2 = Controller(tmp_path, seed=2)
+    ctl2.new_game("mighty-magpies", list(box.game.players))
+    again = TableRecognizer(tmp_path)
+    again.set_game("mighty-magpies")
+    seen = _watch(ctl2, again, frames[:5])
+    assert again._pipeline.look == json.loads(path.read_text())["appearance"]
+    assert not any("teach it your board" in o.get("status", "") for o in seen)
+    assert ctl2.setup_read is not None and set(ctl2.setup_read["read"]) == set("ABCDEFG")
+
+
+def test_a_damaged_look_file_is_said_once_and_the_box_read_as_drawn(magpies, tmp_path):
+    box, frames = magpies
+    path = appearance_path(tmp_path, "mighty-magpies")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"format": "companion-board-appearance", "vers', encoding="utf-8")
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("mighty-magpies", list(box.game.players))
+    recognizer = TableRecognizer(tmp_path)
+    recognizer.set_game("mighty-magpies")
+    seen = _watch(ctl, recognizer, frames[:3])
+    looks = [o["look"] for o in seen if "look" in o]
+    assert [look["kind"] for look in looks] == ["damaged"] and "teach the board again" in looks[0]["why"]
+    assert [m.text for m in ctl.messages if m.text == tr("table:look_damaged")] == [tr("table:look_damaged")]
+    assert recognizer._pipeline.look is None  # the box as drawn: its print refused, never guessed
+    assert not any("outcome" in o for o in seen)
