@@ -358,9 +358,9 @@ class FalconryReader:
                 r2, c2, x2 = self._cells(frame, pose, phase, shift)
                 if sum(c < unc for c in c2.values()) < sum(c < unc for c in confidence.values()):
                     regions, confidence, extra = r2, c2, x2
-                else:
-                    self._samples = first
                     extra["registered_mm"] = round(float(np.abs(shift).max()), 2)
+                else:
+                    self._samples = first  # the cards as first read are the ones reported
             timings["register"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
         extra["phase_mm"] = [round(float(v), 2) for v in phase]
