@@ -83,30 +83,74 @@ class Photometry:
 
 CLIPPED = 252.0  # a markers' white channel reading this or more hit the sensor's top: its true level is unknown
 MAX_UNCLIP = 1.3  # at most this much brighter than recorded (warm light x1.15 on a well exposed paper: 1.13)
+MIN_UNCLIPPED_REFS = 12  # bare-board references below the top needed to tell a clipped channel's gain
+MIN_UNCLIPPED_SHARE = 0.05  # ... and at least this share of them
 
 
-def unclip(marks: Photometry, seen: np.ndarray, known: np.ndarray, samples: Sequence[np.ndarray] = ()) -> tuple[Photometry, np.ndarray]:
+def at_top(marks: Photometry, values: np.ndarray) -> np.ndarray:
+    """(..., 3) bool: normalised values (with ``marks``) in a channel whose markers' white clipped, at the
+    sensor's top or above: such a value is only a lower bound of the true one."""
+    clipped = np.asarray(marks.white) >= CLIPPED
+    top = (CLIPPED - marks.black) * marks.gain - 1.0
+    return (np.asarray(values, np.float64) >= top) & clipped
+
+
+def unclip(marks: Photometry, seen: np.ndarray, known: np.ndarray, samples: Sequence[np.ndarray] = (), *,
+           censored: bool = False) -> tuple[Photometry, np.ndarray]:
     """The markers' white clipped in some channel (a warm or cool lamp on a bright exposure: the red or blue of
     the paper over the sensor's top) gives that channel too high a gain by an unknown factor; the board's own
     colour where it is known tells it: ``seen`` (N, 3) normalised colours of bare-board references, ``known``
     their expected normalised colour ((3,) or (N, 3)). Returns the corrected photometry and the factor per
-    channel (1 where nothing was clipped) that the samples normalised with ``marks`` are divided by. When one of
-    the pieces' ``samples`` (normalised with ``marks``) is clipped too, its colour is not known: nothing is
-    corrected (the reader refuses the frame's colours as before, never guesses them)."""
+    channel (1 where nothing was clipped) that the samples normalised with ``marks`` are divided by.
+
+    ``censored=False``: when a reference or one of the pieces' ``samples`` is at the top too, nothing is
+    corrected (the reader refuses the frame's colours, never guesses them). ``censored=True`` (a reader that
+    treats values at the top as lower bounds, :func:`at_top`, :func:`fill_censored`): the references at the
+    top are left out of the estimate -- a bright print under a warm lamp clips its red in most places, the
+    few below the top (a lamp's falloff) still tell the gain -- and nothing is corrected only when too few
+    are left."""
     clipped = np.asarray(marks.white) >= CLIPPED
     factor = np.ones(3)
     if not clipped.any() or clipped.all() or not len(seen):
         return marks, factor
-    top = (CLIPPED - marks.black) * marks.gain - 1.0  # a clipped channel's top, normalised
-    if any(np.any(np.asarray(x, np.float64).reshape(-1, 3)[:, clipped] >= top[clipped]) for x in (seen, *samples)):
+    seen = np.asarray(seen, np.float64).reshape(-1, 3)
+    known = np.broadcast_to(np.maximum(np.asarray(known, np.float64), 1.0), seen.shape)
+    high = at_top(marks, seen).any(axis=1)
+    if censored:
+        use = ~high
+        if use.sum() < max(MIN_UNCLIPPED_REFS, MIN_UNCLIPPED_SHARE * len(seen)):
+            return marks, factor
+    elif high.any() or any(at_top(marks, x).any() for x in samples):
         return marks, factor
-    ratio = np.median(np.asarray(seen, np.float64) / np.maximum(np.asarray(known, np.float64), 1.0), axis=0)
+    else:
+        use = np.ones(len(seen), bool)
+    ratio = np.median(seen[use] / known[use], axis=0)
     level = float(np.mean(ratio[~clipped]))
     factor[clipped] = np.clip(ratio[clipped] / max(level, 1e-6), 1.0, MAX_UNCLIP)
     if np.all(factor == 1.0):
         return marks, factor
     white = marks.black + (marks.white - marks.black) * factor
     return Photometry(marks.black, white, marks.marker_ids, marks.marker_white, marks.marker_xy_mm), factor
+
+
+def fill_censored(seen: np.ndarray, known: np.ndarray, censored: np.ndarray) -> np.ndarray:
+    """References of known colour whose value in some channel is only a lower bound (``censored``, (N, 3)):
+    that channel is estimated from the reference's other channels and the light's colour measured on the
+    references seen whole (a lamp lights the whole board in one colour; a shadow darkens every channel alike),
+    never below what was seen. Returns the filled (N, 3) colours."""
+    seen = np.maximum(np.asarray(seen, np.float64).reshape(-1, 3), 1.0)
+    mask = np.asarray(censored, bool).reshape(seen.shape)
+    if not mask.any():
+        return seen
+    known = np.broadcast_to(np.maximum(np.asarray(known, np.float64), 1.0), seen.shape)
+    logl = np.log(seen / known)
+    whole = ~mask.any(axis=1)
+    cast = np.median(logl[whole] - logl[whole].mean(axis=1, keepdims=True), axis=0) if whole.any() else np.zeros(3)
+    free = (~mask).sum(axis=1)
+    level = np.where(free > 0, ((logl - cast) * ~mask).sum(axis=1) / np.maximum(free, 1), 0.0)
+    estimate = known * np.exp(level[:, None] + cast[None, :])
+    fill = mask & (free > 0)[:, None]
+    return np.where(fill, np.maximum(seen, estimate), seen)
 
 
 def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,

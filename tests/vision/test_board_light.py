@@ -214,7 +214,10 @@ def test_the_kingdom_scan_balances_a_warm_lamp_and_refuses_a_hand():
 def test_a_white_clipped_by_a_lamp_is_recovered_from_the_bare_board():
     """A well exposed paper under a cool or warm lamp: the markers' blue or red hits 255, so their white no
     longer tells that channel's gain. The bare print's known colour gives it back: the Verzauberte Eulen board
-    is read right where it was refused (a piece's own colour clipped too stays unknown: refused, as before)."""
+    is read right where it was refused. Under the warm lamp the bright print clips its red too (the
+    whole-game films' warm turns were refused on every frame as "something covers the board"): a value at the sensor's top is a lower
+    bound, the gain is told by the print where the lamp's falloff leaves it below the top, and the board is
+    read right as well."""
     from companion.referee.table import TablePipeline
     from companion.workshop.table.film import GameFilm, Shot
 
@@ -222,12 +225,36 @@ def test_a_white_clipped_by_a_lamp_is_recovered_from_the_bare_board():
     truth = film._scenes[film.shots[0].scene]
     plain = film.draw(Shot(film.shots[0].scene), np.random.default_rng(0))
     reading = TablePipeline(film.game).reading
-    for gains, clipped_pieces in (((1.15, 1.0, 0.82), False), ((0.7, 0.95, 1.15), True)):
+    for gains in ((1.15, 1.0, 0.82), (0.7, 0.95, 1.15)):
         lit = np.clip(plain.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
         pose = reading.tracker.update(lit)
         assert photometry.measure(lit, pose, reading.reader.board).white.max() >= photometry.CLIPPED
         obs = reading.read(lit, pose)
-        assert obs.usable != clipped_pieces, obs.status  # the warm lamp clips this box's yellow owls' red too
-        assert not obs.usable or all(canonical(obs.regions.get(r)) == canonical(truth.get(r))
-                                     for r in set(truth) | set(obs.regions) if not obs.is_uncertain(r))
+        assert obs.usable, obs.status
+        assert all(canonical(obs.regions.get(r)) == canonical(truth.get(r))
+                   for r in set(truth) | set(obs.regions) if not obs.is_uncertain(r))
         assert len(obs.uncertain) <= 1
+
+
+def test_a_channel_at_the_sensors_top_is_a_lower_bound():
+    """photometry.at_top / fill_censored / Prototypes.classify(censored=): a clipped red is filled from the other
+    channels and the lamp's colour, never below what was seen; a prototype brighter there than the bound is not
+    held against it, one darker is."""
+    from companion.vision.readers.discs import Prototypes
+
+    marks = photometry.Photometry(np.array([0.0, 0.0, 0.0]), np.array([200.0, 235.0, 255.0]))
+    top = (photometry.CLIPPED - 0) * marks.gain[2] - 1
+    assert photometry.at_top(marks, np.array([[100.0, 100.0, top + 0.5]])).tolist() == [[False, False, True]]
+    assert not photometry.at_top(marks, np.array([[300.0, 300.0, top - 1]])).any()  # B and G did not clip
+    known = np.array([150.0, 180.0, 200.0])
+    seen = np.array([[150.0, 180.0, 200.0], [75.0, 90.0, 100.0], [150.0, 180.0, 120.0]])
+    filled = photometry.fill_censored(seen, known, np.array([[False] * 3, [False] * 3, [False, False, True]]))
+    assert filled[2, 2] == pytest.approx(200.0)  # the lamp is neutral on the references seen whole
+    assert filled[:2].tolist() == seen[:2].tolist()
+    protos = Prototypes(("board", "yellow", "green"), np.array([[1.0, 1.0, 1.0], [0.25, 1.0, 1.1], [0.4, 0.75, 0.2]]))
+    sample = np.array([[0.25, 1.0, 0.8]])  # yellow whose red reads low: clipped
+    assert protos.classify(sample)[0][0] != 1 or protos.classify(sample)[1][0] > 0.1
+    best, d1, _ = protos.classify(sample, censored=np.array([[False, False, True]]))
+    assert best[0] == 1 and d1[0] == pytest.approx(0.0, abs=1e-9)
+    best, d1, _ = protos.classify(np.array([[0.4, 0.75, 0.6]]), censored=np.array([[False, False, True]]))
+    assert best[0] != 2 or d1[0] > 0.5  # green's red is far below the bound: not green

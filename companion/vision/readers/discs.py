@@ -201,16 +201,24 @@ class Prototypes:
             return cls(tuple(names), pal[None, :, :] / board[:, None, :])
         return cls(tuple(names), pal / board)
 
-    def classify(self, ratios: np.ndarray, light_tolerance: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def classify(self, ratios: np.ndarray, light_tolerance: float = 1.0,
+                 censored: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(best index, best distance, second-best distance) per row of ``ratios`` (N, 3).
 
         The distance is taken between logarithms: a colour's hue (the log ratios' differences) counts
         fully, its brightness only beyond ``light_tolerance`` (1.3: 30 % darker or brighter is free) --
         the light where a spot lies is known only as well as the bare board round it tells, and a
-        shadow's edge between two patches puts it off by that much."""
+        shadow's edge between two patches puts it off by that much. ``censored`` (N, 3) bool: values that
+        are only lower bounds (a channel at the sensor's top, :func:`photometry.at_top`); such a channel
+        counts against a prototype only when the prototype is darker there than the bound allows."""
         e = LOG_FLOOR  # dark channels carry mostly noise: their logs are compressed
         protos = self.vectors if self.vectors.ndim == 3 else self.vectors[None, :, :]
         lr = np.log(np.maximum(ratios, 0.0) + e)[:, None, :] - np.log(np.maximum(protos, 0.0) + e)
+        if censored is not None and np.any(censored):
+            cen = np.asarray(censored, bool)[:, None, :]
+            free = np.maximum((~cen).sum(axis=2, keepdims=True), 1)
+            others = (lr * ~cen).sum(axis=2, keepdims=True) / free  # the level the free channels agree on
+            lr = np.where(cen & ((~cen).sum(axis=2, keepdims=True) > 0), np.maximum(lr, others), lr)
         level = lr.mean(axis=2, keepdims=True)
         hue = np.linalg.norm(lr - level, axis=2)
         bright = np.maximum(np.abs(level[..., 0]) - np.log(max(light_tolerance, 1.0)), 0.0)

@@ -186,8 +186,12 @@ class EulenReader(TrackedReader):
             return Observation.unusable(problem, timings)
         n_spots = len(self.spots)
         head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
-        marks, unclipped = photometry.unclip(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED, (head_bgr, body_bgr))
+        # a lamp may clip a channel of the paper and of the bright print: values at the sensor's top are lower bounds
+        head_top, body_top, ref_top = (photometry.at_top(marks, x) for x in (head_bgr, body_bgr, ref_bgr))
+        known_refs = np.asarray(self.look.refs, np.float64) / PRINTED
+        marks, unclipped = photometry.unclip(marks, ref_bgr, known_refs, censored=True)
         head_bgr, body_bgr, ref_bgr = head_bgr / unclipped, body_bgr / unclipped, ref_bgr / unclipped
+        ref_bgr = photometry.fill_censored(ref_bgr, known_refs, ref_top)
         il = cfg["illumination"]
         light = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
         if light.mismatch > float(il["max_board_mismatch"]):
@@ -202,8 +206,8 @@ class EulenReader(TrackedReader):
         head = head_bgr / base
         body = body_bgr / base
         cl = cfg["classify"]
-        bi, bd1, bd2 = self._body_protos.classify(body, float(cl["light_tolerance"]))
-        hi, hd1, hd2 = self._head_protos.classify(head, float(cl["light_tolerance"]))
+        bi, bd1, bd2 = self._body_protos.classify(body, float(cl["light_tolerance"]), body_top)
+        hi, hd1, hd2 = self._head_protos.classify(head, float(cl["light_tolerance"]), head_top)
         bconf = confidence(bd1, bd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         hconf = confidence(hd1, hd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         occupied = bi > 0
