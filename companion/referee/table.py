@@ -388,14 +388,15 @@ class TablePipeline:
             roll = self._roll
             pending = roll is not None and not roll.used
             said = Counter((READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
-            # a roll entered before its dice were read: the dice that settle next showing it are that roll
-            self._answered = None if pending else said
             # dice of other kinds than this roll's (a d8 where two d6 were due) are a later roll's (the pipeline lags
             # behind the table): kept for it, and never sure there; so are dice with a face read surely that the roll
             # entered does not have (one die unsure does not make the other one's face a guess), kept once
             read_surely = Counter((r.kind, str(r.value)) for r in roll.readings if not r.uncertain) if roll else Counter()
             other_kinds = roll is not None and Counter(r.kind for r in roll.readings) != Counter(k for k, _ in said.elements())
             later = pending and roll is not None and (other_kinds or not roll.kept and bool(read_surely - said))
+            # a roll entered before its dice were read (none pending, or the pending dice are another roll's): the
+            # dice that settle next showing it are that roll, not the next one
+            self._answered = said if not pending or later else None
             if roll is not None and later:
                 roll.kept = True
             elif roll is not None:

@@ -326,6 +326,27 @@ def test_dice_thrown_after_a_die_read_alone_and_asked_about_are_never_sure():
     assert len(later) == 1 and not later[0].sure and "still unanswered" in later[0].message
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_a_roll_the_family_entered_while_the_camera_offered_another_is_not_taken_again_when_its_dice_settle():
+    """The camera lags behind the table and offers dice the family says are not this roll; the family enters the
+    roll. When that roll's own dice then settle, they are the roll entered, not the next one (bench table,
+    Verzauberte Eulen seed 0: a roll entered before its dice were read was confirmed again, surely, for the next
+    roll)."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    seen = next(a for a in state.legal_actions() if a != failed and sorted(a["dice"]) != sorted(failed["dice"]))["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, seen[0]), (280, 30, seen[1])])
+    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(offered) == 1 and offered[0].sure  # the family says: not these
+    pipe.applied(failed, state)
+    now = _after(state, failed)
+    entered = failed["dice"]
+    frames = [frame(hand=True)] + still(1) + still(12, dice=[(60, 180, entered[0]), (250, 40, entered[1])])
+    sure = [e for _, e in run(pipe, frames, now) if e.kind == DICE and e.sure]
+    assert not sure, [e.message for e in sure]
+
+
 def _after(state, action):
     child = state.clone()
     child.apply(action)
