@@ -50,6 +50,20 @@ def test_the_film_draws_the_rendition_asked_for():
         film.GameFilm("verzauberte-eulen", 5, rendition=3).render_position(0)
 
 
+def test_the_film_repaints_the_whole_of_every_region_that_changed():
+    """Positions are composed from the one before outside the regions that changed; the cave is an X with four
+    pockets (no star about its middle): an owl put into a pocket was drawn cut in half (bench table, Verzauberte
+    Eulen seed 0: the cave then read one owl short)."""
+    one = film.GameFilm("verzauberte-eulen", 0, light=False, hands=False, lens_k1=0.0)
+    before = {"c3": [{"owl": {"head": "green", "body": "green"}}]}
+    after = {"c3": before["c3"] + [{"owl": {"head": "red", "body": "red"}}] * 2}
+    mask = one._changed_mask(before, after)
+    pocket = one.to_px(np.array([[287.5 + dx, 187.5 + dy] for dx in (-12, 0, 12) for dy in (-12, 0, 12)]))
+    assert all(mask[int(round(y)), int(round(x))] for x, y in pocket)
+    far = one.to_px(np.array([[60.0, 440.0]]))[0]
+    assert not mask[int(far[1]), int(far[0])]  # an untouched corner keeps its pixels
+
+
 def test_follow_json_last_line_has_exactly_item_7s_fields_on_a_short_video(tmp_path, capsys):
     short = ShortFilm("mighty-magpies", 3, lens_k1=0.0, light=False)
     frames = tmp_path / "frames"

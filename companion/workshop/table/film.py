@@ -246,7 +246,10 @@ class GameFilm:
         return image
 
     def _changed_mask(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> np.ndarray:
-        """Where the pieces of the regions that differ between two positions may lie (ideal image px)."""
+        """Where the pieces of the regions that differ between two positions may lie (ideal image px): each such
+        region grown by the margin its pieces may reach beyond it. Grown by a dilation, not by scaling about its
+        middle: a region that is not star-shaped (the Verzauberte Eulen cave, an X with four pockets) scaled
+        about its middle leaves its pockets out, and an owl put there was drawn cut in half."""
         W, H = self.size
         mask = np.zeros((H, W), np.uint8)
         margin = CHANGE_MARGIN_MM.get(self.name, 10.0)
@@ -261,10 +264,11 @@ class GameFilm:
             else:
                 t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
                 pts = np.asarray(region.circle_center_mm) + float(region.radius_mm or 0) * np.c_[np.cos(t), np.sin(t)]
-            centre = pts.mean(axis=0)
-            grown = centre + (pts - centre) * (1 + margin / max(1e-6, float(np.linalg.norm(pts - centre, axis=1).min())))
-            cv2.fillPoly(mask, [np.round(self.to_px(grown) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
-        return mask.astype(bool)
+            cv2.fillPoly(mask, [np.round(self.to_px(pts) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+        # the board seen from an angle: the margin at the most magnified place (a generous ring elsewhere)
+        radius = int(np.ceil(margin * self.px_per_mm() * 1.3))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+        return cv2.dilate(mask, kernel).astype(bool)
 
     def _paint(self, index: int) -> np.ndarray:
         import inspect
