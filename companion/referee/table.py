@@ -646,33 +646,36 @@ class TablePipeline:
     def _without_dice(self, frame: np.ndarray) -> np.ndarray:
         """The frame with the dice lying on the table covered by what lay there before the throw: a board
         reader must not refuse the whole board for a die on it (the spaces under the dice are hidden anyway,
-        :meth:`_hide_under_dice`)."""
+        :meth:`_hide_under_dice`). The patch is brought to the light of now, measured round it in both frames
+        (a lamp switched on since the throw made every patch off colour: the board refused as covered)."""
         lying = self._lying_dice()
         under = self._before_throw if self._before_throw is not None else self._before
         if not lying or under is None or under.shape != frame.shape:
             return frame
         out = frame.copy()
-        h, w = frame.shape[:2]
         for r in lying:
-            x, y, bw, bh = (int(v) for v in r.box)
-            x0, y0 = max(0, x - bw // 3), max(0, y - bh // 3)
-            x1, y1 = min(w, x + bw + bw // 3), min(h, y + bh + bh // 3)
-            out[y0:y1, x0:x1] = under[y0:y1, x0:x1]
+            x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
+            if x1 > x0 and y1 > y0:
+                gain = _light_ratio(frame, under, (x0, y0, x1, y1))
+                out[y0:y1, x0:x1] = np.clip(under[y0:y1, x0:x1] * gain, 0, 255).astype(np.uint8)
         return out
 
     def _hide_under_dice(self, obs: Observation, pose: Any) -> Observation:
-        """Spaces under a die in view are hidden: never read, never a confident difference."""
+        """Spaces under a die in view are hidden: never read, never a confident difference -- every space whose
+        pieces may reach under the patch :meth:`_without_dice` laid over the die (a piece put down since the
+        throw, half covered by the patch, would be read as something else)."""
         lying = self._lying_dice()
         if not obs.usable or not lying:
             return obs
         hidden = set()
+        reach = float(getattr(self.table, "piece_reach_mm", 0.0))
         for r in lying:
-            x, y, w, h = r.box
+            x0, y0, x1, y1 = _patch_rect(r.box, (10**6, 10**6))
             try:
-                pts = pose.image_to_board(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x + w / 2, y + h / 2]]))
+                pts = pose.image_to_board(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]], np.float64))
             except Exception:
                 continue
-            centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1)))
+            centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1))) + reach
             for region in self.board.regions:
                 if _near(region, centre, radius):
                     hidden.add(region.id)
@@ -1069,6 +1072,28 @@ def _key(state: State) -> str:
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:
     return float(box[0] + box[2] / 2), float(box[1] + box[3] / 2)
+
+
+def _patch_rect(box: Sequence[float], shape: Sequence[int]) -> tuple[int, int, int, int]:
+    """The rectangle laid over a die (its box and a third of it round it), within a frame of ``shape``."""
+    x, y, bw, bh = (int(v) for v in box)
+    h, w = int(shape[0]), int(shape[1])
+    return max(0, x - bw // 3), max(0, y - bh // 3), min(w, x + bw + bw // 3), min(h, y + bh + bh // 3)
+
+
+def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
+    """Per channel, how much brighter the ring round ``rect`` is now than then (the light's change there)."""
+    x0, y0, x1, y1 = rect
+    pad = max(3, (x1 - x0) // 4)
+    h, w = now.shape[:2]
+    X0, Y0, X1, Y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
+    ring = np.ones((Y1 - Y0, X1 - X0), bool)
+    ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
+    if not ring.any():
+        return np.ones(3)
+    a = np.median(now[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
+    b = np.median(then[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
+    return np.clip((a + 1.0) / (b + 1.0), 0.25, 4.0)
 
 
 def _near(region: Any, centre: np.ndarray, radius: float) -> bool:

@@ -71,6 +71,7 @@ class TableGame:
     adapter: Callable[[], Any]
     read_setup: Callable[[Game, Observation, Any], SetupReading]
     setup_is_action: bool  # the set-up is a chance action of the engine (else: the game's configuration)
+    piece_reach_mm: float = 0.0  # how far beyond its region's outline a piece standing there may reach
 
     def board_map(self) -> BoardMap:
         from companion.data import bundled
@@ -241,18 +242,21 @@ _GAMES: dict[str, TableGame] = {
     "eagle-kingdoms": TableGame(
         "eagle-kingdoms", "eagle-kingdoms.json", _eagle_reader, _module_adapter("companion.referee.eagle_kingdoms"),
         _setup_by_action("companion.referee.eagle_kingdoms"), True,
+        piece_reach_mm=6.0,  # a stand's card over its piece's outline
     ),
     "mighty-magpies": TableGame(
         "mighty-magpies", "mighty-magpies.json", _tracked_reader("companion.vision.readers.mighty_magpies:MagpiesReader"),
         _module_adapter("companion.referee.mighty_magpies"), _setup_by_action("companion.referee.mighty_magpies"), True,
+        piece_reach_mm=45.0,  # a magpie stands 28 mm out from its nest's middle
     ),
     "verzauberte-eulen": TableGame(
         "verzauberte-eulen", "verzauberte-eulen.json", _tracked_reader("companion.vision.readers.verzauberte_eulen:EulenReader"),
         _module_adapter("companion.referee.verzauberte_eulen"), read_owls_setup, False,
+        piece_reach_mm=14.0,  # an owl (12 mm) stands 13 mm to the side of its path's line
     ),
     "falconry": TableGame(
         "falconry", "falconry.json", _tracked_reader("companion.vision.readers.falconry:FalconryReader"),
-        _falconry_adapter, read_opening_cards, False,
+        _falconry_adapter, read_opening_cards, False, piece_reach_mm=12.0,  # a card larger than its cell
     ),
 }
 

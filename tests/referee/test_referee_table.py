@@ -374,6 +374,52 @@ def test_a_die_lying_on_a_space_hides_that_space():
     assert "neck" in pipe.settled.extra.get("hidden_by_dice", [])
 
 
+def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too():
+    """The frame is read with each die covered by what lay there before the throw (a patch a third larger than
+    the die); a piece put down since then next to the die is half covered by it. Every space whose pieces may
+    reach under the patch is hidden, not only those under the die itself (bench table, Verzauberte Eulen: an owl
+    put into the cave's pocket beside a die was half erased and the cave read one owl short, surely)."""
+    import numpy as np
+
+    from companion.vision.reader import Reading
+
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    pose = pipe.tracker.update(frame())
+    piece = next(r for r in pipe.board.regions if r.id == "neck")
+    poly = np.asarray(piece.polygon_mm, float) if piece.polygon_mm is not None else None
+    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1]) if poly is not None else \
+        (piece.circle_center_mm[0] - piece.radius_mm, piece.circle_center_mm[1])
+    die_mm = np.array([left[0] - 20.0, left[1]])  # 20 mm left of the space: beside it, the patch reaches it
+    cx, cy = pose.board_to_image(die_mm[None])[0]
+    pipe._dice_in_view = [Reading("d6", 4, 0.99, (int(cx) - 4, int(cy) - 4, 8, 8), False)]
+    hidden = pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
+    assert "neck" in hidden
+    pipe._dice_in_view = [Reading("d6", 4, 0.99, (int(cx) - 60, int(cy) - 4, 8, 8), False)]  # far from it: seen
+    assert "neck" not in pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
+
+
+def test_the_patch_over_a_die_is_brought_to_the_light_of_now():
+    """A warm lamp switched on after the throw: the patch taken from the frame before the throw is lit as the
+    frame now is (bench table, Verzauberte Eulen: every patch off colour, the board refused as covered for
+    the whole of a warm turn)."""
+    import numpy as np
+
+    from companion.vision.reader import Reading
+
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    then = frame()
+    warm = np.float32([0.7, 0.95, 1.15])
+    now = np.clip(then * warm, 0, 255).astype(np.uint8)
+    now[100:108, 150:158] = (255, 160, 0)  # the die
+    pipe._before_throw = then
+    pipe._dice_in_view = [Reading("d6", 4, 0.99, (150, 100, 8, 8), False)]
+    patched = pipe._without_dice(now)[96:112, 146:162].astype(float)
+    assert np.abs(patched - np.clip(then * warm, 0, 255)[96:112, 146:162]).mean() < 4
+    assert np.abs(patched - then[96:112, 146:162]).mean() > 15  # not the old light
+
+
 def test_no_board_in_view_is_said_in_plain_words_and_nothing_is_read():
     state = play_until(lambda s: s.phase == CAPTURE)
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
