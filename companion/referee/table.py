@@ -352,6 +352,7 @@ class TablePipeline:
         self._roll_done: tuple | None = None
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
+        self._covering: set[tuple] = set()  # boxes of dice whose patch covered more than the die (this frame)
         self._asked: str | None = None  # the state (its JSON) a decision was last asked about
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
 
@@ -650,6 +651,7 @@ class TablePipeline:
         (a lamp switched on since the throw made every patch off colour: the board refused as covered)."""
         lying = self._lying_dice()
         under = self._before_throw if self._before_throw is not None else self._before
+        self._covering = set()
         if not lying or under is None or under.shape != frame.shape:
             return frame
         out = frame.copy()
@@ -657,19 +659,24 @@ class TablePipeline:
             x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
             if x1 > x0 and y1 > y0:
                 gain = _light_ratio(frame, under, (x0, y0, x1, y1))
-                out[y0:y1, x0:x1] = np.clip(under[y0:y1, x0:x1] * gain, 0, 255).astype(np.uint8)
+                patch = np.clip(under[y0:y1, x0:x1] * gain, 0, 255).astype(np.uint8)
+                if _covers_more_than_the_die(frame[y0:y1, x0:x1], patch, r.box, (x0, y0)):
+                    self._covering.add(tuple(r.box))
+                out[y0:y1, x0:x1] = patch
         return out
 
     def _hide_under_dice(self, obs: Observation, pose: Any) -> Observation:
-        """Spaces under a die in view are hidden: never read, never a confident difference -- every space whose
-        pieces may reach under the patch :meth:`_without_dice` laid over the die (a piece put down since the
-        throw, half covered by the patch, would be read as something else)."""
+        """Spaces under a die in view are hidden: never read, never a confident difference -- and where the patch
+        :meth:`_without_dice` laid over the die covered more than the die, every space whose pieces may reach
+        under it (a piece put down since the throw, half covered by the patch, would be read as something else)."""
         lying = self._lying_dice()
         if not obs.usable or not lying:
             return obs
         hidden = set()
-        reach = float(getattr(self.table, "piece_reach_mm", 0.0))
         for r in lying:
+            # a patch that changed only the die: the spaces under it; one that covered more (a piece put down
+            # beside the die since the throw): every space whose pieces may reach under it
+            reach = float(getattr(self.table, "piece_reach_mm", 0.0)) if tuple(r.box) in self._covering else 0.0
             x0, y0, x1, y1 = _patch_rect(r.box, (10**6, 10**6))
             try:
                 pts = pose.image_to_board(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]], np.float64))
@@ -1079,6 +1086,23 @@ def _patch_rect(box: Sequence[float], shape: Sequence[int]) -> tuple[int, int, i
     x, y, bw, bh = (int(v) for v in box)
     h, w = int(shape[0]), int(shape[1])
     return max(0, x - bw // 3), max(0, y - bh // 3), min(w, x + bw + bw // 3), min(h, y + bh + bh // 3)
+
+
+PATCH_CHANGED_LEVELS = 40  # a pixel of the patch's margin this far from the frame (any channel) was covered
+PATCH_CHANGED_SHARE = 0.2  # the patch covered more than its die when this share of its margin was covered
+
+
+def _covers_more_than_the_die(now: np.ndarray, patch: np.ndarray, box: Sequence[float], origin: tuple[int, int]) -> bool:
+    """Whether the patch hides more than the die (and its shadow) in its margin round the die's box: something
+    else there now differs from what lay there before the throw."""
+    x, y, bw, bh = (int(v) for v in box)
+    margin = np.ones(now.shape[:2], bool)
+    mx, my = x - origin[0], y - origin[1]
+    margin[max(0, my):max(0, my + bh), max(0, mx):max(0, mx + bw)] = False
+    if not margin.any():
+        return False
+    changed = np.abs(now.astype(np.int16) - patch.astype(np.int16)).max(axis=2) > PATCH_CHANGED_LEVELS
+    return float(changed[margin].mean()) >= PATCH_CHANGED_SHARE
 
 
 def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:

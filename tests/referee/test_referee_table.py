@@ -376,9 +376,10 @@ def test_a_die_lying_on_a_space_hides_that_space():
 
 def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too():
     """The frame is read with each die covered by what lay there before the throw (a patch a third larger than
-    the die); a piece put down since then next to the die is half covered by it. Every space whose pieces may
-    reach under the patch is hidden, not only those under the die itself (bench table, Verzauberte Eulen: an owl
-    put into the cave's pocket beside a die was half erased and the cave read one owl short, surely)."""
+    the die); a piece put down since then next to the die is half covered by it. Where the patch covers more
+    than the die, every space whose pieces may reach under it is hidden, not only those under the die itself
+    (bench table, Verzauberte Eulen: an owl put into the cave's pocket beside a die was half erased and the cave
+    read one owl short, surely); where it covers only the die, only the spaces under it."""
     import numpy as np
 
     from companion.vision.reader import Reading
@@ -387,16 +388,18 @@ def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
     pose = pipe.tracker.update(frame())
     piece = next(r for r in pipe.board.regions if r.id == "neck")
-    poly = np.asarray(piece.polygon_mm, float) if piece.polygon_mm is not None else None
-    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1]) if poly is not None else \
-        (piece.circle_center_mm[0] - piece.radius_mm, piece.circle_center_mm[1])
-    die_mm = np.array([left[0] - 20.0, left[1]])  # 20 mm left of the space: beside it, the patch reaches it
-    cx, cy = pose.board_to_image(die_mm[None])[0]
-    pipe._dice_in_view = [Reading("d6", 4, 0.99, (int(cx) - 4, int(cy) - 4, 8, 8), False)]
-    hidden = pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
-    assert "neck" in hidden
-    pipe._dice_in_view = [Reading("d6", 4, 0.99, (int(cx) - 60, int(cy) - 4, 8, 8), False)]  # far from it: seen
-    assert "neck" not in pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
+    poly = np.asarray(piece.polygon_mm, float)
+    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1])
+    cx, cy = (int(v) for v in pose.board_to_image(np.array([[left[0] - 20.0, left[1]]]))[0])  # 20 mm beside it
+    pipe._before_throw = frame()
+    pipe._dice_in_view = [Reading("d6", 4, 0.99, (cx - 4, cy - 4, 8, 8), False)]
+    for beside, hides in ((False, False), (True, True)):
+        now = frame(dice=[(cx - 4, cy - 4, 4)])
+        if beside:
+            now[cy - 6:cy + 6, cx + 4:cx + 7] = (30, 200, 30)  # a piece put down against the die since the throw
+        pipe._without_dice(now)
+        hidden = pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
+        assert ("neck" in hidden) == hides, beside
 
 
 def test_the_patch_over_a_die_is_brought_to_the_light_of_now():
