@@ -221,14 +221,38 @@ class LightField:
     outliers: np.ndarray  # indices into the references given to :func:`fit_light_field`
     dark: np.ndarray  # indices of references darker than their neighbours by a shadow's step (informative)
 
+    all_points_mm: np.ndarray | None = None  # every reference given to :func:`fit_light_field` (kept or not)
+
     def at(self, points_mm: np.ndarray) -> np.ndarray:
         """Light (multiplier, (N, 3)) at board points."""
         q = np.asarray(points_mm, np.float64).reshape(-1, 2)
         if not len(self.points_mm):
             return np.ones((len(q), 3))
-        d2 = ((q[:, None, :] - self.points_mm[None, :, :]) ** 2).sum(-1)
-        w = np.exp(-0.5 * d2 / self.sigma_mm**2) + 1e-12
+        if self.all_points_mm is not None:  # the weights to every reference, once per reader; the kept ones' columns
+            kept = np.ones(len(self.all_points_mm), bool)
+            kept[self.outliers] = False
+            w = gaussian_weights(q, self.all_points_mm, self.sigma_mm)[:, kept] + 1e-12
+        else:
+            w = np.exp(-0.5 * ((q[:, None, :] - self.points_mm[None, :, :]) ** 2).sum(-1) / self.sigma_mm**2) + 1e-12
         return np.exp((w @ self.log_light) / w.sum(axis=1, keepdims=True))
+
+
+_WEIGHTS: dict[tuple, np.ndarray] = {}
+_WEIGHTS_KEPT = 16  # point sets are a reader's fixed spots and references: a few per reader
+
+
+def gaussian_weights(a: np.ndarray, b: np.ndarray, sigma_mm: float) -> np.ndarray:
+    """exp(-d^2 / 2 sigma^2) between two sets of board points ((N, M), read-only): the same board points every
+    frame (a reader's spots and bare-board references), so computed once and kept."""
+    key = (a.shape, b.shape, a.tobytes(), b.tobytes(), float(sigma_mm))
+    w = _WEIGHTS.get(key)
+    if w is None:
+        w = np.exp(-0.5 * ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1) / sigma_mm**2)
+        w.setflags(write=False)
+        if len(_WEIGHTS) >= _WEIGHTS_KEPT:
+            _WEIGHTS.pop(next(iter(_WEIGHTS)))
+        _WEIGHTS[key] = w
+    return w
 
 
 def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.ndarray | Sequence[float], *,
@@ -250,8 +274,7 @@ def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.nd
     # references agrees with itself); a shadow keeps the hue
     global_off = colour_mismatch(obs, exp) > max_colour
     keep = ~global_off if (~global_off).sum() >= 3 else np.ones(n, bool)
-    d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
-    w = np.exp(-0.5 * d2 / sigma_mm**2)
+    w = gaussian_weights(pts, pts, sigma_mm).copy()
     np.fill_diagonal(w, 0.0)
     foreign = np.zeros(n, bool)
     step = np.zeros(n)
@@ -270,7 +293,7 @@ def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.nd
             break
         keep = ~foreign
     dark = np.flatnonzero(~foreign & (step < -0.3))
-    return LightField(pts[~foreign], logl[~foreign], sigma_mm, np.flatnonzero(foreign), dark)
+    return LightField(pts[~foreign], logl[~foreign], sigma_mm, np.flatnonzero(foreign), dark, pts)
 
 
 def colour_mismatch(observed: np.ndarray, expected: np.ndarray | Sequence[float]) -> np.ndarray:
