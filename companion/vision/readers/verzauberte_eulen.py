@@ -161,9 +161,28 @@ class EulenReader(TrackedReader):
         bgr = marks.apply(sample_bgr(frame, pose, self._points))
         k = n_spots * nh
         head = np.median(bgr[:k].reshape(n_spots, nh, 3), axis=1)
-        body = np.median(bgr[k : k + n_spots * nb].reshape(n_spots, nb, 3), axis=1)
+        self._ring = bgr[k : k + n_spots * nb].reshape(n_spots, nb, 3)  # each body ring's samples (see _split_rings)
+        body = np.median(self._ring, axis=1)
         refs = np.median(bgr[k + n_spots * nb :].reshape(len(self._refs), npch, 3), axis=1)
         return head, body, refs
+
+    def _split_rings(self, censored: np.ndarray, unclipped: np.ndarray, base: np.ndarray, body_index: np.ndarray) -> np.ndarray:
+        """(N,) bool: spots whose body ring's samples are not one colour -- a quarter or more of them nearer another
+        colour than the one the ring's median was read as (an owl standing half off its spot, half on the bare
+        board: the median reads one or the other, surely)."""
+        ring = self._ring
+        n, nb = ring.shape[:2]
+        ratios = (ring / unclipped / base[:, None, :]).reshape(-1, 3)
+        censored = censored.reshape(-1, 3)
+        each, _d1, _d2 = self._body_protos.classify(ratios, float(self.config["classify"]["light_tolerance"]), censored) \
+            if self._body_protos.vectors.ndim == 2 else self._classify_per_spot(ratios, censored, nb)
+        other = (each.reshape(n, nb) != body_index[:, None]).mean(axis=1)
+        return other >= float(self.config["classify"]["max_ring_split"])
+
+    def _classify_per_spot(self, ratios: np.ndarray, censored: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Prototypes of one set per spot (a taught print): each ring sample against its own spot's."""
+        protos = Prototypes(self._body_protos.names, np.repeat(self._body_protos.vectors, nb, axis=0))
+        return protos.classify(ratios, float(self.config["classify"]["light_tolerance"]), censored)
 
     def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any]) -> dict[str, Any]:
         """The look of this box from one photo of it with its owls where ``scene`` says (the set-up the
@@ -187,7 +206,7 @@ class EulenReader(TrackedReader):
         n_spots = len(self.spots)
         head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
         # a lamp may clip a channel of the paper and of the bright print: values at the sensor's top are lower bounds
-        head_top, body_top, ref_top = (photometry.at_top(marks, x) for x in (head_bgr, body_bgr, ref_bgr))
+        head_top, body_top, ref_top, ring_top = (photometry.at_top(marks, x) for x in (head_bgr, body_bgr, ref_bgr, self._ring))
         known_refs = np.asarray(self.look.refs, np.float64) / PRINTED
         marks, unclipped = photometry.unclip(marks, ref_bgr, known_refs, censored=True)
         head_bgr, body_bgr, ref_bgr = head_bgr / unclipped, body_bgr / unclipped, ref_bgr / unclipped
@@ -212,6 +231,7 @@ class EulenReader(TrackedReader):
         hconf = confidence(hd1, hd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         occupied = bi > 0
         conf = np.where(occupied, np.minimum(bconf, hconf), bconf)
+        conf = np.where(self._split_rings(ring_top, unclipped, base, bi), np.minimum(conf, 0.5), conf)
         unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])))
         # a spot whose bare board the teaching photo never showed (an owl stood there) and that matches
         # no owl: it may well be empty -- unsure, not a sign of a hand
