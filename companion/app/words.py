@@ -125,6 +125,11 @@ def sentence_case(text: str) -> str:
     return SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+def capitalised(name: str) -> str:
+    """A name that begins a label ("left beak: ?" -> "Left beak: ?"); the rest as it is."""
+    return name[:1].upper() + name[1:]
+
+
 def plain(game: str, text: str, lang: str) -> str:
     """``text`` (a move, a refusal, a prompt) with every space id, cell and owl code in plain words."""
     swap = PLAIN.get(game)

@@ -96,11 +96,12 @@ SPACES = {"eagle-kingdoms": _eagle_spaces, "mighty-magpies": _magpies_spaces}
 
 
 def setup_spaces(game: str, obs: Observation | None, message: str = "") -> SetupSpaces | None:
-    """What the settled board shows of ``game``'s set-up (None: a game whose set-up is not chosen by taps, or
-    no usable reading)."""
-    if game not in SPACES or obs is None or not obs.usable:
+    """What the settled board shows of ``game``'s set-up (None: a game whose set-up is not chosen by taps). With
+    no usable reading (a box the camera cannot read yet) every space is left to choose: the family sets the box
+    up by taps on the board's picture, as for the spaces a reading left unsure."""
+    if game not in SPACES:
         return None
-    return SPACES[game](obs, message)
+    return SPACES[game](obs if obs is not None and obs.usable else Observation({}), message)
 
 
 def setup_action(game: str, values: dict[str, Any]) -> Action:

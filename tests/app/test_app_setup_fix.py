@@ -52,7 +52,7 @@ def test_the_set_up_read_in_part_keeps_what_was_sure_and_marks_the_rest(tmp_path
     assert spaces.hidden == ("crown-left",) and SHIELD_ID not in spaces.read
     assert all(spaces.read[p] == placement[p] for p in placement if p not in spaces.unsure)
     assert all(spaces.read[p] is None for p in spaces.unsure)
-    assert setup_spaces("falconry", obs) is None and setup_spaces("eagle-kingdoms", None) is None
+    assert setup_spaces("falconry", obs) is None
 
     fix = SetupFix(spaces.as_json())
     marks = fix.marks()
@@ -64,6 +64,21 @@ def test_the_set_up_read_in_part_keeps_what_was_sure_and_marks_the_rest(tmp_path
         assert fix.choose(pid, placement[pid])
     assert fix.marks()["beak-left"] == "proposed" and fix.prompt() == tr("fix:ready")
     assert fix.action() == setup_action("eagle-kingdoms", placement) == {"type": "setup", "placement": placement}
+
+
+@pytest.mark.rules("EK-SETUP-RANDOM")
+def test_a_box_the_camera_cannot_read_is_set_up_by_taps_on_every_piece(tmp_path):
+    """No usable reading (a box of another print, before its look is taught): the set-up check opens with every
+    piece (every nest) to choose, rather than leaving the family only "Random set-up"."""
+    from companion.referee.mighty_magpies import BOARD
+
+    refused = Observation({}, usable=False, status="something covers the board")
+    for obs in (None, refused):
+        spaces = setup_spaces("eagle-kingdoms", obs, "cannot read the set-up")
+        assert spaces is not None and set(spaces.unsure) == set(PIECE_IDS) - {SHIELD_ID}
+        assert all(v is None for v in spaces.read.values()) and SetupFix(spaces.as_json()).action() is None
+    nests = setup_spaces("mighty-magpies", refused)
+    assert nests is not None and set(nests.unsure) == {n for i, n in enumerate(BOARD.nest_ids) if BOARD.capacity[i]}
 
 
 def test_the_pieces_to_check_are_named_as_families_say_them(tmp_path):

@@ -12,6 +12,7 @@ from companion.app.i18n import tr
 from companion.app.screens.base import AppScreen, big_button, choice_popup
 from companion.app.screens.picture import TapPicture
 from companion.app.setup_fix import BoardPicture, SetupFix, board_picture, draw_marks
+from companion.app.words import capitalised
 
 
 class SetupFixScreen(AppScreen):
@@ -63,7 +64,7 @@ class SetupFixScreen(AppScreen):
             for space in fix.unsure + [s for s in fix.suspect if s not in fix.unsure]:
                 value = fix.value(space)
                 doubt = space in fix.suspect and space not in fix.chosen
-                label = f"{fix.space_words(space)}: {fix.option_label(value) if value is not None else '?'}" + (" ?" if doubt else "")
+                label = f"{capitalised(fix.space_words(space))}: {fix.option_label(value) if value is not None else '?'}" + (" ?" if doubt else "")
                 colour = theme.DANGER if value is None else theme.WARN if doubt else theme.PANEL
                 spaces.add_widget(big_button(label, lambda s=space: self.open_choice(s), colour=colour))
 
