@@ -25,22 +25,13 @@ from companion.app.demo import FRAME_SIZE, DemoScript, demo_view
 from companion.games.core import State
 from companion.referee.dice import READER_KIND, dice_values
 from companion.vision.boardmap import BoardMap, load_board_map
+from companion.vision.sprites import blend_sprite
 
 LIGHT = np.array([0.3, -0.4, 1.0]) / np.linalg.norm([0.3, -0.4, 1.0])
 KEEP = 48  # steps kept drawn
 
 
-def paste(img: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
-    """A BGRA float sprite (alpha 0-1) onto ``img`` at (x, y), cropped to the image."""
-    h, w = img.shape[:2]
-    sh, sw = sprite.shape[:2]
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
-    if x1 <= x0 or y1 <= y0:
-        return
-    spr = sprite[y0 - y:y1 - y, x0 - x:x1 - x]
-    a = spr[..., 3:4]
-    region = img[y0:y1, x0:x1].astype(np.float32)
-    img[y0:y1, x0:x1] = np.clip(region * (1 - a) + spr[..., :3] * a, 0, 255).astype(np.uint8)
+paste = blend_sprite  # a BGRA float sprite (alpha 0-1) onto the scene at (x, y), cropped to it
 
 
 def _painter(game: str, board: BoardMap, seed: int) -> Callable[[State, np.random.Generator, np.ndarray], np.ndarray]:

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.app import theme
+from companion.vision.sprites import sprite_window
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 BLACK, WHITE = (0, 0, 0), (255, 255, 255)
@@ -89,18 +90,17 @@ def _label(img, text, org, colour, height_px: float) -> None:
 
 def _paste(img: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
     """A BGRA uint8 ``sprite`` over the BGRA layer ``img`` at (x, y) (alpha blended, cropped to the layer)."""
-    h, w = img.shape[:2]
-    sh, sw = sprite.shape[:2]
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
-    if x1 <= x0 or y1 <= y0:
+    window = sprite_window(img.shape, sprite.shape, x, y)
+    if window is None:
         return
-    top = sprite[y0 - y:y1 - y, x0 - x:x1 - x].astype(np.float32)
-    under = img[y0:y1, x0:x1].astype(np.float32)
+    at, part = window
+    top = sprite[part].astype(np.float32)
+    under = img[at].astype(np.float32)
     a = top[..., 3:4] / 255.0
     out = np.empty_like(under)
     out[..., :3] = top[..., :3] * a + under[..., :3] * (1 - a)
     out[..., 3:4] = 255 * a + under[..., 3:4] * (1 - a)
-    img[y0:y1, x0:x1] = out.round().astype(np.uint8)
+    img[at] = out.round().astype(np.uint8)
 
 
 def _strokes(img, draw, colour, width: int) -> None:

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.vision.classes import COLOUR_FACES, class_index
+from companion.vision.sprites import sprite_window
 
 TEX = 96  # face texture side in pixels
 TOP_MARGIN = 0.05  # a die whose upward face is not clearly the one facing the camera is labelled "none"
@@ -702,12 +703,10 @@ def is_readable(d: DieInScene) -> bool:
 
 
 def _paste_max(dst: np.ndarray, src: np.ndarray, x: int, y: int) -> None:
-    h, w = dst.shape
-    sh, sw = src.shape
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
-    if x1 <= x0 or y1 <= y0:
-        return
-    np.maximum(dst[y0:y1, x0:x1], src[y0 - y:y1 - y, x0 - x:x1 - x], out=dst[y0:y1, x0:x1])
+    window = sprite_window(dst.shape, src.shape, x, y)
+    if window is not None:
+        at, part = window
+        np.maximum(dst[at], src[part], out=dst[at])
 
 
 def photo_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:

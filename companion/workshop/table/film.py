@@ -40,6 +40,7 @@ from companion.games.playout import playout
 from companion.games.registry import load_game
 from companion.referee.dice import wanted_dice
 from companion.vision.intrinsics import CameraProfile
+from companion.vision.sprites import blend_sprite
 
 STILL = {"start": 8, "roll": 13, "move": 6, "unseen": 2, "light": 4, "end": 8}
 """Still frames after each event (a roll needs the dice tracker's 5, or 10 when a die reads unsure)."""
@@ -593,13 +594,5 @@ def _paste(img: np.ndarray, sprite: np.ndarray | None, cx: float, cy: float) -> 
     """A BGRA float sprite (alpha 0-1) centred at (cx, cy), cropped to the image."""
     if sprite is None:
         return
-    h, w = img.shape[:2]
     sh, sw = sprite.shape[:2]
-    x, y = int(round(cx - sw / 2)), int(round(cy - sh / 2))
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + sw), min(h, y + sh)
-    if x1 <= x0 or y1 <= y0:
-        return
-    spr = sprite[y0 - y:y1 - y, x0 - x:x1 - x]
-    a = spr[..., 3:4]
-    region = img[y0:y1, x0:x1].astype(np.float32)
-    img[y0:y1, x0:x1] = np.clip(region * (1 - a) + spr[..., :3] * a, 0, 255).astype(np.uint8)
+    blend_sprite(img, sprite, int(round(cx - sw / 2)), int(round(cy - sh / 2)))
