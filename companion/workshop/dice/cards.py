@@ -330,8 +330,9 @@ Median time per 1280x720 frame, detector + classifier{" + d8 reader (on the d8 f
   a 1, when the die itself is not also found (`detect.drop_contained` drops the pips when it is).
 - The d8, colour-face and magpie classes were trained on synthetic renders and, for the d8, the 8 faces of one
   real numeral die (no other real photos of those dice were available): expect lower accuracy on real ones than
-  the synthetic figures. A taught profile does not change that for the d8: its embedding tells numerals apart
-  no better than the classifier (ruling 16 in docs/vision-notes.md).
+  the synthetic figures. A taught profile helps the d8 little: its embedding tells numerals apart no better than
+  chance, so with a profile a d8 is sure only where the generic reader is (from 0.95-0.99, as it read the taught
+  d8 dice): 7.1% of synthetic d8 (ruling 16 in docs/vision-notes.md).
 - Glare that washes out a pip, and pips the same colour as the body, cause misreads.
 - On fine, high-contrast textures (loop-pile carpet, speckled cloth) the detector still proposes dozens of
   candidates: small dice there are missed more often, some texture is reported as uncertain dice, and
