@@ -195,19 +195,24 @@ def test_overlay_layer_is_transparent_and_only_made_when_something_shows():
 
 
 def test_worker_caps_its_rate_and_runs_below_the_ui_priority():
-    done = []
-    worker = RecognitionWorker(lambda image, meta: {"n": meta["n"]}, lambda g, obs, t: done.append(obs), max_hz=10).start()
-    try:
-        end = time.monotonic() + 0.65
-        n = 0
-        while time.monotonic() < end:
+    started, done = [], []
+
+    def recognize(image, meta):
+        started.append(time.perf_counter())
+        return {"n": meta["n"]}
+
+    worker = RecognitionWorker(recognize, lambda g, obs, t: done.append(obs), max_hz=10).start()
+    n = 0
+    try:  # counted in frames, not seconds: a loaded machine only makes the test slower
+        while len(done) < 4 and n < 20_000:
             worker.submit(1, np.zeros((2, 2, 3), np.uint8), {"n": n}, time.monotonic())
             n += 1
             time.sleep(0.005)
-        time.sleep(0.15)
     finally:
         worker.stop()
-    assert 3 <= len(done) <= 9 and worker.replaced > 20  # ~10 a second, always the newest frame
+    assert len(done) >= 4 and min(np.diff(started)) >= 0.1 - 0.002  # never more than 10 a second
+    read = [obs["n"] for obs in done]
+    assert worker.replaced > 0 and read == sorted(set(read))  # waiting frames give way to newer ones
     if hasattr(__import__("os"), "setpriority") and threading.current_thread() is threading.main_thread():
         assert worker.niced
 
