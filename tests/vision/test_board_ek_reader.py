@@ -114,3 +114,18 @@ def test_a_damaged_model_is_refused_with_a_reason(tmp_path):
     (tmp_path / MANIFEST).unlink()
     with pytest.raises(ModelError, match="missing"):
         StandClassifier(tmp_path)
+
+
+def test_bare_spaces_of_another_box_read_surely_empty(board, reader):
+    """The second rendition prints every space's outline and dice picture in gold on the felt: once its piece is
+    captured, a space shows them. Printed lines are no cards, and art on bare felt is no character (a character
+    stands on its piece): the space reads empty, surely (it read unsure, so no capture was ever seen there)."""
+    bare = 0
+    for k, state in enumerate(sample_states(4, 41)):
+        scene = scene_from_state(state)
+        obs, pose, _ = read(board, reader, scene, 300 + k, rendition=2)
+        assert pose.usable and obs.usable
+        empty = [r.id for r in board.regions if r.kind != "shield" and not scene.get(r.id)]
+        bare += len(empty)
+        assert [r for r in empty if r in obs.uncertain or obs.regions.get(r)] == [], k
+    assert bare >= 10

@@ -45,6 +45,7 @@ from companion.vision.readers.occlusion import ArmWatch
 from companion.vision.readers.stands import StandClassifier, find_cards, read_cards_checked
 
 _NEAR_CARD_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+_SOLID_KERNEL = np.ones((3, 3), np.uint8)
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "px_per_mm": 1.0,
@@ -52,6 +53,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "paper_v_min": 100,
     "known_min": 0.15,  # share of felt+piece pixels below which nothing is said about the piece
     "known_full": 0.45,  # share at which the piece reading is fully trusted
+    "region_edge_mm": 3.0,  # pieces are read off this band along their spaces' edges
     "share_sure": 0.25,  # a piece share this far from a half decides (printed art may cover a quarter of a space)
     "clear_without_card": 0.8,  # a region with no card must be this much felt/piece to say "no stand"
     "stray_card_mm": 15.0,  # a card outside every region belongs to the nearest within this distance
@@ -143,7 +145,11 @@ class EagleKingdomsReader:
             else:
                 (cx, cy), rad = r.circle_center_mm, float(r.radius_mm or 0)
                 cv2.circle(self.labels, (round((cx * s - 0.5) * 16), round((cy * s - 0.5) * 16)), round(rad * s * 16), k + 1, -1, cv2.LINE_8, shift=4)
-        self.region_px = np.bincount(self.labels.ravel(), minlength=len(self.ids) + 1)
+        # a space's inside, off its edges: a piece fills its space, but a box may print the spaces' outlines, and
+        # next to a neighbour's edge the felt between two pieces shows
+        edge = np.ones((2 * round(float(self.cfg["region_edge_mm"]) * s) + 1,) * 2, np.uint8)
+        self.inner_labels = np.where(cv2.erode(self.labels, edge) == cv2.dilate(self.labels, edge), self.labels, 0).astype(np.uint8)
+        self.inner_px = np.bincount(self.inner_labels.ravel(), minlength=len(self.ids) + 1)
         # where a card's middle counts as on a shield: the shield and a band around it (stands on
         # the shield's rim overhang the felt and the pieces around it; no piece's own stand is near)
         self.card_labels = self.labels.copy()
@@ -254,6 +260,10 @@ class EagleKingdomsReader:
             return Observation.unusable("something reaches over the board from its edge (a hand, an arm?): nothing read")
         size = (self.shape[1], self.shape[0])
         felt = cv2.resize(felt_small, size, interpolation=cv2.INTER_NEAREST)
+        # a piece is a solid plate centimetres wide; what is not felt only in thin lines (another box prints
+        # its spaces' outlines and dice pictures on the felt) is the board's art: neither felt nor piece
+        solid = cv2.morphologyEx((felt_small == 0).astype(np.uint8), cv2.MORPH_OPEN, _SOLID_KERNEL)
+        piece = cv2.resize(solid, size, interpolation=cv2.INTER_NEAREST)
         hand = cv2.resize(hand_small, size, interpolation=cv2.INTER_NEAREST)
         near_hand = cv2.resize(near_small, size, interpolation=cv2.INTER_NEAREST)
         n = len(self.ids) + 1
@@ -261,10 +271,10 @@ class EagleKingdomsReader:
         near_card = cv2.dilate(paper, _NEAR_CARD_KERNEL)
         free = (near_card == 0) & (hand == 0)
         counts = np.zeros((n, 5))
-        counts[:, 1] = np.bincount(self.labels[(felt > 0) & free], minlength=n)
-        counts[:, 2] = np.bincount(self.labels[(felt == 0) & free], minlength=n)
-        counts[:, 3] = np.bincount(self.labels[near_card > 0], minlength=n)
-        counts[:, 4] = np.bincount(self.labels[hand > 0], minlength=n)
+        counts[:, 1] = np.bincount(self.inner_labels[(felt > 0) & free], minlength=n)
+        counts[:, 2] = np.bincount(self.inner_labels[(piece > 0) & free], minlength=n)
+        counts[:, 3] = np.bincount(self.inner_labels[near_card > 0], minlength=n)
+        counts[:, 4] = np.bincount(self.inner_labels[hand > 0], minlength=n)
         near = np.bincount(self.labels[near_hand > 0], minlength=n)
         paper = ((paper > 0) & (hand == 0)).astype(np.uint8)
         t1 = time.perf_counter()
@@ -335,7 +345,7 @@ class EagleKingdomsReader:
         sure = float(cfg["share_sure"])
         for k, rid in enumerate(self.ids):
             _other, n_felt, n_piece, n_paper, n_hand = (float(v) for v in counts[k + 1])
-            size = max(float(self.region_px[k + 1]), 1.0)
+            size = max(float(self.inner_px[k + 1]), 1.0)
             if n_hand / size >= float(cfg["hand_hidden_share"]):
                 hidden.add(rid)
                 confidence[rid] = 0.0
@@ -354,8 +364,10 @@ class EagleKingdomsReader:
                 conf = min(conf, c)
             if k in blocked:
                 conf = min(conf, 0.3)
-            if stray_paper[k + 1] >= float(cfg["stray_paper_mm2"]):
-                conf = min(conf, 0.4)  # paper where a character stands, but no card found there
+            if present and stray_paper[k + 1] >= float(cfg["stray_paper_mm2"]):
+                # paper where a character stands, but no card found there (on bare felt it is the board's art:
+                # a character stands on its piece)
+                conf = min(conf, 0.4)
             if self.kinds[k] != "shield" and len(stands) > 1:
                 conf = min(conf, 0.5)  # a piece holds one character: two cards on it are one card cut in two, or art
             if self.kinds[k] == "shield" and len(stands) >= cfg["shield_capacity"]:

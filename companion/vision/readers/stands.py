@@ -46,6 +46,9 @@ DEFAULT_CARD_CONFIG = {
     "area_max_mm2": 420.0,
     "side_tolerance": 0.35,  # min-area rectangle sides within this fraction of the paper's
     "small_area_mm2": 200.0,  # a smaller blob is a partly hidden card: its reading is uncertain
+    # paper filling less of its rectangle than this is line art (a space's printed outline), not cards: a card,
+    # even two touching, fills 0.6-0.95 of it; an outline ring or arc 0.1-0.2
+    "line_art_fill_max": 0.35,
 }
 
 
@@ -93,7 +96,7 @@ def find_cards(
             continue
         area_px = cv2.contourArea(contour) + 0.5 * cv2.arcLength(contour, True)  # outline through pixel centres
         if not lo <= area_px <= hi:
-            if area_px > hi and rejected is not None:
+            if area_px > hi and rejected is not None and not _line_art(m, contour, cfg):
                 rejected.append(_centre(contour))  # too big for one card: cards touching
             continue
         area = area_px / a2
@@ -109,11 +112,27 @@ def find_cards(
         tol = cfg["side_tolerance"]
         if not (abs(rw - PAPER_MM[0]) <= tol * PAPER_MM[0] + 1 and abs(rh - PAPER_MM[1]) <= tol * PAPER_MM[1] + 1):
             if area >= cfg["small_area_mm2"] or max(rw, rh) > max(PAPER_MM) * (1 + tol):
-                if rejected is not None:
+                if rejected is not None and not _line_art(m, contour, cfg):
                     rejected.append((float(cx), float(cy)))
                 continue
         cards.append(Card((float(cx), float(cy)), float(ang), float(area), (float(rw), float(rh))))
     return cards
+
+
+def _line_art(mask: np.ndarray, contour: np.ndarray, cfg: dict) -> bool:
+    """Whether a paper blob is thin lines printed on the board (another box outlines its spaces in a light
+    ink) rather than cards: its pixels fill little of its smallest rectangle. Not a card, so not paper that
+    could not be read either; paper of a card merged with it still counts as stray paper where a character
+    stands (the reader's stray-paper check)."""
+    limit = cfg.get("line_art_fill_max")
+    if not limit:
+        return False
+    x, y, w, h = cv2.boundingRect(contour)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.drawContours(inside, [contour], -1, 1, -1, offset=(-x, -y))
+    pixels = int(np.count_nonzero(mask[y:y + h, x:x + w] & inside))
+    (_c, (rw, rh), _a) = cv2.minAreaRect(contour)
+    return pixels < float(limit) * max((rw + 1) * (rh + 1), 1.0)
 
 
 def _centre(contour: np.ndarray) -> tuple[float, float]:
