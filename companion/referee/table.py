@@ -63,6 +63,7 @@ from companion.vision.table_changes import (
     at_changed_places,
     changed_since,
     hand_changes,
+    in_light_of,
     quarter,
 )
 
@@ -917,7 +918,8 @@ class TablePipeline:
         if self._touched is not None:
             if self._before is not None and self._before.shape == frame.shape:
                 mask = cv2.resize(self._touched, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
-                self._before = np.where(mask[..., None], frame, self._before)
+                # in the light of before: the light may have changed since (a lamp, between turns)
+                self._before = np.where(mask[..., None], in_light_of(frame, self._before, self._touched), self._before)
             self._touched = None
         return False
 

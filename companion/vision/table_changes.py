@@ -24,6 +24,7 @@ CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the 
 CHANGED_MIN = 0.25  # share of a find's middle that must have changed
 DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
 MAX_WINDOWS = 6
+LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 
 
 def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
@@ -44,6 +45,24 @@ def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
             grid[r, c] = np.median(cell.reshape(-1, 3), axis=0) if cell.size else whole
     grid = np.clip(grid, whole / 2.5, whole * 2.5)
     return cv2.GaussianBlur(grid, (3, 3), 0.8)
+
+
+def in_light_of(frame: np.ndarray, reference: np.ndarray, pasted: np.ndarray | None = None) -> np.ndarray:
+    """``frame`` brought to the light of ``reference`` (the same size) around ``pasted`` (a mask of the parts
+    to be pasted into ``reference``, any size): parts of a later picture pasted into an earlier one must not
+    bring their light along (a lamp's pool moved, the exposure changed), or the patch reads as a change.
+    The light is the ratio of the two pictures next to the patch, smoothed over a few dice (a lamp's pool is
+    wider); deep inside a large patch, the picture-wide cells of :func:`light_gain`."""
+    now, was = quarter(frame).astype(np.float32) + 1.0, quarter(reference).astype(np.float32) + 1.0
+    coarse = cv2.resize(light_gain(now, was), (now.shape[1], now.shape[0]), interpolation=cv2.INTER_CUBIC)
+    if pasted is not None:
+        keep = cv2.resize(pasted.astype(np.uint8), (now.shape[1], now.shape[0]), interpolation=cv2.INTER_NEAREST) == 0
+        weight = cv2.GaussianBlur(keep.astype(np.float32), (0, 0), LIGHT_SPREAD_Q)
+        near = cv2.GaussianBlur(now / was * keep[..., None], (0, 0), LIGHT_SPREAD_Q) / np.maximum(weight, 1e-6)[..., None]
+        trust = np.clip(weight / 0.2, 0.0, 1.0)[..., None]  # little of the old picture near: the cells' light
+        coarse = trust * near + (1.0 - trust) * coarse
+    gain = cv2.resize(coarse, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return np.clip(frame.astype(np.float32) / np.maximum(gain, 1e-3), 0, 255).astype(np.uint8)
 
 
 def quarter(frame: np.ndarray) -> np.ndarray:

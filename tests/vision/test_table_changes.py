@@ -69,3 +69,27 @@ def test_the_windows_say_whether_a_die_sized_change_came_since_the_last_frame():
     assert not windows.quiet and windows.places == []
     windows.read(before, None, DIE)  # no frame before a throw: nothing to compare
     assert not windows.quiet
+
+
+def test_a_patch_pasted_into_the_frame_before_a_throw_keeps_that_frames_light():
+    """Where a hand moved pieces, the frame before a throw takes the new picture's pixels; under a lamp whose
+    pool moved meanwhile, pasted as they are they read as changes (the printed dice pictures of the pieces
+    there were taken for thrown dice). In the light of the old frame, nothing there changed."""
+    from companion.vision.table_changes import in_light_of
+
+    before = table(1)
+    h, w = before.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    pool = 1.0 - 0.45 * np.exp(-((xx - 420) ** 2 + (yy - 180) ** 2) / (2 * 110.0**2))  # the lamp's pool gone
+    now = np.clip(before * pool[..., None].astype(np.float32), 0, 255).astype(np.uint8)
+    touched = np.zeros((h // 4, w // 4), np.uint8)
+    touched[35:55, 95:120] = 1  # where the hand passed (quarter size)
+    mask = cv2.resize(touched, (w, h), interpolation=cv2.INTER_NEAREST)[..., None] > 0
+    as_is = np.where(mask, now, before)
+    matched = np.where(mask, in_light_of(now, before, touched), before)
+    assert changed_places(quarter(now), quarter(as_is), DIE)  # the patch, in the light of now: changes
+    assert changed_places(quarter(now), quarter(matched), DIE) == []
+    def error(pasted):
+        return np.abs(pasted.astype(np.float32) - before.astype(np.float32))[mask[..., 0]].mean()
+
+    assert error(matched) < error(as_is) / 2, (error(matched), error(as_is))
