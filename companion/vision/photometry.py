@@ -153,6 +153,43 @@ def fill_censored(seen: np.ndarray, known: np.ndarray, censored: np.ndarray) -> 
     return np.where(fill, np.maximum(seen, estimate), seen)
 
 
+@dataclass(frozen=True)
+class CensoredColours:
+    """A frame's normalised colours with the channels at the sensor's top taken as lower bounds
+    (:func:`censored_colours`): what a disc reader classifies under a lamp that clips the paper."""
+
+    marks: Photometry  # the markers' photometry, a clipped channel's gain corrected (:func:`unclip`)
+    factor: np.ndarray  # (3,) what the samples were divided by (1 where nothing was clipped)
+    refs: np.ndarray  # (R, 3) the bare-board references, corrected, their censored channels filled
+    samples: tuple[np.ndarray, ...]  # the pieces' samples, corrected
+    tops: tuple[np.ndarray, ...]  # each sample's at-top mask (bool, its shape): only a lower bound there
+
+
+def censored_colours(marks: Photometry, refs: np.ndarray, known: np.ndarray,
+                     samples: Sequence[np.ndarray] = ()) -> CensoredColours:
+    """The shared first step of the disc readers under any light: ``refs`` (R, 3) normalised colours of
+    bare-board references whose colour is ``known`` ((3,) or (R, 3), normalised) and the pieces' ``samples``
+    (each (..., 3), normalised with ``marks``). Which values are at the sensor's top is taken before the gain
+    is corrected (:func:`at_top`: the top is where the sensor stopped, whatever the gain says now); the
+    clipped gain is told by the references below the top (:func:`unclip`, ``censored=True``); the
+    references' censored channels are filled (:func:`fill_censored`), the samples' are left to the
+    classifier (``Prototypes.classify(censored=)``) with their masks."""
+    ref_top = at_top(marks, refs)
+    tops = tuple(at_top(marks, x) for x in samples)
+    fixed, factor = unclip(marks, refs, known, censored=True)
+    filled = fill_censored(np.asarray(refs, np.float64) / factor, known, ref_top)
+    return CensoredColours(fixed, factor, filled, tuple(x / factor for x in samples), tops)
+
+
+def bounded_distance(values: np.ndarray, reference: np.ndarray, censored: np.ndarray) -> np.ndarray:
+    """(N,) Euclidean distance from ``values`` (N, 3) to ``reference`` ((3,) or (N, 3)) where the ``censored``
+    channels (N, 3) are only lower bounds: such a channel counts only by how far it is above the reference
+    already (the true value may be anything at or above what was seen)."""
+    d = np.asarray(values, np.float64) - np.asarray(reference, np.float64)
+    d = np.where(np.asarray(censored, bool), np.maximum(d, 0.0), d)
+    return np.linalg.norm(d, axis=-1)
+
+
 def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,
                   quiet_mm: float = QUIET_MM) -> tuple[np.ndarray, np.ndarray]:
     """(black, white) board points of one marker: the middle of its black border cells, and the

@@ -258,3 +258,47 @@ def test_a_channel_at_the_sensors_top_is_a_lower_bound():
     assert best[0] == 1 and d1[0] == pytest.approx(0.0, abs=1e-9)
     best, d1, _ = protos.classify(np.array([[0.4, 0.75, 0.6]]), censored=np.array([[False, False, True]]))
     assert best[0] != 2 or d1[0] > 0.5  # green's red is far below the bound: not green
+
+
+def test_the_magpies_reader_takes_a_channel_at_the_sensors_top_as_a_lower_bound():
+    """Mighty Magpies under a warm lamp on a well exposed board: the paper's and the bright print's red clip.
+    The reader refused every such frame ("something covers the board", 145 patches off colour); with the
+    owls' censored reading, shared (photometry.censored_colours), it reads the board right, as under a cool
+    lamp and in plain light."""
+    from companion.referee.table import TablePipeline
+    from companion.workshop.table.film import GameFilm, Shot
+
+    film = GameFilm("mighty-magpies", 0, lens_k1=0.0)
+    shot = film.shots[-1]
+    truth = film._scenes[shot.scene]
+    plain = film.draw(Shot(shot.scene), np.random.default_rng(0))
+    reading = TablePipeline(film.game).reading
+    for gains in ((1.0, 1.0, 1.0), (1.15, 1.0, 0.82), (0.7, 0.95, 1.15)):
+        lit = np.clip(plain.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
+        pose = reading.tracker.update(lit)
+        obs = reading.read(lit, pose)
+        assert obs.usable, (gains, obs.status)
+        assert not obs.uncertain and all(canonical(obs.regions.get(r)) == canonical(truth.get(r)) for r in set(truth) | set(obs.regions))
+    assert photometry.measure(lit, pose, reading.reader.board).white[2] >= photometry.CLIPPED
+
+
+def test_censored_colours_are_the_owls_steps_in_one_place():
+    """photometry.censored_colours: the at-top masks taken before the gain is corrected, the references below
+    the top tell the clipped gain, the clipped references filled, the samples divided by the same factor;
+    bounded_distance holds a lower bound against a reference only where it is above it already."""
+    marks = photometry.Photometry(np.zeros(3), np.array([180.0, 230.0, 255.0]))
+    top = (photometry.CLIPPED - 0) * marks.gain[2] - 1
+    known = np.array([120.0, 150.0, 180.0])
+    rng = np.random.default_rng(0)
+    refs = known * rng.uniform(0.9, 1.0, (60, 1)) * np.array([1.0, 1.0, 1.2])  # the red 1.2 too bright: clipped gain
+    refs[:30, 2] = top + 1  # half of them at the top
+    sample = np.array([[50.0, 60.0, top + 2], [50.0, 60.0, 70.0]])
+    seen = photometry.censored_colours(marks, refs, known, (sample,))
+    assert seen.factor[2] == pytest.approx(1.2, abs=0.02) and seen.factor[:2].tolist() == [1.0, 1.0]
+    assert seen.tops[0].tolist() == [[False, False, True], [False, False, False]]
+    assert seen.samples[0][1, 2] == pytest.approx(70.0 / seen.factor[2])
+    assert np.all(seen.refs[:30, 2] >= refs[:30, 2] / seen.factor[2] - 1e-9)  # never below what was seen
+    assert seen.marks.white[2] == pytest.approx(255.0 * seen.factor[2])
+    d = photometry.bounded_distance(np.array([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0]]), np.array([1.0, 1.0, 3.0]),
+                                    np.array([[False, False, True], [False, False, False]]))
+    assert d.tolist() == [0.0, 1.0]

@@ -187,9 +187,12 @@ class MagpiesReader(TrackedReader):
         if problem is not None:
             return Observation.unusable(problem, timings)
         mag_bgr, ring_bgr, hole_bgr, ref_bgr = self._samples(frame, pose, marks)
-        marks, unclipped = photometry.unclip(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED,
-                                             (mag_bgr, ring_bgr, hole_bgr))
-        mag_bgr, ring_bgr, hole_bgr, ref_bgr = (a / unclipped for a in (mag_bgr, ring_bgr, hole_bgr, ref_bgr))
+        # a lamp may clip a channel of the paper and of the bright print: values at the sensor's top are lower
+        # bounds (refusing them refused every frame under a warm lamp)
+        seen = photometry.censored_colours(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED,
+                                           (mag_bgr, ring_bgr, hole_bgr))
+        marks, ref_bgr = seen.marks, seen.refs
+        (mag_bgr, ring_bgr, hole_bgr), (mag_top, ring_top, hole_top) = seen.samples, seen.tops
         il = cfg["illumination"]
         lit = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
         if lit.mismatch > float(il["max_board_mismatch"]):
@@ -204,13 +207,13 @@ class MagpiesReader(TrackedReader):
         base_t = bare[self._tiles]
         rng_, hole = ring_bgr / base_t, hole_bgr / base_t
         max_d, scale = float(cl["max_distance"]), float(cl["margin_scale"])
-        mi, md1, md2 = self._mag_protos.classify(mag, float(cl["light_tolerance"]))
+        mi, md1, md2 = self._mag_protos.classify(mag, float(cl["light_tolerance"]), mag_top)
         mconf = confidence(md1, md2, max_d, scale)
-        ti, td1, td2 = self._tile_protos.classify(rng_, float(cl["light_tolerance"]))
+        ti, td1, td2 = self._tile_protos.classify(rng_, float(cl["light_tolerance"]), ring_top)
         tconf = confidence(td1, td2, max_d, scale)
         # the centre must agree: a ring shows the board through its hole, a berry is solid
-        hole_board = np.minimum(np.linalg.norm(hole - self._hole_ratio["silver"], axis=1), np.linalg.norm(hole - self._hole_ratio["gold"], axis=1))
-        hole_berry = np.linalg.norm(hole - self._hole_ratio["berry"], axis=1)
+        hole_to = {k: photometry.bounded_distance(hole, self._hole_ratio[k], hole_top) for k in TILE_KINDS}
+        hole_board, hole_berry = np.minimum(hole_to["silver"], hole_to["gold"]), hole_to["berry"]
         is_ring = (ti == 2) | (ti == 3)
         disagree = (is_ring & (hole_board > hole_berry)) | ((ti == 1) & (hole_berry > hole_board))
         tconf = np.where(disagree, np.minimum(tconf, 0.5), tconf)

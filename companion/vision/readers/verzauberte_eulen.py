@@ -206,11 +206,11 @@ class EulenReader(TrackedReader):
         n_spots = len(self.spots)
         head_bgr, body_bgr, ref_bgr = self._samples(frame, pose, marks)
         # a lamp may clip a channel of the paper and of the bright print: values at the sensor's top are lower bounds
-        head_top, body_top, ref_top, ring_top = (photometry.at_top(marks, x) for x in (head_bgr, body_bgr, ref_bgr, self._ring))
-        known_refs = np.asarray(self.look.refs, np.float64) / PRINTED
-        marks, unclipped = photometry.unclip(marks, ref_bgr, known_refs, censored=True)
-        head_bgr, body_bgr, ref_bgr = head_bgr / unclipped, body_bgr / unclipped, ref_bgr / unclipped
-        ref_bgr = photometry.fill_censored(ref_bgr, known_refs, ref_top)
+        seen = photometry.censored_colours(marks, ref_bgr, np.asarray(self.look.refs, np.float64) / PRINTED,
+                                           (head_bgr, body_bgr, self._ring))
+        marks, unclipped, ref_bgr = seen.marks, seen.factor, seen.refs
+        head_bgr, body_bgr = seen.samples[:2]  # the ring's samples are divided by the factor where they are split
+        head_top, body_top, ring_top = seen.tops
         il = cfg["illumination"]
         light = board_light(self._refs, ref_bgr, marks, self.look.refs, il)
         if light.mismatch > float(il["max_board_mismatch"]):
