@@ -87,3 +87,63 @@ def test_eagle_kingdoms_learns_its_felt_from_the_bare_margin():
     felt = np.asarray(look["felt_bgr"])
     assert np.argmax(felt) == 0 and np.linalg.norm(felt / felt.sum() - np.asarray(FELT2_BGR) / sum(FELT2_BGR)) < 0.06
     assert reader.appearance == look
+
+
+def test_a_region_with_fewer_pieces_than_spots_is_taught_where_its_pieces_stand():
+    """Three players' magpies on the start nest's four spots (MM-SETUP-2), and tiles of three kinds in one nest:
+    which piece stands where is the placing nearest the default colours and the bare board seen elsewhere (one
+    spot at a time, the first spot took the colour nearest to it and left the last one a wrong one; and a
+    region with fewer pieces than spots taught nothing, so the magpies' colours stayed the printed box's)."""
+    from dataclasses import dataclass
+
+    from companion.vision.readers.discs import PRINTED, Look, learn_look
+
+    @dataclass(frozen=True)
+    class Spot:
+        region: str
+        kind: str
+        index: int
+
+    palette = {"red": np.array([40.0, 40, 200]), "blue": np.array([190.0, 90, 30]), "green": np.array([60.0, 150, 40])}
+    default = Look(np.zeros((1, 3)), np.zeros((8, 3)), {"magpie": palette}, np.ones(8, bool))
+    spots = [Spot("R", "magpie", i) for i in range(4)] + [Spot("A", "magpie", i) for i in range(4)]
+    bare = [50.0, 94, 129]
+    seen = np.array([[123.0, 91, 52], bare, [42.0, 47, 158], [62.0, 115, 65]] + [bare] * 4) / PRINTED
+    expected = {"R": [{"magpie": "red"}, {"magpie": "green"}, {"magpie": "blue"}]}
+    look = learn_look(spots, {"magpie": seen}, np.full((5, 3), 100.0), expected, default, {"magpie": "magpie"},
+                      {"R": "start-nest", "A": "nest"})
+    taught = look["palettes"]["magpie"]
+    assert taught["blue"] == pytest.approx([123.0, 91, 52], abs=0.2) and taught["red"] == pytest.approx([42.0, 47, 158], abs=0.2)
+    assert taught["green"] == pytest.approx([62.0, 115, 65], abs=0.2)
+    assert look["empty_bgr"][1] == pytest.approx(bare, abs=0.2)  # the spot left empty teaches its bare board
+    tiles = {"berry": np.array([95.0, 35, 140]), "silver": np.array([150.0, 142, 132]), "gold": np.array([30.0, 160, 215])}
+    default = Look(np.zeros((1, 3)), np.zeros((4, 3)), {"tile": tiles}, np.ones(4, bool))
+    # another box's berry is nearer the printed silver than the printed berry: taken first, it took the silver
+    seen = np.array([[98.0, 91, 165], [102.0, 97, 175], [117.0, 187, 222], [164.0, 185, 200]]) / PRINTED
+    expected = {"C": [{"tile": "berry"}, {"tile": "berry"}, {"tile": "gold"}, {"tile": "silver"}]}
+    look = learn_look([Spot("C", "tile", i) for i in range(4)], {"tile": seen}, np.full((5, 3), 100.0), expected, default,
+                      {"tile": "tile"}, {"C": "nest"})
+    assert look["palettes"]["tile"]["silver"] == pytest.approx([164.0, 185, 200], abs=0.2)
+    assert look["palettes"]["tile"]["berry"] == pytest.approx([100.0, 94, 170], abs=0.2)
+
+
+def test_another_magpies_box_taught_at_its_set_up_reads_the_end_of_its_game():
+    """The whole-game film of rendition 2 (seed 0, three players): its set-up photo teaches the magpies' colours
+    (three of them on the start nest's four spots) and the nests' plain middle under the tiles (most tile spots
+    are covered at the set-up; they were read against the printed box's colour, an emptied one as a gold tile,
+    unsure). At the end of the game two magpies stand away from the start nest: the board was refused on every
+    frame ("2 spot(s) of unknown colour") and the last action never read. Now it is read, every nest surely."""
+    from companion.referee.table import TablePipeline
+    from companion.workshop.table.film import GameFilm, Shot
+
+    film = GameFilm("mighty-magpies", 0, rendition=2)
+    pipeline = TablePipeline(film.game, camera=film.camera)
+    look = pipeline.teach_look(*film.teaching_photo())
+    assert set(look["palettes"]["magpie"]) == {"red", "blue", "green"}
+    shot = film.shots[-1]
+    truth = film._scenes[shot.scene]
+    frame = film.draw(Shot(shot.scene), np.random.default_rng(0))
+    frame = pipeline._undistorted(frame, (frame.shape[1], frame.shape[0]))
+    obs = pipeline.reading.read(frame, pipeline.tracker.update(frame))
+    assert obs.usable, obs.status
+    assert not obs.uncertain and all(canonical(obs.regions.get(r)) == canonical(truth.get(r)) for r in set(truth) | set(obs.regions))

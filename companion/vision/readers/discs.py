@@ -12,7 +12,9 @@ whatever the lighting.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -308,53 +310,36 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
     ``samples``: feature -> (N, 3) normalised median colour at every spot (``body`` for VE...);
     ``expected``: region -> the pieces there, each feature -> colour name (the set-up the referee knows);
     ``slots``: feature -> the spot kind it is read on. A region whose spots of a kind are all empty
-    teaches their bare board; one whose spots are all filled teaches its colours when they are all one
-    colour, or, when they differ, each by the nearest of the default palette (one name to each spot).
-    The cave's single owl stands on its first spot. A spot never seen bare takes the same place's
-    bare board in other regions of its kind, or, on a plain print (:func:`plain_print`: a set-up photo
-    shows no nest bare), the board's colour seen under the empty spots. Everything else is left as it was."""
+    teaches their bare board; one with pieces teaches their colours and the bare board of its spots left
+    empty, once it is clear which piece stands on which spot (:func:`_placing`: the placing nearest the
+    default palette and the bare board seen elsewhere in the photo). The cave's single owl stands on its
+    first spot. A spot never seen bare takes the same place's bare board in other regions of its kind, or,
+    on a plain print (:func:`plain_print`: a set-up photo shows no nest bare), the board's colour seen under
+    the empty spots. Everything else is left as it was."""
     regions: dict[tuple[str, str], list[int]] = {}
     for i, sp in enumerate(spots):
         regions.setdefault((sp.region, getattr(sp, "kind", "owl")), []).append(i)
     empty: list[Any] = [None] * len(spots)
     found: dict[str, dict[str, list[np.ndarray]]] = {f: {} for f in samples}
+    bare = _bare_seen(regions, samples, expected, slots)
     for (region, kind), idx in regions.items():
-        feats = [f for f in samples if slots[f] == kind]
+        feats = [f for f in samples if slots[f] == kind] or [next(iter(samples))]
         pieces = [p for p in expected.get(region, []) if any(f in p for f in feats)]
-        if not pieces:
-            ref = feats[0] if feats else next(iter(samples))
-            for i in idx:
-                empty[i] = (samples[ref][i] * PRINTED).round(1).tolist()
-            continue
-        if len(pieces) == len(idx):
-            filled = idx
-        elif len(pieces) == 1 and len(idx) > 4:
-            filled = idx[:1]  # a lone piece in a large space stands on its first spot (the ruin's middle)
-            for i in idx[1:]:
+        placing = _placing(idx, pieces, feats, samples, default, bare.get(kind))
+        for i, k in zip(idx, placing or (), strict=False):
+            if k is None:
                 empty[i] = (samples[feats[0]][i] * PRINTED).round(1).tolist()
-        else:
-            continue
-        for f in feats:
-            names = [p.get(f) for p in pieces]
-            if None in names:
                 continue
-            colours = samples[f][filled]
-            if len(set(names)) == 1:
-                found[f].setdefault(names[0], []).extend(colours)
-                continue
-            pal = default.palettes[f]
-            left = list(names)
-            for c in colours:  # nearest default colour among those still to place
-                best = min(left, key=lambda n: float(np.linalg.norm(np.log(c + 10.0) - np.log(pal[n] / PRINTED + 10.0))))
-                found[f].setdefault(best, []).append(c)
-                left.remove(best)
+            for f in feats:
+                if pieces[k].get(f) is not None:
+                    found[f].setdefault(pieces[k][f], []).append(samples[f][i])
     board = np.median(refs_bgr, axis=0) * PRINTED if len(refs_bgr) else None
-    filled = _fill_empty(spots, empty, region_kinds)
+    filled = _fill_plain_kinds(spots, empty, _fill_empty(spots, empty, region_kinds))
     seen = [v for v in filled if v is not None]
     if seen and len(seen) < len(filled) and plain_print(np.vstack([refs_bgr * PRINTED, np.asarray(seen)])):
         # a plain print looks the same under a piece as round it: a spot never seen bare is that colour
-        bare = np.median(np.asarray(seen), axis=0).round(1).tolist()
-        filled = [bare if v is None else v for v in filled]
+        bare_colour = np.median(np.asarray(seen), axis=0).round(1).tolist()
+        filled = [bare_colour if v is None else v for v in filled]
     return {
         "board_bgr": None if board is None else board.round(1).tolist(),
         "refs_bgr": (refs_bgr * PRINTED).round(1).tolist(),
@@ -363,16 +348,75 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
     }
 
 
+MAX_PLACINGS = 720  # ways of standing a region's pieces on its spots tried when teaching (four spots: 24 at most)
+MIN_PLACING_MARGIN = 0.1  # the nearest placing beats every one that names a spot otherwise by this much, or none is taught
+
+
+def _bare_seen(regions: Mapping[tuple[str, str], list[int]], samples: Mapping[str, np.ndarray],
+               expected: Mapping[str, Sequence[Mapping[str, str]]], slots: Mapping[str, str]) -> dict[str, dict[str, np.ndarray]]:
+    """Spot kind -> feature -> the median colour of the photo's spots of that kind in regions with no piece
+    on them: what a spot left empty looks like on this board (to tell it from a piece's)."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for kind in {k for _r, k in regions}:
+        feats = [f for f in samples if slots[f] == kind]
+        idx = [i for (region, k), ids in regions.items() if k == kind
+               and not any(f in p for p in expected.get(region, []) for f in feats) for i in ids]
+        if idx and feats:
+            out[kind] = {f: np.median(samples[f][idx], axis=0) for f in feats}
+    return out
+
+
+def _colour_gap(seen: np.ndarray, colour: np.ndarray) -> float:
+    return float(np.linalg.norm(np.log(np.asarray(seen) + 10.0) - np.log(np.asarray(colour) + 10.0)))
+
+
+def _placing(idx: Sequence[int], pieces: Sequence[Mapping[str, str]], feats: Sequence[str], samples: Mapping[str, np.ndarray],
+             default: Look, bare: Mapping[str, np.ndarray] | None) -> list[int | None] | None:
+    """Which of ``pieces`` stands on each spot ``idx`` of one region (None: the spot is bare), or None when that
+    is not clear. Every piece is on a spot; the placing taken is the one whose spots' colours are nearest the
+    default palette's colours of their pieces and, where bare, the bare board seen elsewhere (``bare``), when no
+    placing that names a spot otherwise comes within :data:`MIN_PLACING_MARGIN` (pieces are put down anywhere
+    in a nest, and a set-up photo may show fewer pieces than spots: 3 magpies on the start nest's 4 spots)."""
+    n, m = len(idx), len(pieces)
+    if m == 0:
+        return [None] * n
+    if m == 1 and n > 4:
+        return [0] + [None] * (n - 1)  # a lone piece in a large space stands on its first spot (the ruin's middle)
+    names = [tuple(p.get(f) for f in feats) for p in pieces]
+    if m == n and len(set(names)) == 1:
+        return list(range(n))
+    if m > n or (m < n and bare is None) or math.perm(n, m) > MAX_PLACINGS:
+        return None
+    cost = np.zeros((n, m + 1))
+    for s, i in enumerate(idx):
+        for k, p in enumerate(pieces):
+            cost[s, k] = sum(_colour_gap(samples[f][i], default.palettes[f][p[f]] / PRINTED) for f in feats if p.get(f) is not None)
+        cost[s, m] = sum(_colour_gap(samples[f][i], bare[f]) for f in feats) if bare is not None else np.inf
+    best: dict[tuple, tuple[float, list[int | None]]] = {}
+    for chosen in itertools.permutations(range(n), m):
+        at: list[int | None] = [None] * n
+        for k, s in enumerate(chosen):
+            at[s] = k
+        total = float(sum(cost[s, m if k is None else k] for s, k in enumerate(at)))
+        label = tuple(None if k is None else names[k] for k in at)
+        if total < best.get(label, (np.inf,))[0]:
+            best[label] = (total, at)
+    ranked = sorted(best.values(), key=lambda v: v[0])
+    if len(ranked) > 1 and ranked[1][0] - ranked[0][0] < MIN_PLACING_MARGIN:
+        return None
+    return ranked[0][1]
+
+
 PLAIN_PRINT_MISMATCH = 0.04  # bare-board colours this alike in hue (90th percentile) are one plain print
 
 
-def plain_print(bare_bgr: np.ndarray) -> bool:
+def plain_print(bare_bgr: np.ndarray, min_seen: int = 10) -> bool:
     """Whether bare-board colours seen all over a board (the light references, the spots seen empty)
     are one plain print rather than art: their hues agree with their median within
     :data:`PLAIN_PRINT_MISMATCH` (the first rendition's plain print: 0.013 at most, a taught photo's
-    noise and light falloff; printed art differs by 0.1 and more)."""
+    noise and light falloff; printed art differs by 0.1 and more); ``min_seen`` of them at least."""
     bare = np.asarray(bare_bgr, np.float64).reshape(-1, 3)
-    if len(bare) < 10:
+    if len(bare) < min_seen:
         return False
     mismatch = photometry.colour_mismatch(bare, np.median(bare, axis=0))
     return bool(np.percentile(mismatch, 90) <= PLAIN_PRINT_MISMATCH)
@@ -392,4 +436,28 @@ def _fill_empty(spots: Sequence[Any], empty: list[Any], region_kinds: Mapping[st
     for sp, v in zip(spots, empty, strict=True):
         same = by_slot.get(slot(sp))
         out.append(v if v is not None else (np.median(np.asarray(same), axis=0).round(1).tolist() if same else None))
+    return out
+
+
+MIN_PLAIN_SPOTS = 4  # bare spots of one kind, at two places of a region at least, that tell the print under that kind
+
+
+def _fill_plain_kinds(spots: Sequence[Any], seen: Sequence[Any], filled: list[Any]) -> list[Any]:
+    """Spots still never seen bare take the bare board of their kind of spot where every spot of that kind seen
+    bare looks alike (:func:`plain_print`): art may leave the place of one kind of piece plain (the second
+    rendition of Mighty Magpies: the tiles lie on the nests' plain middle; a set-up covers three of its four tile
+    spots in most nests, which were read against the box's printed colour, so an emptied one read as a gold
+    tile). Art that differs under them fills nothing."""
+    by_kind: dict[str, list[int]] = {}
+    for i, sp in enumerate(spots):
+        by_kind.setdefault(getattr(sp, "kind", ""), []).append(i)
+    out = list(filled)
+    for idx in by_kind.values():
+        bare = [i for i in idx if seen[i] is not None]
+        places = {spots[i].index for i in bare}
+        if len(bare) < MIN_PLAIN_SPOTS or len(places) < 2 or not plain_print(np.asarray([seen[i] for i in bare]), MIN_PLAIN_SPOTS):
+            continue
+        colour = np.median(np.asarray([seen[i] for i in bare], np.float64), axis=0).round(1).tolist()
+        for i in idx:
+            out[i] = colour if out[i] is None else out[i]
     return out
