@@ -107,8 +107,8 @@ def unclip(marks: Photometry, seen: np.ndarray, known: np.ndarray, samples: Sequ
     corrected (the reader refuses the frame's colours, never guesses them). ``censored=True`` (a reader that
     treats values at the top as lower bounds, :func:`at_top`, :func:`fill_censored`): the references at the
     top are left out of the estimate -- a bright print under a warm lamp clips its red in most places, the
-    few below the top (a lamp's falloff) still tell the gain -- and nothing is corrected only when too few
-    are left."""
+    few below the top (a lamp's falloff) still tell the gain; when too few are left, all of them give a bound
+    from below of the factor, which is taken (references at the top read lower than they are)."""
     clipped = np.asarray(marks.white) >= CLIPPED
     factor = np.ones(3)
     if not clipped.any() or clipped.all() or not len(seen):
@@ -119,7 +119,9 @@ def unclip(marks: Photometry, seen: np.ndarray, known: np.ndarray, samples: Sequ
     if censored:
         use = ~high
         if use.sum() < max(MIN_UNCLIPPED_REFS, MIN_UNCLIPPED_SHARE * len(seen)):
-            return marks, factor
+            # too few below the top to tell the gain: the references at the top still show it is at least that
+            # far off (a bound from below, taken: the board's own cast left in would read every patch foreign)
+            use = np.ones(len(seen), bool)
     elif high.any() or any(at_top(marks, x).any() for x in samples):
         return marks, factor
     else:
@@ -145,7 +147,9 @@ def fill_censored(seen: np.ndarray, known: np.ndarray, censored: np.ndarray) -> 
     known = np.broadcast_to(np.maximum(np.asarray(known, np.float64), 1.0), seen.shape)
     logl = np.log(seen / known)
     whole = ~mask.any(axis=1)
-    cast = np.median(logl[whole] - logl[whole].mean(axis=1, keepdims=True), axis=0) if whole.any() else np.zeros(3)
+    # the lamp's colour from the references seen whole, when there are enough of them (one or two are no measure)
+    enough = whole.sum() >= MIN_UNCLIPPED_REFS
+    cast = np.median(logl[whole] - logl[whole].mean(axis=1, keepdims=True), axis=0) if enough else np.zeros(3)
     free = (~mask).sum(axis=1)
     level = np.where(free > 0, ((logl - cast) * ~mask).sum(axis=1) / np.maximum(free, 1), 0.0)
     estimate = known * np.exp(level[:, None] + cast[None, :])

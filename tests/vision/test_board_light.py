@@ -273,7 +273,9 @@ def test_the_magpies_reader_takes_a_channel_at_the_sensors_top_as_a_lower_bound(
     truth = film._scenes[shot.scene]
     plain = film.draw(Shot(shot.scene), np.random.default_rng(0))
     reading = TablePipeline(film.game).reading
-    for gains in ((1.0, 1.0, 1.0), (1.15, 1.0, 0.82), (0.7, 0.95, 1.15)):
+    # plain, cool, warm, and warm on a brighter exposure: every bare-board patch's red at the top (too few below
+    # it to tell the gain; those at the top bound it from below), and the green's white clipped too
+    for gains in ((1.0, 1.0, 1.0), (1.15, 1.0, 0.82), (0.7, 0.95, 1.15), (0.75, 1.05, 1.2), (0.8, 1.14, 1.32)):
         lit = np.clip(plain.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
         pose = reading.tracker.update(lit)
         obs = reading.read(lit, pose)
@@ -288,7 +290,7 @@ def test_censored_colours_are_the_owls_steps_in_one_place():
     bounded_distance holds a lower bound against a reference only where it is above it already."""
     marks = photometry.Photometry(np.zeros(3), np.array([180.0, 230.0, 255.0]))
     top = (photometry.CLIPPED - 0) * marks.gain[2] - 1
-    known = np.array([120.0, 150.0, 180.0])
+    known = np.array([120.0, 150.0, 200.0])
     rng = np.random.default_rng(0)
     refs = known * rng.uniform(0.9, 1.0, (60, 1)) * np.array([1.0, 1.0, 1.2])  # the red 1.2 too bright: clipped gain
     refs[:30, 2] = top + 1  # half of them at the top
@@ -299,6 +301,11 @@ def test_censored_colours_are_the_owls_steps_in_one_place():
     assert seen.samples[0][1, 2] == pytest.approx(70.0 / seen.factor[2])
     assert np.all(seen.refs[:30, 2] >= refs[:30, 2] / seen.factor[2] - 1e-9)  # never below what was seen
     assert seen.marks.white[2] == pytest.approx(255.0 * seen.factor[2])
+    refs[:, 2] = top + 1  # every reference at the top: they bound the factor from below, and it is taken
+    seen = photometry.censored_colours(marks, refs, known, (sample,))
+    bound = (top + 1) / known[2] / np.mean([np.median(refs[:, k] / known[k]) for k in (0, 1)])
+    assert seen.factor[2] == pytest.approx(bound) and 1.0 < bound < photometry.MAX_UNCLIP
+    assert np.allclose(seen.refs[:, 2] / known[2], seen.refs[:, 0] / known[0], rtol=0.06)  # filled without the lamp's cast
     d = photometry.bounded_distance(np.array([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0]]), np.array([1.0, 1.0, 3.0]),
                                     np.array([[False, False, True], [False, False, False]]))
     assert d.tolist() == [0.0, 1.0]
