@@ -271,6 +271,7 @@ class _Roll:
     kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
     offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
+    earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed
 
 
 class TablePipeline:
@@ -399,7 +400,11 @@ class TablePipeline:
             # a roll entered before its dice were read (none pending, or the pending dice are another roll's): the
             # dice that settle next showing it are that roll, not the next one
             self._answered = said if not pending or later else None
-            if roll is not None and later:
+            # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
+            # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
+            # dice having settled already (the earlier throw)
+            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said)
+            if roll is not None and (later or either):
                 roll.kept = True
             elif roll is not None:
                 roll.used = True
@@ -857,7 +862,8 @@ class TablePipeline:
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed)
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed,
+                               earlier=list(earlier.readings) if owed and earlier is not None else [])
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -1077,6 +1083,14 @@ def _same_piece(expected: Any, seen: Any) -> bool:
 
 def _key(state: State) -> str:
     return json.dumps(state.to_json(), sort_keys=True)
+
+
+def _shows(readings: Sequence[Any], said: Counter) -> bool:
+    """Whether dice read (some of a throw's: a die may have been missed) may be the roll entered, ``said``
+    ((kind, face) per die): their kinds among its dice, and some face read surely and every one of them its."""
+    surely = Counter((r.kind, str(r.value)) for r in readings if not r.uncertain)
+    kinds = Counter(r.kind for r in readings)
+    return bool(surely) and not surely - said and not kinds - Counter(k for k, _ in said.elements())
 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:

@@ -326,6 +326,34 @@ def test_dice_thrown_after_a_die_read_alone_and_asked_about_are_never_sure():
     assert len(later) == 1 and not later[0].sure and "still unanswered" in later[0].message
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
+def test_a_roll_entered_for_one_of_two_throws_that_both_show_it_keeps_the_later_throw_for_the_next_roll():
+    """Bench table, Eagle Kingdoms rendition 1 (action 231): a throw of 1:6 was read as its 1 alone (its 6 missed) and
+    asked about; the family answered the choice before it (roll again), and the next player's throw, 1:6 again,
+    settled while the lone die was unanswered. Asked (never sure), the family entered 1:6 for the roll owed -- the
+    answer fits both throws, and the second one's dice were spent on it, so the throw after them was confirmed,
+    sure, for the next player's roll. The later throw's dice are kept for the next roll: offered there, never sure,
+    and a throw settling after them is not sure either."""
+    state = play_until(lambda s: s.phase == SECOND)
+    again = _after(state, {"type": "roll-again"})
+    failed = next(a for a in again.legal_actions() if _after(again, a).is_chance_node())  # the turn passes
+    nxt = _after(again, failed)
+    lone, other = failed["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, lone)])
+    asked = [e for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [e.reason for e in asked] == ["dice"]  # one die: not the dice a roll needs now
+    pipe.applied({"type": "roll-again"}, state)  # the family answers the choice the lone die came after
+    frames = [frame(hand=True)] + still(3) + still(10, dice=[(60, 24, lone), (250, 214, other)])
+    owed = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
+    assert len(owed) == 1 and not owed[0].sure and "still unanswered" in owed[0].message
+    pipe.applied(failed, again)  # the family enters the roll owed: it fits the lone die's throw and this one
+    offered = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1]["dice"] == sorted(failed["dice"])
+    frames = [frame(hand=True)] + still(3) + still(10, dice=[(120, 40, 5), (200, 180, 6)])
+    assert not [e for _, e in run(pipe, frames, nxt) if e.kind == DICE and e.sure]
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_a_roll_the_family_entered_while_the_camera_offered_another_is_not_taken_again_when_its_dice_settle():
     """The camera lags behind the table and offers dice the family says are not this roll; the family enters the
