@@ -271,7 +271,7 @@ class _Roll:
     kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
     offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
-    earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed
+    earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
 
 
 class TablePipeline:
@@ -862,8 +862,9 @@ class TablePipeline:
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed,
-                               earlier=list(earlier.readings) if owed and earlier is not None else [])
+            # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
+            unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here

@@ -355,6 +355,31 @@ def test_a_roll_entered_for_one_of_two_throws_that_both_show_it_keeps_the_later_
 
 
 @pytest.mark.rules("EK-TWO-2")
+def test_a_roll_entered_for_the_throw_after_a_lone_die_a_roll_was_entered_for_spends_that_throw():
+    """The rule above only for an earlier throw no roll was entered for: a die read alone that the family entered a
+    roll for (kept, its mate missed) is done with, and the roll entered for the next throw, which the lone die also
+    shows, is that throw's (bench table, Eagle Kingdoms rendition 1, action 50: keeping it made the camera lag a roll
+    behind, and a throw was confirmed, sure, for a later roll)."""
+    state = play_until(lambda s: s.phase == "roll")
+    first, thrown = next((r, t) for r in state.legal_actions() if _after(state, r).phase == SECOND
+                         for t in _after(_after(state, r), {"type": "roll-again"}).legal_actions()
+                         if _after(_after(_after(state, r), {"type": "roll-again"}), t).is_chance_node()
+                         and set(t["dice"]) & set(r["dice"]) and sorted(t["dice"]) != sorted(r["dice"]))
+    lone = next(iter(set(thrown["dice"]) & set(first["dice"])))
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, lone)])
+    assert [e.reason for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)] == ["dice"]
+    pipe.applied(first, state)  # the family enters the roll the lone die belongs to
+    second = _after(state, first)
+    frames = [frame(hand=True)] + still(3) + still(10, dice=[(60, 24, thrown["dice"][0]), (250, 214, thrown["dice"][1])])
+    assert [e.sure for _, e in run(pipe, frames, second) if e.kind == DICE] == [False]  # the lone die was kept: owed
+    pipe.applied({"type": "roll-again"}, second)
+    again = _after(second, {"type": "roll-again"})
+    pipe.applied(thrown, again)
+    assert not [e for e in pipe.reevaluate(_after(again, thrown)) if e.kind == DICE]  # spent, not offered again
+
+
+@pytest.mark.rules("EK-TWO-2")
 def test_a_roll_the_family_entered_while_the_camera_offered_another_is_not_taken_again_when_its_dice_settle():
     """The camera lags behind the table and offers dice the family says are not this roll; the family enters the
     roll. When that roll's own dice then settle, they are the roll entered, not the next one (bench table,
