@@ -942,20 +942,8 @@ class TablePipeline:
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
-            lying = [] if spent else self._dice_in_view
-            self._before = self._with_old_under(frame, lying) if lying else frame
+            self._before = frame
             self._refresh_before = False
-
-    def _with_old_under(self, frame: np.ndarray, dice: Sequence[Any]) -> np.ndarray:
-        """``frame`` with the old frame before a throw kept under ``dice`` (in the light of now): a refresh after a
-        move must not take in dice lying there that are no spent roll's -- a throw not settled yet (its dice
-        would never read as new again)."""
-        mask = np.zeros(frame.shape[:2], np.uint8)
-        for r in dice:
-            x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
-            mask[y0:y1, x0:x1] = 1
-        old = in_light_of(self._before, frame, mask)
-        return np.where(mask[..., None] > 0, old, frame)
 
     def _dice_events(self, state: State, key: str | None) -> list[TableEvent]:
         roll = self._roll

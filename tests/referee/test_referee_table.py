@@ -530,20 +530,3 @@ def test_the_corner_each_colour_starts_from_is_read_from_the_board():
     assert usual.complete and usual.options == {}
     fixed = read_owls_setup(VerzauberteEulen(players=["A", "B"], options={"corners": ["ne", "sw"]}), observe(owls(chosen.new_initial_state())))
     assert not fixed.complete  # the corners chosen on the command line are not the ones on the board
-
-
-@pytest.mark.rules("EK-TWO-2")
-def test_dice_thrown_before_the_choice_they_follow_was_entered_are_still_read_as_a_throw():
-    """The player throws again before the family has entered the choice to (the dice still rolling when it is
-    entered): the picture before a throw is refreshed after a move, but not under dice lying there that no spent
-    roll explains -- else they never read as new, and the next throw is taken for this one (bench table, Eagle
-    Kingdoms rendition 1, action 361)."""
-    state = play_until(lambda s: s.phase == SECOND)
-    again = next(a for a in state.legal_actions() if a["type"] == "roll-again")
-    pipe = pipeline(state.game, [observe(scene_from_state(state))])
-    throw = [(40, 200, 2), (280, 30, 2)]
-    run(pipe, still(6) + [frame(hand=True)] + still(2, dice=throw), state)  # thrown, not settled yet
-    pipe.applied(again, state)
-    later = _after(state, again)
-    dice = [e for _, e in run(pipe, still(12, dice=throw), later) if e.kind == DICE]
-    assert len(dice) == 1 and dice[0].actions[-1] == {"type": "roll", "dice": [2, 2]}
