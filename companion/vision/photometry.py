@@ -31,6 +31,7 @@ WHITE_LEVEL = 235.0  # what the markers' white paper reads in a normalised frame
 BLACK_LEVEL = 0.0  # and their black ink (0: a shadow then scales every channel alike, chromaticity stays)
 MARKER_CELLS = 6  # a 4x4 ArUco marker with its one-cell black border
 MIN_CONTRAST = 25.0  # white minus black (each channel, 8-bit) below this: the marker is not a reference
+MAX_NOISE_LEVELS = 4.0  # the most camera noise (normalised levels, one reference's patch) a light field allows for
 
 
 @dataclass(frozen=True)
@@ -297,13 +298,20 @@ def gaussian_weights(a: np.ndarray, b: np.ndarray, sigma_mm: float) -> np.ndarra
 
 
 def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.ndarray | Sequence[float], *,
-                    sigma_mm: float = 25.0, max_colour: float = 0.18, max_brighter: float | None = None) -> LightField:
+                    sigma_mm: float = 25.0, max_colour: float = 0.18, max_brighter: float | None = None,
+                    noise_sigmas: float = 0.0, max_noise: float = MAX_NOISE_LEVELS) -> LightField:
     """The light field from references whose colour ``expected`` (per point (N, 3) or one colour) is known.
 
     A reference whose light (observed over expected, in log) differs between its channels from its
     neighbours' by more than ``max_colour`` is foreign (a piece, a hand) and left out; so is one
     ``max_brighter`` times brighter than they are, when given (glare). One only darker or brighter is
-    a shadow or its edge, and kept. Three rounds, each against the neighbours kept in the round before."""
+    a shadow or its edge, and kept. Three rounds, each against the neighbours kept in the round before.
+
+    ``noise_sigmas`` > 0: a channel may differ by that many times its own noise more (in quadrature,
+    :func:`colour_tolerance`): the camera's noise is a few levels in every channel, so the log of a dark
+    channel carries much more of it than a bright one's (a dark print's blue at 30 levels: +-0.05 and
+    more, where a light print's 200 carry +-0.01). The noise is measured on the references themselves
+    (:func:`reference_noise`, at most ``max_noise`` levels)."""
     pts = np.asarray(points_mm, np.float64).reshape(-1, 2)
     obs = np.maximum(np.asarray(observed, np.float64).reshape(-1, 3), 1.0)
     exp = np.broadcast_to(np.maximum(np.asarray(expected, np.float64), 1.0), obs.shape)
@@ -311,12 +319,14 @@ def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.nd
     n = len(pts)
     if n == 0:
         return LightField(pts, logl, sigma_mm, np.zeros(0, int), np.zeros(0, int))
-    # a hue far from the expected colour is foreign whatever its neighbours say (a hand covering many
-    # references agrees with itself); a shadow keeps the hue
-    global_off = colour_mismatch(obs, exp) > max_colour
-    keep = ~global_off if (~global_off).sum() >= 3 else np.ones(n, bool)
     w = gaussian_weights(pts, pts, sigma_mm).copy()
     np.fill_diagonal(w, 0.0)
+    noise = noise_sigmas * reference_noise(obs, logl, w, max_noise) if noise_sigmas > 0 else np.zeros(3)
+    # a hue far from the expected colour is foreign whatever its neighbours say (a hand covering many
+    # references agrees with itself); a shadow keeps the hue. The noise allowed is a bare board's as bright as
+    # the reference is: a shadow's, never more
+    global_off = _off_hue(logl, colour_tolerance(exp, logl, max_colour, noise))
+    keep = ~global_off if (~global_off).sum() >= 3 else np.ones(n, bool)
     foreign = np.zeros(n, bool)
     step = np.zeros(n)
     for _ in range(3):
@@ -326,8 +336,9 @@ def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.nd
         ref = np.where(tot > 1e-3, (ww @ logl) / np.maximum(tot, 1e-12), fallback)
         diff = logl - ref
         step = diff.mean(axis=1)
-        colour = np.abs(diff - step[:, None]).max(axis=1)
-        foreign = (colour > max_colour) | global_off
+        # ... and against its neighbours, the noise of the bare board in their light: a black sleeve on a light
+        # print is as noisy as a deep shadow, but no shadow that deep lies among lit neighbours
+        foreign = _off_hue(diff, colour_tolerance(exp, ref, max_colour, noise)) | global_off
         if max_brighter is not None:
             foreign |= step > np.log(max_brighter)
         if (~foreign).sum() < max(3, n // 4) or np.array_equal(~foreign, keep):
@@ -335,6 +346,36 @@ def fit_light_field(points_mm: np.ndarray, observed: np.ndarray, expected: np.nd
         keep = ~foreign
     dark = np.flatnonzero(~foreign & (step < -0.3))
     return LightField(pts[~foreign], logl[~foreign], sigma_mm, np.flatnonzero(foreign), dark, pts)
+
+
+def reference_noise(observed: np.ndarray, log_light: np.ndarray, weights: np.ndarray, max_noise: float = MAX_NOISE_LEVELS
+                    ) -> np.ndarray:
+    """The noise of references' colours, per channel in normalised levels (3,): the robust spread of each
+    channel's light off the reference's own level and off its neighbours' (``weights``, (N, N), zero
+    diagonal), times the channel's level -- the camera's noise, the JPEG's and the taught photo's together,
+    on the board where the frame shows it. At most ``max_noise``: references under a hand (or more than half
+    of them foreign) must not pass for noise."""
+    tot = weights.sum(axis=1, keepdims=True)
+    ref = np.where(tot > 1e-3, (weights @ log_light) / np.maximum(tot, 1e-12), np.median(log_light, axis=0))
+    diff = log_light - ref
+    dev = np.abs(diff - diff.mean(axis=1, keepdims=True)) * observed
+    return np.minimum(1.4826 * np.median(dev, axis=0), float(max_noise))
+
+
+def colour_tolerance(expected: np.ndarray, log_light: np.ndarray, max_colour: float, noise: np.ndarray) -> np.ndarray:
+    """(N, 3): how far each channel's log light may stray from the others' before a reference is another
+    colour: ``max_colour``, and in quadrature the ``noise`` (levels, per channel) over the level the bare
+    board would read there in the light ``log_light`` ((N, 3), its channels' mean taken: a shadow is grey)."""
+    if not np.any(noise):
+        return np.full(np.shape(log_light), float(max_colour))
+    level = np.asarray(expected, np.float64) * np.exp(np.asarray(log_light, np.float64).mean(axis=1, keepdims=True))
+    rel = np.asarray(noise, np.float64)[None, :] / np.maximum(level, 1.0)
+    return np.sqrt(float(max_colour) ** 2 + rel**2)
+
+
+def _off_hue(log_light: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """(N,) bool: log lights (N, 3) whose channels differ from their mean by more than ``tol`` (N, 3) in some channel."""
+    return (np.abs(log_light - log_light.mean(axis=1, keepdims=True)) > tol).any(axis=1)
 
 
 def colour_mismatch(observed: np.ndarray, expected: np.ndarray | Sequence[float]) -> np.ndarray:

@@ -309,3 +309,75 @@ def test_censored_colours_are_the_owls_steps_in_one_place():
     d = photometry.bounded_distance(np.array([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0]]), np.array([1.0, 1.0, 3.0]),
                                     np.array([[False, False, True], [False, False, False]]))
     assert d.tolist() == [0.0, 1.0]
+
+
+# -- a dark print: the camera's noise is no colour (issue 20, Verzauberte Eulen rendition 2) -------------
+
+
+def _dark_print(rng, n_side=(30, 20), noise=2.0):
+    """References over a dark forest print (art: each its own colour), as taught (a photo's own noise) and as
+    seen now in a shadow, with a camera's noise of ``noise`` levels in every channel."""
+    xs, ys = np.meshgrid(np.arange(n_side[0]) * 12.0, np.arange(n_side[1]) * 12.0)
+    pts = np.c_[xs.ravel(), ys.ravel()]
+    printed = np.array([42.0, 82.0, 81.0]) * rng.uniform(0.75, 1.25, (len(pts), 3))
+    taught = printed + rng.normal(0, noise, printed.shape)
+    seen = printed * 0.6 + rng.normal(0, noise, printed.shape)
+    return pts, taught, seen
+
+
+def test_a_dark_prints_noise_is_no_colour_but_a_hand_on_it_is():
+    """fit_light_field(noise_sigmas=): a dark print's blue at 25-50 levels carries a camera's few levels of noise
+    as +-0.05-0.1 in log -- more than the 0.08 a reference's hue may differ -- so tens of its 600 references were
+    "foreign" in every frame and the board refused as covered. Allowing each channel its measured noise (3
+    sigma, in quadrature with max_colour) leaves them in; a hand of any skin on them is still foreign (enough of
+    it to refuse the frame), and the light print's test is the same as before."""
+    rng = np.random.default_rng(0)
+    pts, taught, seen = _dark_print(rng)
+    before = photometry.fit_light_field(pts, seen, taught, sigma_mm=25.0, max_colour=0.08)
+    assert len(before.outliers) > 0.02 * len(pts)  # the noise alone: refused as covered
+    now = photometry.fit_light_field(pts, seen, taught, sigma_mm=25.0, max_colour=0.08, noise_sigmas=3.0)
+    assert len(now.outliers) <= 0.01 * len(pts)
+    assert now.at(np.array([[150.0, 100.0]]))[0] == pytest.approx([0.6, 0.6, 0.6], abs=0.05)
+    palm = np.flatnonzero(np.hypot(pts[:, 0] - 180.0, pts[:, 1] - 120.0) <= 45.0)
+    for skin in ((120, 160, 220), (80, 110, 160), (50, 70, 100), (170, 190, 230)):
+        hand = seen.copy()
+        hand[palm] = np.array(skin, np.float64) * 0.6 + rng.normal(0, 2.0, (len(palm), 3))
+        field = photometry.fit_light_field(pts, hand, taught, sigma_mm=25.0, max_colour=0.08, noise_sigmas=3.0)
+        found = set(palm.tolist()) & set(field.outliers.tolist())
+        # the old test too missed a few where the art happens to be near the skin's hue
+        assert len(found) >= 0.5 * len(palm) and len(found) > 0.02 * len(pts), skin
+        assert len(field.outliers) <= len(palm) + 0.01 * len(pts), skin
+    light = np.array([170.0, 205.0, 225.0]) * rng.uniform(0.97, 1.03, (len(pts), 3))  # the first rendition's print
+    lit = light * 0.6 + rng.normal(0, 2.0, light.shape)
+    lit[palm[:3]] = [120.0, 150.0, 200.0]
+    lit[palm[3:6]] = [20.0, 20.0, 22.0]  # a black sleeve: as noisy as a deep shadow, but among lit neighbours
+    plain = photometry.fit_light_field(pts, lit, light, sigma_mm=25.0, max_colour=0.08)
+    noisy = photometry.fit_light_field(pts, lit, light, sigma_mm=25.0, max_colour=0.08, noise_sigmas=3.0)
+    assert plain.outliers.tolist() == noisy.outliers.tolist() == sorted(palm[:6].tolist())
+
+
+def test_a_dark_print_taught_at_its_set_up_is_read_in_a_warm_lamp_and_a_shadow_and_a_hand_still_refused():
+    """The whole-game film of Verzauberte Eulen's second box (a dark forest print): taught from its set-up
+    photo, every frame in the warm lamp and in the shadow was refused as "something covers the board" (25 of
+    86 actions followed, 963 of 1,085 frames refused). Now read, never silently wrong; a hand reaching in over
+    it is still refused."""
+    from companion.referee.table import TablePipeline
+    from companion.workshop.table.film import GameFilm, Shot
+
+    film = GameFilm("verzauberte-eulen", 0, rendition=2, lens_k1=0.0)
+    pipeline = TablePipeline(film.game)
+    pipeline.teach_look(*film.teaching_photo())
+    reading = pipeline.reading
+    for k in (24, 45, 221, 240):  # the lamp and the shadow, as drawn in the film (its dice left out)
+        shot = film.shots[k]
+        truth = film._scenes[shot.scene]
+        frame = film.draw(Shot(shot.scene, light=shot.light, light_from=shot.light_from), np.random.default_rng(k))
+        obs = reading.read(frame, reading.tracker.update(frame))
+        assert obs.usable, (k, shot.light, obs.status)
+        assert all(canonical(obs.regions.get(r)) == canonical(truth.get(r))
+                   for r in set(truth) | set(obs.regions) if not obs.is_uncertain(r)), k
+    shot = film.shots[45]
+    for at in ((640.0, 360.0), (500.0, 250.0)):
+        frame = film.draw(Shot(shot.scene, hand=at, light=shot.light), np.random.default_rng(1))
+        obs = reading.read(frame, reading.tracker.update(frame))
+        assert not obs.usable and ("hand" in obs.status or obs.status.startswith("board pose:")), (at, obs.status)

@@ -178,7 +178,9 @@ def board_light(refs_mm: np.ndarray, ref_bgr: np.ndarray, light: photometry.Phot
     colour as printed (``board_bgr``, on paper whose white reads 255; one colour, or one per patch)."""
     board = np.asarray(board_bgr, np.float64) * photometry.WHITE_LEVEL / 255.0
     mismatch = float(np.median(photometry.colour_mismatch(ref_bgr, board))) if len(ref_bgr) else 1.0
-    field = photometry.fit_light_field(refs_mm, ref_bgr, board, sigma_mm=float(il["sigma_mm"]), max_colour=float(il["max_colour"]))
+    # a reader's config may allow for the camera's noise in the colour test (a dark print: see fit_light_field)
+    field = photometry.fit_light_field(refs_mm, ref_bgr, board, sigma_mm=float(il["sigma_mm"]), max_colour=float(il["max_colour"]),
+                                       noise_sigmas=float(il.get("noise_sigmas", 0.0)))
     return BoardLight(light, field, board, mismatch)
 
 
