@@ -272,6 +272,7 @@ class _Roll:
     offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
+    unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
 
 
 class TablePipeline:
@@ -346,6 +347,7 @@ class TablePipeline:
         self._frame: np.ndarray | None = None  # the last frame read (undistorted)
         self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
+        self._unseen_rolls = 0  # rolls entered whose dice the camera has not seen (less one per throw seen since)
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -404,6 +406,7 @@ class TablePipeline:
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
             # dice having settled already (the earlier throw)
             either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said)
+            self._count_unseen(roll if pending and not later else None, said)
             if roll is not None and (later or either):
                 roll.kept = True
             elif roll is not None:
@@ -421,6 +424,14 @@ class TablePipeline:
         self._started = True
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
+
+    def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
+        """A roll entered: one more whose dice the camera has not seen, unless dice lying were spent on it (``used``);
+        dice spent on it that read as the family entered it say the camera is level with the table again."""
+        if used is None:
+            self._unseen_rolls += 1
+        elif Counter((r.kind, str(r.value)) for r in used.readings) == said:
+            self._unseen_rolls = 0
 
     def read_dice_again(self) -> None:
         """Report the dice in view again once they are still (the family asks for a new reading): the dice of
@@ -864,12 +875,16 @@ class TablePipeline:
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered)
+            # each throw seen may be the late dice of the oldest roll entered unseen
+            unseen, self._unseen_rolls = self._unseen_rolls, max(0, self._unseen_rolls - 1)
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
+                               unseen=unseen)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
                 self._answered = None
+                self._unseen_rolls = 0  # the dice of the last roll entered: every earlier one was thrown before
 
     def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
         """Whether some die of a settled roll lies where the picture changed since the last roll was used:
@@ -991,11 +1006,16 @@ class TablePipeline:
         now are a later roll's; Eagle Kingdoms' "roll again" would be read into them). Nor when the dice of an
         earlier throw, offered or kept, were still unanswered when these settled: one of the two throws is a later
         roll's, and the camera cannot tell which the family has in mind (a die of it read alone counts: its mate
-        may have been missed)."""
-        if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed:
+        may have been missed). Nor when the family had entered two or more rolls whose dice the camera never saw (less
+        one per throw seen since): the camera is behind the table, and these dice may be one of those rolls' (bench
+        table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
+        roll of 1+2)."""
+        if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
+                and roll.unseen < 2:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
+            f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= 2 else \
             f"hands reached in {roll.reaches} times since the last action"
         return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
 

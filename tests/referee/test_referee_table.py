@@ -406,6 +406,36 @@ def _after(state, action):
     return child
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_dice_settling_after_two_rolls_entered_unseen_are_never_sure():
+    """Bench table, Eagle Kingdoms rendition 2 (action 353): the family had entered roll after roll the camera never
+    saw the dice of (it ran some thirty actions behind the table), and a duel's 2:1 thrown long before settled: it
+    was confirmed, sure, as the roll of 1+2 now due. Two rolls entered unseen: the dice settling next may be the
+    first one's, late. One roll entered unseen leaves the next throw sure (a roll not read costs no second ask)."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    again = _after(_after(state, failed), {"type": "roll-again"})
+    passed = next(a for a in again.legal_actions() if _after(again, a).phase == "roll" and a["dice"] != failed["dice"])
+    nxt = _after(again, passed)  # the next player's first roll
+    late = failed["dice"]  # the first roll entered, its dice settling only now
+
+    new = next(a["dice"] for a in again.legal_actions() if sorted(a["dice"]) != sorted(late))
+
+    def throw_after(entered, now, faces):
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        run(pipe, still(6), state)
+        for before, action in entered:  # entered by the family, no dice seen
+            pipe.applied(action, before)
+        frames = still(3) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, faces[0]), (280, 30, faces[1])])
+        return [e for _, e in run(pipe, frames, now) if e.kind == DICE]
+
+    one = throw_after([(state, failed), (_after(state, failed), {"type": "roll-again"})], again, new)
+    assert len(one) == 1 and one[0].sure  # one roll entered unseen: the next throw is taken as before
+    two = throw_after([(state, failed), (_after(state, failed), {"type": "roll-again"}), (again, passed)], nxt, late)
+    assert len(two) == 1 and two[0].actions[-1]["dice"] == sorted(late)
+    assert not two[0].sure and "did not see" in two[0].message
+
+
 @pytest.mark.rules("EK-ED-GIVE")
 def test_a_choice_the_camera_cannot_see_is_asked_at_once():
     state = play_until(lambda s: s.phase == GIVE, seed=5)
