@@ -347,7 +347,7 @@ class TablePipeline:
         self._frame: np.ndarray | None = None  # the last frame read (undistorted)
         self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
-        self._unseen_rolls = 0  # rolls entered whose dice the camera has not seen (less one per throw seen since)
+        self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -426,8 +426,11 @@ class TablePipeline:
             self._refresh_before = True  # what a move changed is no place where a die fell
 
     def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
-        """A roll entered: one more whose dice the camera has not seen, unless dice lying were spent on it (``used``);
-        dice spent on it that read as the family entered it say the camera is level with the table again."""
+        """A roll entered: one more whose dice the camera did not see, unless dice lying were spent on it (``used``).
+        Dice spent on it that read as the family entered it say the camera is level with the table again; dice spent
+        on it that read otherwise were misread or another roll's, and say neither. A throw seen later is no sign
+        either: it may be one of those rolls', late (a game the family's answers had run thirty actions ahead of the
+        table saw every old throw settle and spent each on the roll due, and forgot how far behind it was)."""
         if used is None:
             self._unseen_rolls += 1
         elif Counter((r.kind, str(r.value)) for r in used.readings) == said:
@@ -875,10 +878,8 @@ class TablePipeline:
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
-            # each throw seen may be the late dice of the oldest roll entered unseen
-            unseen, self._unseen_rolls = self._unseen_rolls, max(0, self._unseen_rolls - 1)
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
-                               unseen=unseen)
+                               unseen=self._unseen_rolls)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -1006,8 +1007,8 @@ class TablePipeline:
         now are a later roll's; Eagle Kingdoms' "roll again" would be read into them). Nor when the dice of an
         earlier throw, offered or kept, were still unanswered when these settled: one of the two throws is a later
         roll's, and the camera cannot tell which the family has in mind (a die of it read alone counts: its mate
-        may have been missed). Nor when the family had entered two or more rolls whose dice the camera never saw (less
-        one per throw seen since): the camera is behind the table, and these dice may be one of those rolls' (bench
+        may have been missed). Nor when the family had entered two or more rolls whose dice the camera never saw since
+        it was last level with the table: it is behind the table, and these dice may be one of those rolls' (bench
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
         roll of 1+2)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \

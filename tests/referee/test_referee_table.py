@@ -409,31 +409,47 @@ def _after(state, action):
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_settling_after_two_rolls_entered_unseen_are_never_sure():
     """Bench table, Eagle Kingdoms rendition 2 (action 353): the family had entered roll after roll the camera never
-    saw the dice of (it ran some thirty actions behind the table), and a duel's 2:1 thrown long before settled: it
-    was confirmed, sure, as the roll of 1+2 now due. Two rolls entered unseen: the dice settling next may be the
-    first one's, late. One roll entered unseen leaves the next throw sure (a roll not read costs no second ask)."""
+    saw the dice of (its answers ran some thirty actions ahead of the table); old throws settled, read unsure, and
+    were spent on the rolls due as the family entered them; then a duel's 2:1 thrown long before settled, read
+    surely, and was confirmed, sure, as the roll of 1+2 now due. Two rolls entered unseen: the dice settling after
+    them may be one of those rolls', late, until dice spent on a roll read as the family entered it. One roll
+    entered unseen leaves the next throw sure (a roll not read costs no second ask)."""
     state = play_until(lambda s: s.phase == "roll")
     failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
     again = _after(_after(state, failed), {"type": "roll-again"})
     passed = next(a for a in again.legal_actions() if _after(again, a).phase == "roll" and a["dice"] != failed["dice"])
     nxt = _after(again, passed)  # the next player's first roll
     late = failed["dice"]  # the first roll entered, its dice settling only now
-
     new = next(a["dice"] for a in again.legal_actions() if sorted(a["dice"]) != sorted(late))
+    entered = [(state, failed), (_after(state, failed), {"type": "roll-again"})]
 
-    def throw_after(entered, now, faces):
-        pipe = pipeline(state.game, [observe(scene_from_state(state))])
-        run(pipe, still(6), state)
-        for before, action in entered:  # entered by the family, no dice seen
-            pipe.applied(action, before)
-        frames = still(3) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, faces[0]), (280, 30, faces[1])])
+    def throw(pipe, now, faces, unsure=False, where=((40, 200), (280, 30))):
+        dice = [(x, y, f, unsure) for (x, y), f in zip(where, faces, strict=True)]
+        frames = still(3) + [frame(hand=True)] + still(1) + still(12, dice=dice)
         return [e for _, e in run(pipe, frames, now) if e.kind == DICE]
 
-    one = throw_after([(state, failed), (_after(state, failed), {"type": "roll-again"})], again, new)
+    def pipe_after(actions):
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        run(pipe, still(6), state)
+        for before, action in actions:  # entered by the family, no dice seen
+            pipe.applied(action, before)
+        return pipe
+
+    one = throw(pipe_after(entered), again, new)
     assert len(one) == 1 and one[0].sure  # one roll entered unseen: the next throw is taken as before
-    two = throw_after([(state, failed), (_after(state, failed), {"type": "roll-again"}), (again, passed)], nxt, late)
+    pipe = pipe_after(entered + [(again, passed)])
+    old = [f for f in range(1, 7) if f not in late][:2]  # an old throw, read unsure: spent on the roll due as entered
+    assert [e.sure for e in throw(pipe, nxt, old, unsure=True)] == [False]
+    due = next(a for a in nxt.legal_actions() if _after(nxt, a).phase == SECOND and sorted(a["dice"]) != sorted(old))
+    pipe.applied(due, nxt)
+    now = _after(nxt, due)
+    two = throw(pipe, now, late, where=((60, 24), (250, 214)))  # the first roll entered unseen, its dice late
     assert len(two) == 1 and two[0].actions[-1]["dice"] == sorted(late)
     assert not two[0].sure and "did not see" in two[0].message
+    pipe.applied(two[0].actions[0], now)  # the family says: these dice, as read -- the camera is level with the table
+    pipe.applied(two[0].actions[1], _after(now, two[0].actions[0]))
+    level = _after(_after(now, two[0].actions[0]), two[0].actions[1])
+    assert [e.sure for e in throw(pipe, level, new)] == [True]  # sure again
 
 
 @pytest.mark.rules("EK-ED-GIVE")
