@@ -32,7 +32,7 @@ def main(data: str, pictures: str, shots: str, truth_file: str, profile: str) ->
     pump(lambda: app.ui.portrait, what="the portrait layout")
     app.start_game("eagle-kingdoms", truth["players"])
     say(prompt=app.sm.get_screen("table").prompt)
-    pump(lambda: app.sm.current == "setup_fix", what="the set-up question")
+    pump(lambda: app.sm.current == "setup_fix", timeout=200.0, what="the set-up question")  # the camera reads first: slow on a loaded machine
     screen = app.sm.get_screen("setup_fix")
     pump(lambda: screen.picture is not None, what="the board's picture with its marks")
     left = screen.fix.left()
