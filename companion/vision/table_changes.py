@@ -53,15 +53,17 @@ def in_light_of(frame: np.ndarray, reference: np.ndarray, pasted: np.ndarray | N
     bring their light along (a lamp's pool moved, the exposure changed), or the patch reads as a change.
     The light is the ratio of the two pictures next to the patch, smoothed over a few dice (a lamp's pool is
     wider); deep inside a large patch, the picture-wide cells of :func:`light_gain`."""
-    now, was = quarter(frame).astype(np.float32) + 1.0, quarter(reference).astype(np.float32) + 1.0
-    coarse = cv2.resize(light_gain(now, was), (now.shape[1], now.shape[0]), interpolation=cv2.INTER_CUBIC)
+    now_q, was_q = quarter(frame), quarter(reference)
+    size_q = (now_q.shape[1], now_q.shape[0])
+    gain_q = cv2.resize(light_gain(now_q, was_q), size_q, interpolation=cv2.INTER_CUBIC)
     if pasted is not None:
-        keep = cv2.resize(pasted.astype(np.uint8), (now.shape[1], now.shape[0]), interpolation=cv2.INTER_NEAREST) == 0
+        keep = cv2.resize(pasted.astype(np.uint8), size_q, interpolation=cv2.INTER_NEAREST) == 0
+        ratio = (now_q.astype(np.float32) + 1.0) / (was_q.astype(np.float32) + 1.0)
         weight = cv2.GaussianBlur(keep.astype(np.float32), (0, 0), LIGHT_SPREAD_Q)
-        near = cv2.GaussianBlur(now / was * keep[..., None], (0, 0), LIGHT_SPREAD_Q) / np.maximum(weight, 1e-6)[..., None]
+        near = cv2.GaussianBlur(ratio * keep[..., None], (0, 0), LIGHT_SPREAD_Q) / np.maximum(weight, 1e-6)[..., None]
         trust = np.clip(weight / 0.2, 0.0, 1.0)[..., None]  # little of the old picture near: the cells' light
-        coarse = trust * near + (1.0 - trust) * coarse
-    gain = cv2.resize(coarse, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
+        gain_q = trust * near + (1.0 - trust) * gain_q
+    gain = cv2.resize(gain_q, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
     return np.clip(frame.astype(np.float32) / np.maximum(gain, 1e-3), 0, 255).astype(np.uint8)
 
 
