@@ -198,10 +198,15 @@ class BoardMap:
         return json.dumps(self.to_dict(), indent=1, sort_keys=False) + "\n"
 
     def digest(self) -> str:
-        """sha256 of the canonical JSON, without any ``fitted`` block (identifies a reference map)."""
-        data = self.to_dict()
-        data.pop("fitted", None)
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+        """sha256 of the canonical JSON, without any ``fitted`` block (identifies a reference map). Kept on
+        the map once made: readers key their caches by it every frame, and the map is frozen."""
+        known = self.__dict__.get("_digest")
+        if known is None:
+            data = self.to_dict()
+            data.pop("fitted", None)
+            known = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+            object.__setattr__(self, "_digest", known)
+        return known
 
     @classmethod
     def from_dict(cls, data: Any, source: str | None = None, slack_mm: float = 0.0) -> BoardMap:

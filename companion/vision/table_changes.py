@@ -38,13 +38,24 @@ def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
     whole = np.median(ratio.reshape(-1, 3), axis=0)
     h, w = ratio.shape[:2]
     cols, rows = 8, max(2, round(8 * h / max(w, 1)))
+    grid = _cell_medians(ratio, rows, cols, whole)
+    grid = np.clip(grid, whole / 2.5, whole * 2.5)
+    return cv2.GaussianBlur(grid, (3, 3), 0.8)
+
+
+def _cell_medians(ratio: np.ndarray, rows: int, cols: int, whole: np.ndarray) -> np.ndarray:
+    """Each cell's median ratio per channel (an empty cell: ``whole``). Cells that tile the picture evenly
+    (a quarter of 1280x720) are taken in one median: the same numbers, without a call per cell."""
+    h, w = ratio.shape[:2]
+    if h % rows == 0 and w % cols == 0:
+        cells = ratio.reshape(rows, h // rows, cols, w // cols, 3).transpose(0, 2, 4, 1, 3).reshape(rows, cols, 3, -1)
+        return np.median(cells, axis=3).astype(np.float32)
     grid = np.empty((rows, cols, 3), np.float32)
     for r in range(rows):
         for c in range(cols):
             cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // cols:(c + 1) * w // cols]
             grid[r, c] = np.median(cell.reshape(-1, 3), axis=0) if cell.size else whole
-    grid = np.clip(grid, whole / 2.5, whole * 2.5)
-    return cv2.GaussianBlur(grid, (3, 3), 0.8)
+    return grid
 
 
 def in_light_of(frame: np.ndarray, reference: np.ndarray, pasted: np.ndarray | None = None) -> np.ndarray:

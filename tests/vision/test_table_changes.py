@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from companion.vision.table_changes import changed_places, hand_changes, quarter
+from companion.vision.table_changes import _cell_medians, changed_places, hand_changes, quarter
 
 DIE = 16
 
@@ -93,3 +93,18 @@ def test_a_patch_pasted_into_the_frame_before_a_throw_keeps_that_frames_light():
         return np.abs(pasted.astype(np.float32) - before.astype(np.float32))[mask[..., 0]].mean()
 
     assert error(matched) < error(as_is) / 2, (error(matched), error(as_is))
+
+
+def test_the_light_cells_median_taken_at_once_is_each_cells_own_median():
+    """The cells of a quarter 1280x720 picture tile it evenly and are taken in one median; any other size cell by
+    cell. Both must give each cell's own median (a cell mixed up with its neighbour would move the light)."""
+    rng = np.random.default_rng(3)
+    for h, w in ((180, 320), (100, 170)):
+        ratio = rng.uniform(0.5, 2.0, (h, w, 3)).astype(np.float32)
+        ratio[: h // 4, : w // 8] *= 3.0  # the top-left cell alone is brighter
+        rows = max(2, round(8 * h / w))
+        grid = _cell_medians(ratio, rows, 8, np.ones(3, np.float32))
+        for r in range(rows):
+            for c in range(8):
+                cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // 8:(c + 1) * w // 8]
+                assert np.array_equal(grid[r, c], np.median(cell.reshape(-1, 3), axis=0))
