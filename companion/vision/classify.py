@@ -144,11 +144,13 @@ class Classifier:
         logits, embeddings = self.read(img, boxes, floor, kinds, down)
         return _masked_softmax(logits, kinds), embeddings
 
-    def probabilities_of_crops(self, crops: np.ndarray, kinds=None) -> np.ndarray:
-        """Probabilities over CLASSES of crops already cut, read as ``read_probabilities`` reads a frame's."""
+    def probabilities_of_crops(self, crops: np.ndarray, kinds=None, once: bool = False) -> np.ndarray:
+        """Probabilities over CLASSES of crops already cut, read as ``read_probabilities`` reads a frame's
+        (``once``: each crop read once as it is, a doubtful one not read again mirrored)."""
         if not len(crops):
             return np.zeros((0, len(CLASSES)), np.float32)
-        return _masked_softmax(self.read_crops(crops, None, kinds)[0], kinds)
+        floor = np.full(len(crops), np.inf) if once else None  # no reading reaches an infinite floor
+        return _masked_softmax(self.read_crops(crops, floor, kinds)[0], kinds)
 
 
 def _masked_softmax(logits: np.ndarray, kinds) -> np.ndarray:

@@ -135,11 +135,19 @@ class DiceReader:
         degrees = np.asarray(seen_at(b[:, :2] + b[:, 2:] / 2), np.float64)
         return np.isfinite(degrees) & (degrees <= float(within))
 
+    def _seen_from_above(self, boxes, seen_at) -> np.ndarray:
+        """Which dice to read as seen from above: by the board's pose (``seen_at``) when there is one, else every
+        die when the profile's taught dice read alike turned by quarter turns (the camera that taught them looked
+        down on the table: ``ProfileMatcher.seen_from_above``), else none."""
+        if seen_at is None and self.matcher is not None and self.matcher.seen_from_above and self.looking_down:
+            return np.ones(len(boxes), bool)
+        return self.from_above(boxes, seen_at)
+
     def _read_finds(self, frame: np.ndarray, dets, t0: float, t1: float, seen_at=None) -> list[Reading]:
         # a faint find read below half of faint_min_confidence cannot count (_kept): its crop is not mirrored
         floor = [self.faint_min_confidence / 2 if d.score < self.sure_above else 0.0 for d in dets]
         boxes = [d.box for d in dets]
-        down = self.from_above(boxes, seen_at)
+        down = self._seen_from_above(boxes, seen_at)
         sure_from = np.where(down, float(self.looking_down.get("uncertain_below", self.uncertain_below)),
                              self.uncertain_below)
         turned = {"down": down} if down.any() else {}

@@ -251,7 +251,7 @@ class _StubClassifier:
     def embedding_dim(self):
         return len(next(iter(self.embeddings.values())))
 
-    def probabilities_of_crops(self, crops, kinds=None):
+    def probabilities_of_crops(self, crops, kinds=None, once=False):
         from companion.vision.classes import CLASSES
 
         out = np.zeros((len(crops), len(CLASSES)), np.float32)
@@ -268,8 +268,7 @@ def _taught(faces, readings, embed):
     embeddings = {}
     for i, (kind, value) in enumerate(faces):
         crop = np.full((48, 48, 3), 128, np.uint8)
-        crop[0, 0, 0] = i
-        crop[0, -1, 0] = i  # its mirror image (a d6's is taught too) has the same id
+        crop[0, 0, 0] = crop[0, -1, 0] = crop[-1, 0, 0] = crop[-1, -1, 0] = i  # its mirror image and its turns too
         p.add(kind, value, crop)
         e = embed(i, kind, value)
         embeddings[i] = e / np.linalg.norm(e)
@@ -308,6 +307,68 @@ def test_too_few_taught_dice_to_measure_leave_the_embedding_its_say():
     profile, stub = _taught(faces, [(f, 0.99) for f in faces], lambda i, k, v: np.random.default_rng(i).normal(size=8))
     m = ProfileMatcher(profile, stub)
     assert m.left_out == {} and m.tells_apart("d6")
+
+
+class _TurnStub(_StubClassifier):
+    """Reads crop i as readings[i] as it is; turned by a quarter turn (its green corner marker gone from the
+    top left), as ``turned_as`` says: the same face (a camera looking down) or the next one (a leaning camera)."""
+
+    def __init__(self, embeddings, readings, turned_as):
+        super().__init__(embeddings, readings)
+        self.turned_as = turned_as
+
+    def probabilities_of_crops(self, crops, kinds=None, once=False):
+        from companion.vision.classes import CLASSES
+
+        out = super().probabilities_of_crops(crops, kinds, once)
+        for row, c in enumerate(crops):
+            if c[0, 0, 1] != 200:  # turned
+                face, conf = self.readings[int(c[0, 0, 0])]
+                out[row] = 0
+                out[row, CLASSES.index(self.turned_as(face))] = conf
+                out[row, -1] = 1 - conf
+        return out
+
+
+def _taught_upright(n, turned_as):
+    faces = [("d6", 1 + i % 6) for i in range(n)]
+    profile, stub = _taught(faces, [(f, 0.99) for f in faces], lambda i, k, v: np.eye(16)[v] + 0.01 * i)
+    for e in profile.examples:
+        e.crop[0, 0, 1] = 200  # the top left corner's marker: which way up the crop is
+    return profile, _TurnStub(stub.embeddings, stub.readings, turned_as)
+
+
+def test_taught_dice_read_alike_at_every_quarter_turn_mean_the_camera_looks_down_on_the_table():
+    """Issue 21 (docs/vision-notes.md, dice reader ruling 16): a face seen from above has no up and down; one
+    seen by a leaning camera has, and the generic reader misreads it turned."""
+    profile, stub = _taught_upright(12, lambda face: face)
+    assert ProfileMatcher(profile, stub).seen_from_above
+    profile, stub = _taught_upright(12, lambda face: ("d6", 1 + face[1] % 6))
+    assert not ProfileMatcher(profile, stub).seen_from_above
+    profile, stub = _taught_upright(7, lambda face: face)  # too few taught dice to tell
+    assert not ProfileMatcher(profile, stub).seen_from_above
+
+
+def test_a_profile_taught_by_a_camera_looking_down_reads_every_die_as_seen_from_above(reader):
+    """Without a board pose, the dice of a table whose taught dice read alike turned are read as the table
+    pipeline reads dice it sees from above (turned as well when doubtful; models/dice_classifier.md)."""
+    frame = render_scene(np.random.default_rng(7), 360, 480, n_dice=3, size_range=(60, 90), kinds=("d6",),
+                         allow_fingers=False, effects=False).image
+    side = {r.box: r.confidence for r in reader.read(frame)}
+    above = {r.box: r.confidence for r in reader.read(frame, lambda centres: np.zeros(len(centres)))}
+    assert side != above  # a doubtful die here reads otherwise turned
+    taught = render_scene(np.random.default_rng(8), 360, 480, n_dice=3, size_range=(60, 90), kinds=("d6",),
+                          allow_fingers=False, effects=False)
+    profile = DiceProfile.new("t")
+    profile.add("d6", taught.dice[0].value, reader.classifier.crops(taught.image, [taught.dice[0].box])[0])
+    try:
+        reader.set_profile(profile, {"above_min_dice": 0, "above_share": 0.0})  # measured: looking down
+        assert reader.matcher.seen_from_above
+        assert {r.box: r.confidence for r in reader.read(frame)} == above
+        reader.set_profile(profile, {"above_min_dice": 0, "above_share": 1.01})  # measured: a leaning camera
+        assert {r.box: r.confidence for r in reader.read(frame)} == side
+    finally:
+        reader.set_profile(None)
 
 
 # ---------------------------------------------------------------- at the table
