@@ -349,6 +349,26 @@ def test_taught_dice_read_alike_at_every_quarter_turn_mean_the_camera_looks_down
     assert not ProfileMatcher(profile, stub).seen_from_above
 
 
+def test_crops_read_once_are_not_read_again_mirrored_when_doubtful(reader):
+    """What the camera-looking-down share is measured with: one look per crop (with the mirrored second look the
+    leaning sets' taught dice read alike turned too; docs/vision-notes.md, session 15)."""
+    from companion.vision.classify import kind_mask, normalize
+    from companion.vision.confidence import softmax
+
+    scene = render_scene(np.random.default_rng(7), 360, 480, n_dice=3, size_range=(60, 90), kinds=("d6",),
+                         allow_fingers=False, effects=False)
+    crops = reader.classifier.crops(scene.image, [d.box for d in scene.dice])
+    cls = reader.classifier
+    logits = cls.session.run(["logits"], {cls.input: normalize(crops)})[0]
+    one_look = softmax(np.where(kind_mask(("d6",))[None], logits, -1e9))
+    doubtful = softmax(logits).max(1) < cls.config["mirror_below"]
+    assert doubtful.any()
+    once = cls.probabilities_of_crops(crops, ("d6",), once=True)
+    np.testing.assert_allclose(once, one_look, atol=1e-6)
+    twice = cls.probabilities_of_crops(crops, ("d6",))
+    assert not np.allclose(twice[doubtful], one_look[doubtful], atol=1e-4)
+
+
 def test_a_profile_taught_by_a_camera_looking_down_reads_every_die_as_seen_from_above(reader):
     """Without a board pose, the dice of a table whose taught dice read alike turned are read as the table
     pipeline reads dice it sees from above (turned as well when doubtful; models/dice_classifier.md)."""
