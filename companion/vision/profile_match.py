@@ -26,7 +26,8 @@ reading is right more often than either alone; so the profile is a second opinio
   face's taught dice (``margin_near``) much more than any other face's (``margin``) is sure too;
 - otherwise the generic reading stands.
 
-Two things are measured on the taught dice themselves when the matcher is built (``left_out``, ``sure_from``):
+Three things are measured on the taught dice themselves when the matcher is built (``left_out``, ``sure_from``,
+``seen_from_above``):
 
 - whether the embedding tells each kind's faces apart on these dice: each taught die read by its nearest other
   taught dice (leave one out). Below ``tells_apart`` (the d8's numerals: about one in five, against nine in ten
@@ -34,7 +35,12 @@ Two things are measured on the taught dice themselves when the matcher is built 
 - how surely the generic reader reads each kind of these dice: the lowest of ``checked_levels`` from which
   every taught die it reads that surely is read right (and at least one is). A kind the model card always
   confirms (the d8) is sure with a profile from that level, when the find resembles that kind's taught dice;
-  when the reader misreads a taught die at every level, that kind stays always confirmed.
+  when the reader misreads a taught die at every level, that kind stays always confirmed;
+- whether the camera that taught them looked down on the table: the taught dice the generic reader reads right
+  (one look each) are read right at every quarter turn too (``above_share`` of them). A face seen from above has
+  no up and down; one seen by a leaning camera has. With no board pose, the reader then reads this table's dice
+  as it reads dice the pose shows seen from above (``looking_down``: doubtful crops read turned as well, sure
+  from its own calibrated threshold; docs/vision-notes.md, session 15).
 """
 
 from __future__ import annotations
@@ -67,7 +73,7 @@ DEFAULTS = {
     "checked_levels": (0.95, 0.98, 0.99),  # generic confidences tried for a kind always confirmed
     # the taught dice read right by the generic reader, at least this many, and at least this share of them read
     # right at every quarter turn too: the camera looks down on this table (measured on the real sets' first 10
-    # photos: 0.89-1.0 where the photos are taken from above, 0.38-0.80 where a camera leans)
+    # photos: 0.89-1.0 where the photos are taken from above, 0.41-0.80 where a camera leans)
     "above_min_dice": 8,
     "above_share": 0.85,
 }
