@@ -54,6 +54,7 @@ from companion.referee.dice import (
     reader_kinds,
     wanted_dice,
 )
+from companion.referee.dice_learning import RollLearning
 from companion.referee.match import MatchKind, differences, match
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.readers import Observation, canonical
@@ -273,6 +274,7 @@ class _Roll:
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
+    picture: np.ndarray | None = None  # the frame it settled on (its dice's crops teach the reader: dice_learning)
 
 
 class TablePipeline:
@@ -326,6 +328,7 @@ class TablePipeline:
         self._windows: DiceWindows | None = None
         self._refresh_before = False
         self.dice_error = ""
+        self.learning = RollLearning()  # the family's dice, learnt from the rolls they answer
         self.motion = MotionMeter()
         self.dice_tracker = SettleTracker(dice_settle)
         self.board_settle = board_settle
@@ -410,6 +413,8 @@ class TablePipeline:
             if roll is not None and (later or either):
                 roll.kept = True
             elif roll is not None:
+                if pending:  # the family's answer names the faces of dice read unsure: the reader learns them
+                    self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
@@ -879,7 +884,7 @@ class TablePipeline:
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
-                               unseen=self._unseen_rolls)
+                               unseen=self._unseen_rolls, picture=frame)
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
