@@ -70,6 +70,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "felt_chroma": 0.045,  # chromaticity distance within which a pixel is the felt's colour
     "felt_light": [0.25, 1.8],  # and its brightness, relative to the felt's
     "felt_min_share": 0.3,  # of the margin must agree on one felt colour, else the board is not seen
+    "taught_felt_follow": 0.1,  # a taught felt colour is followed this far (chromaticity) in a lamp's light
     # a hand
     "hand_min_points": 4,  # foreign margin points needed to believe a hand
     "hand_spread_min": 14.0,  # per-channel tolerance (8-bit) round the hand's colour, at least
@@ -422,11 +423,18 @@ class EagleKingdomsReader:
             return np.full(3, 128.0), 128.0, 0.0
         c = photometry.chroma(pts)
         ref = np.asarray(taught, np.float64) if taught is not None else np.median(pts, axis=0)
-        for _ in range(2):  # the margin's dominant colour: a hand or a die on it must not move it
-            near = np.linalg.norm(c - photometry.chroma(ref), axis=1) <= float(self.cfg["felt_chroma"])
+        # the margin's dominant colour: a hand or a die on it must not move it. A taught felt is where the search
+        # starts, not the answer: a lamp's colour moves the felt's chromaticity even after the markers' white balance
+        # (bench table, Eagle Kingdoms' navy felt under the films' cool light: 0.048 off the taught colour); held to
+        # the taught colour, the margin's "spread" measured that offset, the tolerance grew five times over, and the
+        # pieces were read as felt (a character standing on a captured space, surely)
+        tolerances = (float(self.cfg["taught_felt_follow"]), float(self.cfg["felt_chroma"])) if taught is not None else \
+            (float(self.cfg["felt_chroma"]),) * 2
+        for tol in tolerances:
+            near = np.linalg.norm(c - photometry.chroma(ref), axis=1) <= tol
             if near.sum() < 3:
                 break
-            ref = np.median(pts[near], axis=0) if taught is None else ref
+            ref = np.median(pts[near], axis=0)
         agree = float(near.mean())
         light = float(np.percentile(pts[near].mean(axis=1), 75)) if near.any() else float(ref.mean())
         self._felt_ref, self._felt_light = ref, light
