@@ -435,10 +435,13 @@ class TablePipeline:
         Dice spent on it that read as the family entered it say the camera is level with the table again; dice spent
         on it that read otherwise were misread or another roll's, and say neither. A throw seen later is no sign
         either: it may be one of those rolls', late (a game the family's answers had run thirty actions ahead of the
-        table saw every old throw settle and spent each on the roll due, and forgot how far behind it was)."""
+        table saw every old throw settle and spent each on the roll due, and forgot how far behind it was). Nor do dice
+        kept for another roll or read unsure: an old Enchanted Die read unsure as 3, kept, then spent on the 3 the
+        family entered by chance, set the count of 59 to 0 and the next old throw was confirmed, sure (action 582)."""
         if used is None:
             self._unseen_rolls += 1
-        elif Counter((r.kind, str(r.value)) for r in used.readings) == said:
+        elif not used.kept and not any(r.uncertain for r in used.readings) \
+                and Counter((r.kind, str(r.value)) for r in used.readings) == said:
             self._unseen_rolls = 0
 
     def read_dice_again(self) -> None:

@@ -49,10 +49,11 @@ class Reading_:
 
 
 class DiceReader:
-    """Finds squares of pure blue (red 0): the value in green (40 per pip), uncertain when blue is 254, a d8 when 253."""
+    """Finds squares of pure blue (red 0): the value in green (40 per pip), uncertain when blue is 254, a d8 when 253
+    (252: a d8 read uncertain)."""
 
     def read(self, image):
-        mask = ((image[..., 2] == 0) & (image[..., 0] >= 253)).astype(np.uint8)
+        mask = ((image[..., 2] == 0) & (image[..., 0] >= 252)).astype(np.uint8)
         count, _labels, stats, _c = cv2.connectedComponentsWithStats(mask)
         out = []
         for i in range(1, count):
@@ -61,8 +62,8 @@ class DiceReader:
                 continue
             g = int(image[y + h // 2, x + w // 2, 1])
             blue = int(image[y + h // 2, x + w // 2, 0])
-            unsure = blue == 254
-            kind = "d8" if blue == 253 else "d6"
+            unsure = blue in (252, 254)
+            kind = "d8" if blue in (252, 253) else "d6"
             out.append(Reading(kind, int(round(g / 40)), 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
         return out
 
@@ -76,7 +77,8 @@ def frame(obs_index=0, dice=(), hand=False, board=True):
         img[2, 2] = (1, 1, 1)
     for d in dice:
         x, y, value = d[:3]
-        blue = 253 if len(d) > 4 and d[4] == "d8" else 254 if len(d) > 3 and d[3] else 255
+        unsure = len(d) > 3 and d[3]
+        blue = (252 if unsure else 253) if len(d) > 4 and d[4] == "d8" else 254 if unsure else 255
         img[y:y + DIE, x:x + DIE] = (blue, value * 40, 0)
     if hand:
         cv2.rectangle(img, (100, 60), (230, 200), (120, 150, 200), -1)

@@ -452,6 +452,44 @@ def test_dice_settling_after_two_rolls_entered_unseen_are_never_sure():
     assert [e.sure for e in throw(pipe, level, new)] == [True]  # sure again
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-ED-TRADE")
+def test_a_kept_die_read_unsure_that_happens_to_show_the_roll_entered_does_not_level_the_camera_with_the_table():
+    """Bench table, Eagle Kingdoms rendition 2 (action 582): the family's answers had run some two hundred actions
+    ahead of the table (59 rolls entered unseen). An old Enchanted Die settled, read unsure as 3, where two d6 were
+    due: kept; the family entered the two d6, then the Enchanted Die -- a 3, by chance the face read. The d8 was
+    spent on it, and a roll spent that reads as entered set the count of rolls entered unseen to 0: the next old
+    throw (3:4, one hand in) was confirmed, sure, for the roll due. A die read unsure, or dice kept for another
+    roll, say nothing of the camera being level with the table: the throw after them is still not sure."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    again = _after(_after(state, failed), {"type": "roll-again"})
+    passed = next(a for a in again.legal_actions() if _after(again, a).phase == "roll")
+    nxt = _after(again, passed)  # two rolls entered unseen
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6), state)
+    for before, action in [(state, failed), (_after(state, failed), {"type": "roll-again"}), (again, passed)]:
+        pipe.applied(action, before)
+    face = 3
+    frames = still(3) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, face, True, "d8")])
+    assert [e.reason for _, e in run(pipe, frames, nxt) if e.kind in (DICE, QUESTION)] == ["dice"]  # a d8, 2 d6 due
+    due = next(a for a in nxt.legal_actions() if _after(nxt, a).phase == SECOND)
+    pipe.applied(due, nxt)  # the family enters the two d6 (the d8 is kept for a later roll)
+    second = _after(nxt, due)
+    pipe.applied({"type": "roll-enchanted"}, second)
+    chance = _after(second, {"type": "roll-enchanted"})
+    enchanted = {"type": "enchanted", "face": face}
+    pipe.applied(enchanted, chance)  # the Enchanted Die as the family entered it: the face the kept d8 was read
+    now, rng = _after(chance, enchanted), random.Random(1)
+    while not (now.is_chance_node() and now.phase == "roll"):  # the choices up to the next player's roll
+        action = now.sample_chance(rng) if now.is_chance_node() else simulation_policy(now, rng)
+        pipe.applied(action, now)
+        now = _after(now, action)
+    faces = next(a["dice"] for a in now.legal_actions())
+    throw = still(3) + [frame(hand=True)] + still(1) + still(12, dice=[(60, 24, faces[0]), (250, 214, faces[1])])
+    offered = [e for _, e in run(pipe, throw, now) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and "did not see" in offered[0].message
+
+
 @pytest.mark.rules("EK-ED-GIVE")
 def test_a_choice_the_camera_cannot_see_is_asked_at_once():
     state = play_until(lambda s: s.phase == GIVE, seed=5)
