@@ -275,6 +275,7 @@ class _Roll:
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
     picture: np.ndarray | None = None  # the frame it settled on (its dice's crops teach the reader: dice_learning)
+    swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
 
 
 class TablePipeline:
@@ -351,6 +352,7 @@ class TablePipeline:
         self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
         self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
+        self._swallowed = False  # dice read surely lay in view when the frame before a throw was refreshed after an action
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -887,7 +889,8 @@ class TablePipeline:
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
-                               unseen=self._unseen_rolls, picture=frame)
+                               unseen=self._unseen_rolls, picture=frame, swallowed=self._swallowed)
+            self._swallowed = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -966,8 +969,17 @@ class TablePipeline:
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
+            self._swallowed |= not spent and self._swallows_a_throw()
             self._before = frame
             self._refresh_before = False
+
+    def _swallows_a_throw(self) -> bool:
+        """Whether dice lying in view now, read surely, may be a throw that refreshing the frame before a throw takes
+        in before it settled (after an action, so that a piece moved is no die): bench table, Eagle Kingdoms rendition
+        2, action 156 -- a 4:6 thrown while the family answered the roll before, four still frames in view, never seen
+        again; the next throw, 1:6, was confirmed, sure, for it. The roll entered before its dice settled is none."""
+        sure = Counter((r.kind, str(r.value)) for r in self._dice_in_view if not r.uncertain)
+        return bool(sure) and not (self._answered is not None and not sure - self._answered)
 
     def _dice_events(self, state: State, key: str | None) -> list[TableEvent]:
         roll = self._roll
@@ -1020,9 +1032,10 @@ class TablePipeline:
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
         roll of 1+2)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
-                and roll.unseen < 2:
+                and roll.unseen < 2 and not roll.swallowed:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
+            "dice lying before them were never read" if roll.swallowed else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
             f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= 2 else \
             f"hands reached in {roll.reaches} times since the last action"

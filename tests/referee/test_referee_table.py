@@ -490,6 +490,29 @@ def test_a_kept_die_read_unsure_that_happens_to_show_the_roll_entered_does_not_l
     assert len(offered) == 1 and not offered[0].sure and "did not see" in offered[0].message
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_a_throw_taken_into_the_frame_before_a_throw_before_it_settled_leaves_the_next_throw_unsure():
+    """Bench table, Eagle Kingdoms rendition 2 (action 156, with the felt followed in a lamp's light): the family
+    answered a roll the camera had not read, and the move after it; the next player's 4:6 lay in view four still
+    frames (a roll settles in five) when the frame before a throw was refreshed after that move -- the dice went into
+    it and were never seen again. The next throw (1:6, one hand in) was confirmed, sure, for the 4:6's roll."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    second = _after(state, failed)
+    again = _after(second, {"type": "roll-again"})
+    first = next(a["dice"] for a in again.legal_actions() if not set(a["dice"]) & set(failed["dice"]))
+    then = next(a["dice"] for a in again.legal_actions() if not set(a["dice"]) & set(first))
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6), state)
+    pipe.applied(failed, state)  # the roll the camera did not read, entered by the family
+    pipe.applied({"type": "roll-again"}, second)  # and the choice after it: the frame before a throw is refreshed
+    frames = [frame(hand=True)] + still(4, dice=[(40, 200, first[0]), (280, 30, first[1])])
+    frames += [frame(hand=True)] + still(12, dice=[(60, 24, then[0]), (290, 120, then[1])])
+    offered = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
+    assert len(offered) == 1 and offered[0].actions[-1]["dice"] == sorted(then)
+    assert not offered[0].sure and "never read" in offered[0].message
+
+
 @pytest.mark.rules("EK-ED-GIVE")
 def test_a_choice_the_camera_cannot_see_is_asked_at_once():
     state = play_until(lambda s: s.phase == GIVE, seed=5)
