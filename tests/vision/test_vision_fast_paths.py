@@ -59,3 +59,39 @@ def test_the_changed_places_are_the_plain_numpy_ones(pictures, monkeypatch):
             gain = np.median((now.astype(np.float32) + 1) / (was.astype(np.float32) + 1), axis=(0, 1))
         plain = np.abs(now.astype(np.float32) - was.astype(np.float32) * gain).max(axis=2) > table_changes.CHANGE_LEVEL
         assert np.array_equal(seen["mask"], plain.astype(np.uint8)) and 0 < plain.sum() < plain.size
+
+
+def _plain_light_gain(now, was):
+    """light_gain as plain numpy medians of the float ratios (before the medians were taken of ranks)."""
+    ratio = (now.astype(np.float32) + 1.0) / (was.astype(np.float32) + 1.0)
+    whole = np.median(ratio.reshape(-1, 3), axis=0)
+    h, w = ratio.shape[:2]
+    rows, cols = max(2, round(8 * h / max(w, 1))), 8
+    grid = np.empty((rows, cols, 3), np.float32)
+    for r in range(rows):
+        for c in range(cols):
+            cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // cols:(c + 1) * w // cols]
+            grid[r, c] = np.median(cell.reshape(-1, 3), axis=0) if cell.size else whole
+    grid = np.clip(grid, whole / 2.5, whole * 2.5)
+    return table_changes.cv2.GaussianBlur(grid, (3, 3), 0.8)
+
+
+def test_the_light_and_the_exposure_are_the_plain_numpy_medians_of_the_ratios(pictures):
+    """Medians of the ratios' ranks (a count, a radix sort) are numpy's medians of the float ratios, to the bit:
+    odd and even pixel counts (the middle one; the mean of two), ties, the extreme ratios, cells that do not
+    tile the picture, a picture smaller than the grid."""
+    rng = np.random.default_rng(11)
+    pairs = [(pictures[2], pictures[0]), (pictures[1], pictures[0]), (pictures[0], pictures[0])]
+    for h, w in ((180, 320), (45, 80), (90, 161), (7, 13), (1, 1), (2, 2)):
+        pairs.append((rng.integers(0, 256, (h, w, 3), dtype=np.uint8), rng.integers(0, 256, (h, w, 3), dtype=np.uint8)))
+    flat = np.zeros((180, 320, 3), np.uint8)
+    pairs += [(flat, flat + 255), (flat + 255, flat), (flat + 255, flat + 254)]
+    for now, was in pairs:
+        fast, plain = table_changes.light_gain(now, was), _plain_light_gain(now, was)
+        assert fast.dtype == plain.dtype and fast.tobytes() == plain.tobytes(), now.shape
+        whole = np.median(((now.astype(np.float32) + 1) / (was.astype(np.float32) + 1)).reshape(-1, 3), axis=0)
+        exposure = table_changes.whole_ratio(now, was)
+        assert exposure.dtype == whole.dtype and exposure.tobytes() == whole.tobytes(), now.shape
+    grey = rng.integers(0, 256, (90, 160), dtype=np.uint8)  # not a colour picture: the plain medians
+    assert table_changes._ratio_ranks(grey, grey) is None
+
