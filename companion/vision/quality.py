@@ -81,19 +81,9 @@ def marker_edge_blur(frame: np.ndarray, pose: Any, board: BoardMap) -> tuple[flo
             along = np.linspace(0.25, 0.75, EDGE_SAMPLES)
             base = a[None, :] + along[:, None] * (b - a)[None, :]
             sides.append((t, (base[:, None, :] + offs[None, :, None] * n[None, None, :]).reshape(-1, 2)))
-        profiles = _profiles(frame, gray, np.vstack([pts for _, pts in sides]))
-        for k, (t, _pts) in enumerate(sides):
-            prof = profiles[k * EDGE_SAMPLES * len(offs):(k + 1) * EDGE_SAMPLES * len(offs)].reshape(EDGE_SAMPLES, len(offs))
-            q = max(2, len(offs) // 6)
-            lo, hi = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
-            ok = hi - lo >= 25.0
-            if ok.sum() < 2:
-                continue
-            w = [_spread(p, l0, h0, offs) for p, l0, h0, good in zip(prof, lo, hi, ok, strict=True) if good]
-            w = [v for v in w if v is not None]
-            if not w:
-                continue
-            (widths_h if abs(t[0]) >= abs(t[1]) else widths_v).append(float(np.median(w)))
+        profiles = _profiles(frame, gray, np.vstack([pts for _, pts in sides])).reshape(4, EDGE_SAMPLES, len(offs))
+        for t, width in _side_widths(profiles, [t for t, _ in sides], offs):
+            (widths_h if abs(t[0]) >= abs(t[1]) else widths_v).append(width)
     if not scales:
         return None, None
     scale = float(np.median(scales))
@@ -121,17 +111,48 @@ def _profiles(frame: np.ndarray, gray: np.ndarray | None, pts: np.ndarray) -> np
                      borderMode=cv2.BORDER_REPLICATE).reshape(-1)
 
 
-def _spread(prof: np.ndarray, lo: float, hi: float, offs: np.ndarray) -> float | None:
-    """Distance between the 25 % and 75 % crossings of a rising step profile."""
-    out = []
-    for level in (lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)):
-        above = np.flatnonzero(prof >= level)
-        if not len(above) or above[0] == 0:
-            return None
-        j = above[0]
-        a, b = prof[j - 1], prof[j]
-        out.append(offs[j - 1] + (level - a) / max(b - a, 1e-6) * (offs[j] - offs[j - 1]))
-    return float(out[1] - out[0])
+def _side_widths(profiles: np.ndarray, directions: list[np.ndarray], offs: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """(direction, median 25-75 % distance over its profiles) of each side of a marker (``profiles``: side,
+    profile, offset) with at least two profiles that show the step, and a crossing found in one."""
+    q = max(2, len(offs) // 6)
+    kept = []
+    for prof, t in zip(profiles, directions, strict=True):
+        lo, hi = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
+        ok = hi - lo >= 25.0
+        if ok.sum() >= 2:
+            kept.append((t, prof[ok], lo[ok], hi[ok]))
+    if not kept:
+        return []
+    # the four sides' profiles in one call (a call per side or per profile cost more than its sums)
+    w, found = _spreads(*(np.concatenate([side[i] for side in kept]) for i in (1, 2, 3)), offs)
+    out, start = [], 0
+    for t, prof, _lo, _hi in kept:
+        side = w[start:start + len(prof)][found[start:start + len(prof)]]
+        start += len(prof)
+        if len(side):
+            out.append((t, float(np.median(side))))
+    return out
+
+
+def _spreads(prof: np.ndarray, lo: np.ndarray, hi: np.ndarray, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance between the 25 % and 75 % crossings of each rising step profile (a row of ``prof``, its dark
+    and light levels ``lo`` and ``hi``), and whether both crossings were found (a profile already above a
+    level at its first sample has none). All of a side's profiles at once: the same float32 and float64
+    arithmetic as a profile at a time."""
+    if not len(prof):
+        return np.zeros(0), np.zeros(0, bool)
+    rows = np.arange(len(prof))
+    out, found = [], np.ones(len(prof), bool)
+    for share in (0.25, 0.75):
+        level = lo + share * (hi - lo)
+        above = prof >= level[:, None]
+        j = np.argmax(above, axis=1)  # the first sample at or above the level (0 also when there is none)
+        found &= above[rows, j] & (j > 0)
+        j = np.maximum(j, 1)
+        a, b = prof[rows, j - 1], prof[rows, j]
+        step = np.where(np.float32(1e-6) > b - a, np.float32(1e-6), b - a)
+        out.append(offs[j - 1] + (level - a) / step * (offs[j] - offs[j - 1]))
+    return out[1] - out[0], found
 
 
 def assess(frame: np.ndarray, pose: Any, board: BoardMap, motion: Any = None) -> FrameQuality:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision import photometry, table_changes
+from companion.vision import photometry, quality, table_changes
 from companion.vision.readers import eagle_kingdoms, stands
 
 
@@ -94,4 +94,52 @@ def test_the_light_and_the_exposure_are_the_plain_numpy_medians_of_the_ratios(pi
         assert exposure.dtype == whole.dtype and exposure.tobytes() == whole.tobytes(), now.shape
     grey = rng.integers(0, 256, (90, 160), dtype=np.uint8)  # not a colour picture: the plain medians
     assert table_changes._ratio_ranks(grey, grey) is None
+
+
+def _plain_spread(prof, lo, hi, offs):
+    """A profile's 25-75 % distance a profile at a time (before the sides' profiles were taken at once)."""
+    out = []
+    for level in (lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)):
+        above = np.flatnonzero(prof >= level)
+        if not len(above) or above[0] == 0:
+            return None
+        j = above[0]
+        a, b = prof[j - 1], prof[j]
+        out.append(offs[j - 1] + (level - a) / max(b - a, 1e-6) * (offs[j] - offs[j - 1]))
+    return float(out[1] - out[0])
+
+
+def test_the_marker_edge_spreads_taken_at_once_are_each_profiles_own():
+    """The four sides' profiles in one call give each profile's 25-75 % distance to the bit, and the same
+    profiles none: a step already above its levels at the first sample, a profile never reaching the upper
+    level, a side with too few steps, a flat step (its rise below the 1e-6 guard)."""
+    rng = np.random.default_rng(2)
+    offs = np.arange(-6.0, 6.0 + 1e-9, 0.25)
+    steps = 30.0 + 160.0 / (1.0 + np.exp(-offs[None, :] / rng.uniform(0.3, 2.0, (24, 1))))
+    profiles = (steps + rng.normal(0, 4, steps.shape)).astype(np.float32)
+    profiles[0] = 200.0  # above both levels from the start
+    profiles[1, :] = np.linspace(30, 60, len(offs))  # no step (too weak): left out
+    profiles[7, 20:] = profiles[7, 19]  # flat after the rise: never reaches the upper level
+    profiles[13] = np.where(offs < 0, 0.0, 1e-30).astype(np.float32) + np.where(offs > 1, 100.0, 0.0).astype(np.float32)
+    profiles[19:24] = 30.0  # the last side: too few steps
+    sides = profiles.reshape(4, 6, len(offs))
+    directions = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([-1.0, 0.0]), np.array([0.0, -1.0])]
+    plain = []
+    q = max(2, len(offs) // 6)
+    for prof, t in zip(sides, directions, strict=True):
+        lo, hi = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
+        ok = hi - lo >= 25.0
+        w = [_plain_spread(p, a, b, offs) for p, a, b, good in zip(prof, lo, hi, ok, strict=True) if good]
+        w = [v for v in w if v is not None]
+        if ok.sum() >= 2 and w:
+            plain.append((t, float(np.median(w))))
+    fast = quality._side_widths(sides, directions, offs)
+    assert [(t.tolist(), repr(w)) for t, w in fast] == [(t.tolist(), repr(w)) for t, w in plain]
+    assert 2 <= len(fast) < 4
+    lo, hi = profiles[:, :q].mean(axis=1), profiles[:, -q:].mean(axis=1)
+    widths, found = quality._spreads(profiles, lo, hi, offs)
+    for p, a, b, w, f in zip(profiles, lo, hi, widths, found, strict=True):
+        one = _plain_spread(p, a, b, offs)
+        assert (one is not None) == f and (one is None or repr(one) == repr(float(w)))
+    assert not found.all() and found.sum() > 12
 
