@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision import photometry, quality, table_changes
+from companion.vision import motion, photometry, quality, table_changes
 from companion.vision.readers import eagle_kingdoms, stands
 
 
@@ -143,3 +143,34 @@ def test_the_marker_edge_spreads_taken_at_once_are_each_profiles_own():
         assert (one is not None) == f and (one is None or repr(one) == repr(float(w)))
     assert not found.all() and found.sum() > 12
 
+
+def _plain_exposure_matched(previous, current, level):
+    """motion._exposure_matched as first written (the variance and the means taken again where used)."""
+    fit = (previous > 4) & (previous < 251) & (current > 4) & (current < 251)
+    gain, offset = 1.0, 0.0
+    for _ in range(2):
+        if fit.sum() < 50 or previous[fit].std() < 1:
+            break
+        x, y = previous[fit], current[fit]
+        gain = float(np.mean((x - x.mean()) * (y - y.mean())) / x.var())
+        offset = float(y.mean() - gain * x.mean())
+        fit &= np.abs(current - (gain * previous + offset)) < level
+    return np.clip(gain * previous + offset, 0, 255)
+
+
+def test_the_exposure_match_is_its_plain_least_squares():
+    """The camera's exposure fitted with each mean and the variance taken once: the same prediction to the bit,
+    on a channel view (as the motion meter passes them) and its copy; a flat picture and one clipped all over
+    (no fit: the previous picture as it is)."""
+    rng = np.random.default_rng(4)
+    cases = []
+    for gain in (0.8, 1.0, 1.25):
+        prev = rng.uniform(0, 255, (84, 154, 3)).astype(np.float32)
+        now = np.clip(prev * gain + 6 + rng.normal(0, 3, prev.shape), 0, 255).astype(np.float32)
+        now[10:40, 20:60] = 250.0  # a hand: no exposure
+        cases += [(prev[..., 1], now[..., 1]), (np.ascontiguousarray(prev[..., 2]), np.ascontiguousarray(now[..., 2]))]
+    flat = np.full((84, 154), 100.0, np.float32)
+    cases += [(flat, flat + 20), (flat * 0 + 255, flat * 0)]
+    for prev, now in cases:
+        fast, plain = motion._exposure_matched(prev, now, 24.0), _plain_exposure_matched(prev, now, 24.0)
+        assert fast.dtype == plain.dtype and fast.tobytes() == plain.tobytes()
