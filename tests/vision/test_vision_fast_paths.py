@@ -3,6 +3,8 @@ table's speed target, issue 20: the readings must not change with it)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -174,3 +176,20 @@ def test_the_exposure_match_is_its_plain_least_squares():
     for prev, now in cases:
         fast, plain = motion._exposure_matched(prev, now, 24.0), _plain_exposure_matched(prev, now, 24.0)
         assert fast.dtype == plain.dtype and fast.tobytes() == plain.tobytes()
+
+
+def test_a_pieces_canonical_form_is_its_sorted_json_kept_or_not():
+    """Pieces' JSON kept by their (key, class, value) items is the JSON they write: a stand 1 is not a stand True,
+    a key True is not "true", floats (0.0 and -0.0 are equal) and nested values are written each time."""
+    from companion.vision.readers import canonical
+
+    def plain(pieces):
+        return tuple(sorted(json.dumps(p, sort_keys=True) for p in (pieces or [])))
+
+    pieces = [{"stand": 1}, {"stand": True}, {"stand": "1"}, {True: 1}, {1: 1}, {"a": 0.0}, {"a": -0.0}, {"a": None},
+              {"b": 2, "a": [1, 2]}, {"b": "x", "a": "y"}, {"a": "y", "b": "x"}, {"magpie": "red"}, "a string", 3]
+    for _ in range(2):  # the second time from what was kept
+        for p in pieces:
+            assert canonical([p]) == plain([p]), p
+        assert canonical(pieces[:5] + pieces[9:]) == plain(pieces[:5] + pieces[9:])
+    assert canonical(None) == canonical([]) == ()

@@ -72,7 +72,26 @@ class Observation:
 
 def canonical(pieces: Any) -> tuple[str, ...]:
     """Order-free canonical form of one region's pieces (for comparing readings with scenes)."""
-    return tuple(sorted(json.dumps(p, sort_keys=True) for p in (pieces or [])))
+    return tuple(sorted(_piece_json(p) for p in (pieces or [])))
+
+
+_PLAIN = (str, int, bool, type(None))  # values whose equal ones (of one class) write alike; not floats: 0.0 == -0.0
+_PIECE_JSON: dict[tuple, str] = {}  # a piece's (key, class, value) items -> its JSON: the board's few kinds of piece
+
+
+def _piece_json(piece: Any) -> str:
+    """``json.dumps(piece, sort_keys=True)``, kept for a flat piece of plain values (its pieces are compared every
+    frame, a board's worth: a dump each cost more than the rest of the comparison)."""
+    try:
+        key = tuple((k, v.__class__, v) for k, v in piece.items() if k.__class__ is str and v.__class__ in _PLAIN)
+        text = _PIECE_JSON.get(key) if len(key) == len(piece) else None
+    except (AttributeError, TypeError):  # not a mapping
+        return json.dumps(piece, sort_keys=True)
+    if text is None:
+        text = json.dumps(piece, sort_keys=True)
+        if len(key) == len(piece) and len(_PIECE_JSON) < 4096:
+            _PIECE_JSON[key] = text
+    return text
 
 
 __all__ = ["DEFAULT_UNCERTAIN_BELOW", "Observation", "SceneDescription", "canonical"]
