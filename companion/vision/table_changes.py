@@ -207,6 +207,7 @@ class DiceWindows:
         self._quiet: bool | None = False  # nothing die-sized changed since the frame before this one (None: not yet told)
         self._quiet_pair: tuple[np.ndarray, np.ndarray, float] | None = None
         self._last: np.ndarray | None = None
+        self._last_frame: np.ndarray | None = None  # the frame ``_last`` is the quarter of
 
     @property
     def quiet(self) -> bool:
@@ -223,18 +224,20 @@ class DiceWindows:
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
         from above."""
         if before is None or before.shape != frame.shape:
-            self.places, self._cache, self._last = [], {}, None
+            self.places, self._cache, self._last, self._last_frame = [], {}, None, None
             self._quiet, self._quiet_pair = False, None
             return list(self.reader.read(frame, seen_at) if seen_at is not None else self.reader.read(frame))
         h, w = frame.shape[:2]
         half = int(max(64, 4 * die_px))
         if self._before is None or self._before[0] != id(before):
-            self._before = (id(before), quarter(before))
+            # the frame before a throw is most often refreshed to the last frame read: its quarter is made already
+            kept = self._last is not None and self._last_frame is before
+            self._before = (id(before), self._last if kept else quarter(before))
         now = quarter(frame) if small is None else small
         # told when asked (:attr:`quiet`): with dice lying in view nobody asks, and it is a second changed_places
         follows = self._last is not None and self._last.shape == now.shape
         self._quiet, self._quiet_pair = (None, (now, self._last, die_px)) if follows else (False, None)
-        self._last = now
+        self._last, self._last_frame = now, frame
         self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
                        if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
         found: list[Any] = []

@@ -108,3 +108,29 @@ def test_the_light_cells_median_taken_at_once_is_each_cells_own_median():
             for c in range(8):
                 cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // 8:(c + 1) * w // 8]
                 assert np.array_equal(grid[r, c], np.median(cell.reshape(-1, 3), axis=0))
+
+
+def test_the_frame_before_a_throw_refreshed_to_the_last_frame_read_is_not_shrunk_again(monkeypatch):
+    """The pipeline refreshes the frame before a throw to the frame it just read: its quarter is the one made
+    for that frame. The places found are those of windows that shrink it again."""
+    from companion.vision import table_changes
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(3)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE, 200 + DIE), (250, 250, 250), -1)
+    later = with_die.copy()
+    cv2.rectangle(later, (100, 60), (100 + DIE, 60 + DIE), (250, 250, 250), -1)  # a second die
+    fresh = DiceWindows(_Reader())
+    fresh.read(later, with_die, DIE)
+    shrunk = []
+    real = table_changes.quarter
+    monkeypatch.setattr(table_changes, "quarter", lambda frame: shrunk.append(frame) or real(frame))
+    windows = DiceWindows(_Reader())
+    windows.read(with_die, before, DIE)
+    assert len(shrunk) == 2  # the frame before, and the frame
+    windows.read(later, with_die, DIE)  # the last frame read became the frame before
+    assert len(shrunk) == 3 and shrunk[-1] is later
+    assert windows.places == fresh.places and len(windows.places) == 1
+    windows.read(later, later.copy(), DIE)  # another picture: shrunk
+    assert len(shrunk) == 5
