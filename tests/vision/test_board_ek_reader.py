@@ -129,3 +129,38 @@ def test_bare_spaces_of_another_box_read_surely_empty(board, reader):
         bare += len(empty)
         assert [r for r in empty if r in obs.uncertain or obs.regions.get(r)] == [], k
     assert bare >= 10
+
+
+def test_the_paper_is_the_plain_hsv_test_with_the_channels_taken_apart(board, reader, monkeypatch):
+    """The canvas's paper (unsaturated, bright for the light there) read from the HSV picture's channels split
+    apart is the test on the interleaved picture, to the bit."""
+    from companion.vision.readers import eagle_kingdoms
+
+    seen: dict[str, np.ndarray] = {}
+    cv2 = eagle_kingdoms.cv2
+    real_cvt, real_dilate, real_light = cv2.cvtColor, cv2.dilate, reader._light
+
+    def cvt(image, code, *args):
+        if code == cv2.COLOR_BGR2HSV:
+            seen["canvas"] = image.copy()
+        return real_cvt(image, code, *args)
+
+    def dilate(image, kernel, *args, **kw):
+        if kernel is eagle_kingdoms._NEAR_CARD_KERNEL:
+            seen["paper"] = image.copy()
+        return real_dilate(image, kernel, *args, **kw)
+
+    def light(*args):
+        seen["light"] = real_light(*args)
+        return seen["light"]
+
+    monkeypatch.setattr(cv2, "cvtColor", cvt)
+    monkeypatch.setattr(cv2, "dilate", dilate)
+    monkeypatch.setattr(reader, "_light", light)
+    obs, _pose, _frame = read(board, reader, scene_from_state(sample_states(1, 5)[0]), 7)
+    assert obs.usable and {"canvas", "paper", "light"} <= set(seen)
+    hsv = real_cvt(seen["canvas"], cv2.COLOR_BGR2HSV)
+    cfg = reader.cfg
+    paper_light = np.minimum(1.0, seen["light"] / 0.8)
+    plain = ((hsv[..., 1] <= int(cfg["paper_s_max"])) & (hsv[..., 2] >= float(cfg["paper_v_min"]) * paper_light)).astype(np.uint8) * 255
+    assert np.array_equal(seen["paper"], plain) and 0 < (plain > 0).sum() < plain.size

@@ -250,11 +250,12 @@ class EagleKingdomsReader:
             return Observation.unusable("the felt round the eagle is not seen (covered, or not the Eagle Kingdoms template): nothing read")
         felt_small = _felt_mask(small, felt_bgr, felt_light, self._felt_tol, cfg["felt_light"])
         light = self._light(small, felt_small, felt_light)
-        hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
+        _hue, sat, val = cv2.split(cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV))  # apart: each test reads one channel
+        unsaturated = sat <= int(cfg["paper_s_max"])  # paper's test and the dim paper's
         # paper: unsaturated and bright for the light where it lies (a card in a shadow is paper too)
         # (light within 20 % of the felt's is daylight's unevenness: the threshold moves only for a shadow)
         paper_light = np.minimum(1.0, light / 0.8)
-        paper = ((hsv[..., 1] <= int(cfg["paper_s_max"])) & (hsv[..., 2] >= float(cfg["paper_v_min"]) * paper_light)).astype(np.uint8) * 255
+        paper = (unsaturated & (val >= float(cfg["paper_v_min"]) * paper_light)).astype(np.uint8) * 255
         paper_small = cv2.resize(paper, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
         hand_small, near_small, reaching = self._hand(small, felt_small, paper_small, arms, f)
         if reaching:
@@ -291,7 +292,7 @@ class EagleKingdomsReader:
             cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
         # a shadow's edge is sharper than the light field: a card in it may be darker than "paper" for
         # the light there, yet it stays unsaturated -- so the stray paper is also looked for dimmer
-        dim = (hsv[..., 1] <= int(cfg["paper_s_max"])) & (hsv[..., 2] >= float(cfg["paper_v_min"]) * float(cfg["dim_paper_light"]) * paper_light)
+        dim = unsaturated & (val >= float(cfg["paper_v_min"]) * float(cfg["dim_paper_light"]) * paper_light)
         loose = (paper > 0) | (dim & (hand == 0))
         loose &= explained == 0
         stray_paper = np.bincount(self.card_zone[loose], minlength=len(self.ids) + 1) / (self.px_per_mm**2)
