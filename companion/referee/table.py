@@ -276,6 +276,7 @@ class _Roll:
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
     picture: np.ndarray | None = None  # the frame it settled on (its dice's crops teach the reader: dice_learning)
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
+    missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
 
 
 class TablePipeline:
@@ -403,7 +404,11 @@ class TablePipeline:
             # entered does not have (one die unsure does not make the other one's face a guess), kept once
             read_surely = Counter((r.kind, str(r.value)) for r in roll.readings if not r.uncertain) if roll else Counter()
             other_kinds = roll is not None and Counter(r.kind for r in roll.readings) != Counter(k for k, _ in said.elements())
-            later = pending and roll is not None and (other_kinds or not roll.kept and bool(read_surely - said))
+            # dice offered for a missed roll (the board had moved on) with a face, even read unsure, that the roll
+            # entered lacks: the camera is behind the table, and they may be a later roll's -- kept too
+            read = Counter((r.kind, str(r.value)) for r in roll.readings) if roll else Counter()
+            other_faces = read_surely if roll is None or not roll.missed else read
+            later = pending and roll is not None and (other_kinds or not roll.kept and bool(other_faces - said))
             # a roll entered before its dice were read (none pending, or the pending dice are another roll's): the
             # dice that settle next showing it are that roll, not the next one
             self._answered = said if not pending or later else None
@@ -995,6 +1000,7 @@ class TablePipeline:
                 return []
             self._roll_done, roll.offered = done, True
             event = self._dice_proposal(state, (), readings, False)
+            roll.missed |= self._board_open
             if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
                 event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
                                 "this roll: are these its dice?")

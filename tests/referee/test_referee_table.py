@@ -637,3 +637,32 @@ def test_the_corner_each_colour_starts_from_is_read_from_the_board():
     assert usual.complete and usual.options == {}
     fixed = read_owls_setup(VerzauberteEulen(players=["A", "B"], options={"corners": ["ne", "sw"]}), observe(owls(chosen.new_initial_state())))
     assert not fixed.complete  # the corners chosen on the command line are not the ones on the board
+
+
+@pytest.mark.rules("EK-PLAY-ROLL", "EK-CAP-MATCH")
+def test_dice_offered_for_a_missed_roll_with_a_face_the_roll_entered_lacks_are_kept_even_read_unsure():
+    """Bench table, Eagle Kingdoms rendition 1 (action 361): the camera lagged behind the table. A roll was missed and
+    the move after it made (the board moved on); the dice that settled then, read unsure, were a later throw's. They
+    were offered for the missed roll, the family entered that roll, and the dice were spent on it (a face read unsure
+    kept nothing) -- so the next roll was awaited with nothing owed and the throw after it confirmed, sure, for it.
+    Dice offered for a missed roll with a face the roll entered lacks, even read unsure, are kept for a later roll."""
+    state = play_until(lambda s: s.phase == "roll")
+    missed, move = next((r, c) for r in state.legal_actions() if _after(state, r).phase == CAPTURE
+                        for c in _after(state, r).legal_actions() if c["type"] == "capture"
+                        and _after(_after(state, r), c).is_chance_node())
+    taken = _after(state, missed)
+    nxt = _after(taken, move)  # the next roll due
+    later = [f for f in range(1, 7) if f not in missed["dice"]][:2]  # a later throw's faces, read unsure
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(nxt))])
+    frames = still(6) + [frame(hand=True)] + still(6, obs_index=1)  # the roll missed, the capture made
+    frames += [frame(1, hand=True)] + still(1, obs_index=1)
+    frames += still(14, obs_index=1, dice=[(40, 200, later[0], True), (280, 30, later[1], True)])
+    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and "moved on" in offered[0].message
+    pipe.applied(missed, state)  # the family enters the roll the camera missed
+    pipe.applied(move, taken)
+    kept = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]  # offered for the next roll
+    frames = [frame(1, hand=True)] + still(3, obs_index=1) + still(12, obs_index=1, dice=[(60, 24, 6), (250, 214, 5)])
+    thrown = [e for _, e in run(pipe, frames, nxt) if e.kind == DICE]
+    assert len(thrown) == 1 and not thrown[0].sure  # the kept throw is still unanswered: one of the two is a later roll's
+    assert [e.sure for e in kept] == [False] and kept[0].actions[-1]["dice"] == sorted(later)
