@@ -353,7 +353,7 @@ class TablePipeline:
         self._spent_frame: np.ndarray | None = None  # the frame when the last roll was used
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
         self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
-        self._swallowed = False  # dice read surely lay in view when the frame before a throw was refreshed after an action
+        self._swallowed = False  # dice lay in view, not the last roll settled, when the frame before a throw was refreshed
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -923,11 +923,13 @@ class TablePipeline:
                 pass
         return DIE_MM * (self.size[0] if self.size else 1280) / 600
 
-    def _just_played(self, readings: Sequence[Any]) -> bool:
-        """The dice of the roll just used (all or some of them), still lying where they fell: not a new throw."""
-        if not self._played or not readings:
+    def _just_played(self, readings: Sequence[Any], played: Sequence[tuple[str, str, float, float]] | None = None) -> bool:
+        """The dice of the roll just used (all or some of them), still lying where they fell: not a new throw.
+        ``played``: other dice known (kind, face, centre) instead of the roll just used."""
+        played = self._played if played is None else played
+        if not played or not readings:
             return False
-        left = list(self._played)
+        left = list(played)
         for r in readings:
             cx, cy = _centre(r.box)
             tol = 0.3 * max(r.box[2], r.box[3])
@@ -974,7 +976,9 @@ class TablePipeline:
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
-            self._swallowed |= not spent and self._swallows_a_throw()
+            # a refresh after an action with dice lying in view that are no spent roll's: they may be a throw not
+            # settled yet, never read as new again -- the next throw may be a later roll's
+            self._swallowed |= not spent and (self._swallows_a_throw() or self._unread_dice_lying())
             self._before = frame
             self._refresh_before = False
 
@@ -985,6 +989,13 @@ class TablePipeline:
         again; the next throw, 1:6, was confirmed, sure, for it. The roll entered before its dice settled is none."""
         sure = Counter((r.kind, str(r.value)) for r in self._dice_in_view if not r.uncertain)
         return bool(sure) and not (self._answered is not None and not sure - self._answered)
+
+    def _unread_dice_lying(self) -> bool:
+        """Dice in view, even read unsure, that are not the last settled roll lying where it settled (Eagle Kingdoms
+        rendition 1, action 373: a d8 still rolling when the family entered 'roll again')."""
+        roll = self._roll
+        known = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings] if roll is not None else []
+        return bool(self._dice_in_view) and not self._just_played(self._dice_in_view, known)
 
     def _dice_events(self, state: State, key: str | None) -> list[TableEvent]:
         roll = self._roll

@@ -666,3 +666,23 @@ def test_dice_offered_for_a_missed_roll_with_a_face_the_roll_entered_lacks_are_k
     thrown = [e for _, e in run(pipe, frames, nxt) if e.kind == DICE]
     assert len(thrown) == 1 and not thrown[0].sure  # the kept throw is still unanswered: one of the two is a later roll's
     assert [e.sure for e in kept] == [False] and kept[0].actions[-1]["dice"] == sorted(later)
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_a_throw_taken_into_the_frame_before_a_throw_unsettled_makes_the_next_throw_unsure():
+    """Bench table, Eagle Kingdoms rendition 1 (actions 361 and 373): the player threw again before the family had
+    entered the choice the throw follows; the frame before a throw is refreshed after every action that is no roll (a
+    piece moved is no die), and the dice still rolling went into it -- never read as a throw. The next throw settling
+    was confirmed, sure, for the roll they belonged to (a duel's 1:6 as "roll again; 1:6" where the Enchanted Die was
+    thrown). Dice lying in view taken in by such a refresh are evidence of a throw missed: the next throw is not sure."""
+    state = play_until(lambda s: s.phase == SECOND)
+    again = next(a for a in state.legal_actions() if a["type"] == "roll-again")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    throw = [(40, 200, 2), (280, 30, 2)]
+    run(pipe, still(6) + [frame(hand=True)] + still(2, dice=throw), state)  # thrown, not settled yet
+    pipe.applied(again, state)
+    later = _after(state, again)
+    assert not [e for _, e in run(pipe, still(12, dice=throw), later) if e.kind == DICE]  # taken in: never read
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(60, 24, 6), (250, 214, 5)])
+    thrown = [e for _, e in run(pipe, frames, later) if e.kind == DICE]
+    assert len(thrown) == 1 and not thrown[0].sure and "never read" in thrown[0].message
