@@ -38,7 +38,8 @@ PROFILE_NAME = "learnt at the table"
 class RollLearning:
     """The dice profile one table pipeline learns from the rolls the family answers (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on: bool = True) -> None:
+        self.on = on  # off: the answers teach nothing (the table pipeline's default: LEARN_FROM_ANSWERS)
         self.profile: Any = None  # vision.profile.DiceProfile, once a roll taught something
         self.taught = 0  # dice taught so far
         self.error = ""  # why learning stopped (a classifier that cannot use a profile), in plain words
@@ -68,7 +69,7 @@ class RollLearning:
         return len(dice)
 
     def _teaches(self, reader: Any, picture: np.ndarray | None, readings: Sequence[Any], said: Counter) -> bool:
-        if self.error or reader is None or picture is None or not hasattr(reader, "set_profile"):
+        if not self.on or self.error or reader is None or picture is None or not hasattr(reader, "set_profile"):
             return False
         chosen = getattr(reader, "profile", None)
         if chosen is not None and chosen is not self.profile:
