@@ -274,7 +274,7 @@ class _Roll:
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
-    picture: np.ndarray | None = None  # the frame it settled on (its dice's crops teach the reader: dice_learning)
+    picture: np.ndarray | None = None  # the frame it settled on, when the answers teach the reader (dice_learning)
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
     missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
 
@@ -900,7 +900,8 @@ class TablePipeline:
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
-                               unseen=self._unseen_rolls, picture=frame, swallowed=self._swallowed)
+                               unseen=self._unseen_rolls, swallowed=self._swallowed,
+                               picture=frame if self.learning.on else None)
             self._swallowed = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:

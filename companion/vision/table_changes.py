@@ -35,21 +35,21 @@ def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
     h, w = now_small.shape[:2]
     cols, rows = 8, max(2, round(8 * h / max(w, 1)))
     ranks = _ratio_ranks(now_small, was_small)
+    whole = whole_ratio(now_small, was_small, ranks)
     if ranks is not None and h % rows == 0 and w % cols == 0:
-        whole = _whole_median_ratios(ranks)
         cells = ranks.reshape(rows, h // rows, cols, w // cols, 3).transpose(0, 2, 4, 1, 3).reshape(rows * cols * 3, -1)
         grid = _median_ratios(cells).reshape(rows, cols, 3)
-    else:
+    else:  # not two 8-bit colour pictures, or cells that do not tile the picture: each cell's median of the ratios
         ratio = (now_small.astype(np.float32) + 1.0) / (was_small.astype(np.float32) + 1.0)
-        whole = np.median(ratio.reshape(-1, 3), axis=0)
         grid = _cell_medians(ratio, rows, cols, whole)
     grid = np.clip(grid, whole / 2.5, whole * 2.5)
     return cv2.GaussianBlur(grid, (3, 3), 0.8)
 
 
-def whole_ratio(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
-    """The whole picture's median ratio per channel (float32), as :func:`light_gain` measures it."""
-    ranks = _ratio_ranks(now_small, was_small)
+def whole_ratio(now_small: np.ndarray, was_small: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
+    """The whole picture's median ratio per channel (float32), as :func:`light_gain` measures it (``ranks``:
+    the pictures' :func:`_ratio_ranks`, when already made)."""
+    ranks = _ratio_ranks(now_small, was_small) if ranks is None else ranks
     if ranks is not None:
         return _whole_median_ratios(ranks)
     return np.median(((now_small.astype(np.float32) + 1) / (was_small.astype(np.float32) + 1)).reshape(-1, 3), axis=0)
@@ -106,12 +106,8 @@ def _middle(middle_ranks: np.ndarray, n: int) -> np.ndarray:
 
 
 def _cell_medians(ratio: np.ndarray, rows: int, cols: int, whole: np.ndarray) -> np.ndarray:
-    """Each cell's median ratio per channel (an empty cell: ``whole``). Cells that tile the picture evenly
-    (a quarter of 1280x720) are taken in one median: the same numbers, without a call per cell."""
+    """Each cell's median ratio per channel (an empty cell: ``whole``)."""
     h, w = ratio.shape[:2]
-    if h % rows == 0 and w % cols == 0:
-        cells = ratio.reshape(rows, h // rows, cols, w // cols, 3).transpose(0, 2, 4, 1, 3).reshape(rows, cols, 3, -1)
-        return np.median(cells, axis=3).astype(np.float32)
     grid = np.empty((rows, cols, 3), np.float32)
     for r in range(rows):
         for c in range(cols):

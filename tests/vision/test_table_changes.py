@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from companion.vision.table_changes import _cell_medians, changed_places, hand_changes, quarter
+from companion.vision.table_changes import changed_places, hand_changes, light_gain, quarter
 
 DIE = 16
 
@@ -95,19 +95,19 @@ def test_a_patch_pasted_into_the_frame_before_a_throw_keeps_that_frames_light():
     assert error(matched) < error(as_is) / 2, (error(matched), error(as_is))
 
 
-def test_the_light_cells_median_taken_at_once_is_each_cells_own_median():
-    """The cells of a quarter 1280x720 picture tile it evenly and are taken in one median; any other size cell by
-    cell. Both must give each cell's own median (a cell mixed up with its neighbour would move the light)."""
+def test_the_light_measured_by_ranks_is_the_light_measured_cell_by_cell():
+    """Two 8-bit colour pictures are measured by the ranks of their ratios, any other pair (here the same pictures
+    as 16-bit) cell by cell in float medians: both give the same light, to the bit, including a cell that alone
+    grew brighter (a cell mixed up with its neighbour would move the light)."""
     rng = np.random.default_rng(3)
-    for h, w in ((180, 320), (100, 170)):
-        ratio = rng.uniform(0.5, 2.0, (h, w, 3)).astype(np.float32)
-        ratio[: h // 4, : w // 8] *= 3.0  # the top-left cell alone is brighter
-        rows = max(2, round(8 * h / w))
-        grid = _cell_medians(ratio, rows, 8, np.ones(3, np.float32))
-        for r in range(rows):
-            for c in range(8):
-                cell = ratio[r * h // rows:(r + 1) * h // rows, c * w // 8:(c + 1) * w // 8]
-                assert np.array_equal(grid[r, c], np.median(cell.reshape(-1, 3), axis=0))
+    for h, w in ((180, 320), (96, 160)):
+        was = rng.integers(20, 200, (h, w, 3), dtype=np.uint8)
+        now = np.clip(was.astype(np.int32) * rng.uniform(0.8, 1.3, (h, w, 3)), 0, 255).astype(np.uint8)
+        now[: h // 4, : w // 8] = np.clip(now[: h // 4, : w // 8].astype(np.int32) * 2, 0, 255).astype(np.uint8)
+        by_ranks = light_gain(now, was)
+        by_cells = light_gain(now.astype(np.uint16), was.astype(np.uint16))
+        assert np.array_equal(by_ranks, by_cells)
+        assert by_ranks[0, 0].mean() > by_ranks[-1, -1].mean()
 
 
 def test_the_frame_before_a_throw_refreshed_to_the_last_frame_read_is_not_shrunk_again(monkeypatch):
