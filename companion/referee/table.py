@@ -420,8 +420,10 @@ class TablePipeline:
             self._answered = said if not pending or later else None
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
-            # dice having settled already (the earlier throw)
-            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said)
+            # dice having settled already (the earlier throw); so may dice that settled after a throw the camera
+            # never read (swallowed): the roll entered may be that throw's, and these dice the next roll's
+            either = pending and roll is not None and not roll.kept and (
+                roll.owed and _shows(roll.earlier, said) or roll.swallowed)
             self._count_unseen(roll if pending and not later else None, said)
             if roll is not None and (later or either):
                 roll.kept = True

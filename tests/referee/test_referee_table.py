@@ -686,3 +686,31 @@ def test_a_throw_taken_into_the_frame_before_a_throw_unsettled_makes_the_next_th
     frames = [frame(hand=True)] + still(3) + still(12, dice=[(60, 24, 6), (250, 214, 5)])
     thrown = [e for _, e in run(pipe, frames, later) if e.kind == DICE]
     assert len(thrown) == 1 and not thrown[0].sure and "never read" in thrown[0].message
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_a_throw_after_a_throw_never_read_is_kept_for_the_next_roll_when_the_family_enters_its_faces():
+    """Bench table, Eagle Kingdoms seed 1 rendition 1 (action 183): a 1:5 went into the frame before a throw unread;
+    the player's next throw, 1:5 again, was offered unsure ("dice lying before them were never read") and the family
+    entered 1:5 for the roll due -- the first throw's. The dice read were the next roll's: that roll was then confirmed,
+    sure, with the 3:4 thrown after. Dice offered after a throw never read, whose faces the family enters, may be the
+    next roll's: they are kept for it, and nothing is sure there until they are answered."""
+    state = play_until(lambda s: s.phase == SECOND)
+    again = next(a for a in state.legal_actions() if a["type"] == "roll-again")
+    later = _after(state, again)
+    faces = next(a["dice"] for a in later.legal_actions() if _after(later, a).is_chance_node())
+    nxt = _after(later, {"type": "roll", "dice": faces})
+    other = next(a["dice"] for a in nxt.legal_actions() if a["dice"] != faces)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6) + [frame(hand=True)] + still(2, dice=[(40, 200, faces[0]), (280, 30, faces[1])]), state)
+    pipe.applied(again, state)  # the refresh after the choice takes the throw still settling in: never read
+    run(pipe, still(12, dice=[(40, 200, faces[0]), (280, 30, faces[1])]), later)
+    thrown = [frame(hand=True)] + still(3) + still(12, dice=[(60, 24, faces[0]), (250, 214, faces[1])])
+    offered = [e for _, e in run(pipe, thrown, later) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and "never read" in offered[0].message
+    pipe.applied({"type": "roll", "dice": faces}, later)  # the family enters the faces: the throw never read, or these
+    kept = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, other[0]), (300, 180, other[1])])
+    after = [e for _, e in run(pipe, frames, nxt) if e.kind == DICE]
+    assert not [e for e in kept + after if e.sure], [(e.sure, e.message) for e in kept + after]
+    assert kept and after
