@@ -151,6 +151,10 @@ def _scene_key(scene: Mapping[str, list[Any]]) -> tuple:
     return tuple(sorted((r, canonical(p)) for r, p in scene.items() if p))
 
 
+def _changed_regions(before: Mapping[str, list[Any]], after: Mapping[str, list[Any]]) -> set[str]:
+    return {r for r in set(before) | set(after) if canonical(before.get(r) or []) != canonical(after.get(r) or [])}
+
+
 @dataclass
 class RollPath:
     path: tuple[Action, ...]  # decisions before the roll (none at a chance node)
@@ -226,20 +230,27 @@ def _first(path: RollPath) -> str:
     return json.dumps(path.path[:1], sort_keys=True)
 
 
-def unseen_decision(state: State, scene_of: Any) -> tuple[str, list[Action]]:
+def unseen_decision(state: State, scene_of: Any, unreadable: frozenset[str] = frozenset()) -> tuple[str, list[Action]]:
     """At a decision: ``("visible", [])`` when some legal action shows on the board (wait for it);
     ``("only", [a])`` when one legal action is possible and it shows nowhere (propose it);
+    ``("unread", actions)`` when the actions show only on spaces in ``unreadable`` (the camera reads them unsure:
+    ask the family once a hand has moved something);
     ``("dice", [])`` when the dice thrown next will tell the actions apart (wait for them);
     ``("ask", actions)`` when nothing the camera can see will tell (ask the family now)."""
-    start = _scene_key(scene_of(state))
+    start = scene_of(state)
     actions = state.legal_actions()
+    unread = False
     for action in actions:
         child = state.clone()
         child.apply_unchecked(action)
-        if _scene_key(scene_of(child)) != start:
+        changed = _changed_regions(start, scene_of(child))
+        if changed - unreadable:
             return "visible", []
+        unread |= bool(changed)
     if len(actions) == 1:
         return "only", actions
+    if unread:
+        return "unread", actions
     paths = roll_paths(state, None, scene_of)
     reached = {_first(p) for p in paths}
     if len(reached) < len(actions):
@@ -1094,15 +1105,34 @@ class TablePipeline:
             return []
         if self._roll is not None and not self._roll.used:
             return []
-        kind, actions = unseen_decision(state, self.adapter.scene_from_state)
-        if kind in ("visible", "dice"):
+        unreadable = self._unreadable(self.settled)
+        kind, actions = unseen_decision(state, self.adapter.scene_from_state, unreadable)
+        # a choice shown only where the camera reads unsure (a crowded centre shield): asked once a hand has moved
+        # something and the board settled again without a change it can read -- waiting would never end
+        if kind in ("visible", "dice") or kind == "unread" and not self._reaches:
             return []
         self._asked = key
         if kind == "only":
             return [TableEvent(MOVE, state.action_to_string(actions[0]) + " (the only legal move)", actions=(actions[0],))]
         names = " | ".join(state.action_to_string(a) for a in actions[:12])
-        return [TableEvent(QUESTION, f"the camera cannot see this choice: {names}", options=tuple((a,) for a in actions),
-                           reason="hidden")]
+        spaces = tuple(sorted(unreadable & self._shown_on(state, actions))) if kind == "unread" else ()
+        where = f"read the pieces on {', '.join(spaces)}" if spaces else "see this choice"
+        return [TableEvent(QUESTION, f"the camera cannot {where}: {names}", options=tuple((a,) for a in actions),
+                           regions=spaces, reason="hidden")]
+
+    @staticmethod
+    def _unreadable(obs: Observation) -> frozenset[str]:
+        """Spaces the settled board reads unsure for good (a crowded stack), not just now: a die lying on a
+        space hides it only until the dice are picked up."""
+        return frozenset(obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
+
+    def _shown_on(self, state: State, actions: Sequence[Action]) -> set[str]:
+        start, shown = self.adapter.scene_from_state(state), set()
+        for action in actions:
+            child = state.clone()
+            child.apply_unchecked(action)
+            shown |= _changed_regions(start, self.adapter.scene_from_state(child))
+        return shown
 
     # -- the pose, for the app -------------------------------------------------------------------------------
     def _pose_info(self, pose: Any, size: tuple[int, int]) -> dict[str, Any]:
