@@ -443,6 +443,8 @@ class TablePipeline:
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
+                if roll.kept and roll.swallowed:  # kept after a throw never read, they may have been the roll
+                    self._answered = said  # entered then: this roll's own dice may settle yet, showing it
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
         self._reaches = 0
         if self._at_setup(before):  # the set-up confirmed: its photo teaches the box's look

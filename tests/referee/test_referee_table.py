@@ -742,3 +742,30 @@ def test_a_throw_after_a_throw_never_read_is_kept_for_the_next_roll_when_the_fam
     after = [e for _, e in run(pipe, frames, nxt) if e.kind == DICE]
     assert not [e for e in kept + after if e.sure], [(e.sure, e.message) for e in kept + after]
     assert kept and after
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_after_dice_kept_for_a_throw_never_read_are_answered_the_next_throw_showing_that_answer_is_that_roll():
+    """Bench table, Eagle Kingdoms seed 0 rendition 1 (action 10): dice lying when the frame before a throw was
+    refreshed made the next throw, 2:6, unsure; the family entered 2:6 and the dice were kept for the next roll (they
+    may have been it); for that roll, after "roll again", the family entered 2:6 too -- and the player's 2:6 thrown for
+    it, settling after, was confirmed, sure, for the roll after that. Dice kept so and then answered may have been the
+    earlier roll's: the throw settling next that shows the answer is the answered roll's own."""
+    state = play_until(lambda s: s.phase == SECOND)
+    again = next(a for a in state.legal_actions() if a["type"] == "roll-again")
+    later = _after(state, again)
+    faces = next(a["dice"] for a in later.legal_actions() if _after(later, a).is_chance_node())
+    nxt = _after(later, {"type": "roll", "dice": faces})
+    answer = next(a["dice"] for a in nxt.legal_actions() if _after(nxt, a).phase == SECOND and a["dice"] != faces)
+    final = _after(nxt, {"type": "roll", "dice": answer})
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6) + [frame(hand=True)] + still(2, dice=[(40, 200, faces[0]), (280, 30, faces[1])]), state)
+    pipe.applied(again, state)
+    run(pipe, still(12, dice=[(40, 200, faces[0]), (280, 30, faces[1])]), later)
+    run(pipe, [frame(hand=True)] + still(3) + still(12, dice=[(60, 24, faces[0]), (250, 214, faces[1])]), later)
+    pipe.applied({"type": "roll", "dice": faces}, later)  # kept for the next roll
+    pipe.reevaluate(nxt)
+    pipe.applied({"type": "roll", "dice": answer}, nxt)  # the kept dice answered with the faces of a throw still to come
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, answer[0]), (300, 180, answer[1])])
+    thrown = [e for _, e in run(pipe, frames, final) if e.kind == DICE]
+    assert not [e for e in thrown if e.sure], [(e.sure, e.message) for e in thrown]
