@@ -294,6 +294,7 @@ class _Roll:
 # a silent error at action 290 with it, none to 300 without (docs/vision-notes.md, session 15). On again only with a
 # whole-game run of every game showing no silent error.
 LEARN_FROM_ANSWERS = False
+UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
 
 class TablePipeline:
@@ -366,6 +367,8 @@ class TablePipeline:
         # spaces misread for good: what the camera read there (canonical) when the family answered a misread question
         # and the answer left it unexplained (a crowded centre shield read the same wrong way frame after frame)
         self._misread: dict[str, tuple] = {}
+        self._unsure_since: dict[str, float] = {}  # space -> since when (s) every settled board read it unsure
+        self._clock = 0.0  # the last frame's time (s)
         self._open_misread: dict[str, tuple] = {}  # the spaces and readings of the misread question put last
         # the dice
         self._before: np.ndarray | None = None
@@ -592,6 +595,7 @@ class TablePipeline:
         read). The first event is always the frame's ``status``."""
         t0 = time.perf_counter()
         self.frames += 1
+        self._clock = float(captured_at) if captured_at is not None else self.frames / 10.0
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             return [TableEvent(STATUS, "not a colour picture", info={"refused": True})]
         size = (int(frame.shape[1]), int(frame.shape[0]))
@@ -700,6 +704,7 @@ class TablePipeline:
         if run.frames >= self.board_settle:
             confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
             self.settled = replace(obs, confidence=confidence)
+            self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in run.unsure))
             self._settled_key = (key, tuple(sorted(run.unsure)))
 
@@ -1144,11 +1149,13 @@ class TablePipeline:
         return [TableEvent(QUESTION, f"the camera cannot {where}: {names}", options=tuple((a,) for a in actions),
                            regions=spaces, reason="hidden")]
 
-    @staticmethod
-    def _unreadable(obs: Observation) -> frozenset[str]:
-        """Spaces the settled board reads unsure for good (a crowded stack), not just now: a die lying on a
-        space hides it only until the dice are picked up."""
-        return frozenset(obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
+    def _unreadable(self, obs: Observation) -> frozenset[str]:
+        """Spaces the settled board reads unsure for good (a crowded stack), not just now: unsure in every settled
+        board for ``UNREADABLE_AFTER_S`` (a shadow, fingers near, a die lying there pass: a question asked before
+        the move was made would run ahead of the table), or read the same wrong way since the family answered."""
+        lasting = {r for r, since in self._unsure_since.items() if self._clock - since >= UNREADABLE_AFTER_S}
+        misread = {r for r, v in self._misread.items() if canonical(obs.regions.get(r) or []) == v}
+        return frozenset((lasting | misread) & obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
 
     def _shown_on(self, state: State, actions: Sequence[Action]) -> set[str]:
         start, shown = self.adapter.scene_from_state(state), set()
