@@ -364,12 +364,8 @@ class TablePipeline:
         self._board_open = False  # the settled board shows a change not yet explained
         self._state_key: str | None = None
         self._behind: list[tuple[dict[str, list[Any]], str]] = []  # positions before the actions not yet seen
-        # spaces misread for good: what the camera read there (canonical) when the family answered a misread question
-        # and the answer left it unexplained (a crowded centre shield read the same wrong way frame after frame)
-        self._misread: dict[str, tuple] = {}
         self._unsure_since: dict[str, float] = {}  # space -> since when (s) every settled board read it unsure
         self._clock = 0.0  # the last frame's time (s)
-        self._open_misread: dict[str, tuple] = {}  # the spaces and readings of the misread question put last
         # the dice
         self._before: np.ndarray | None = None
         self._before_throw: np.ndarray | None = None  # the frame before the last roll's throw
@@ -453,7 +449,6 @@ class TablePipeline:
                 if roll.kept and roll.swallowed:  # kept after a throw never read, they may have been the roll
                     self._answered = said  # entered then: this roll's own dice may settle yet, showing it
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
-        self._remember_misreads(action, before)
         self._reaches = 0
         if self._at_setup(before):  # the set-up confirmed: its photo teaches the box's look
             if self.table.setup_is_action:
@@ -689,7 +684,6 @@ class TablePipeline:
         space unsure in one frame and not in the next, does not keep the board from settling; such a space
         is unsure in the settled board. A space read confidently as two different things starts a new run."""
         unsure = set(obs.uncertain | obs.hidden)
-        unsure |= {r for r, v in self._misread.items() if canonical(obs.regions.get(r) or []) == v}
         ids = {r.id for r in self.board.regions} | set(obs.regions)
         reading = {r: canonical(obs.regions.get(r) or []) for r in ids - unsure}
         run = self._board_run
@@ -801,11 +795,8 @@ class TablePipeline:
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
         if result.kind is MatchKind.MISREAD:
-            asked = self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
-                                                         regions=result.changed, reason="misread"))
-            if asked:
-                self._open_misread = {r: canonical(obs.regions.get(r) or []) for r in result.changed}
-            return asked
+            return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
+                                                        regions=result.changed, reason="misread"))
         return []
 
     def _untaught_pieces(self, state: State, obs: Observation) -> list[TableEvent]:
@@ -840,19 +831,6 @@ class TablePipeline:
             return []
         self._said[evidence] = far
         return [event]
-
-    def _remember_misreads(self, action: Action, before: State) -> None:
-        """After the family answered: a space of the misread question whose reading the game now shows (the camera
-        was right) is no misread; one it still does not show is read unsure while it reads the same."""
-        if not self._misread and not self._open_misread:
-            return
-        after = before.clone()
-        after.apply_unchecked(action)
-        scene = self.adapter.scene_from_state(after)
-        for region, reading in self._open_misread.items():
-            self._misread[region] = reading
-        self._open_misread = {}
-        self._misread = {r: v for r, v in self._misread.items() if canonical(scene.get(r) or []) != v}
 
     def _lagging(self, obs: Observation) -> str | None:
         """The board still shows a position before the last actions applied (a piece not moved yet): the
@@ -1152,10 +1130,9 @@ class TablePipeline:
     def _unreadable(self, obs: Observation) -> frozenset[str]:
         """Spaces the settled board reads unsure for good (a crowded stack), not just now: unsure in every settled
         board for ``UNREADABLE_AFTER_S`` (a shadow, fingers near, a die lying there pass: a question asked before
-        the move was made would run ahead of the table), or read the same wrong way since the family answered."""
+        the move was made would run ahead of the table)."""
         lasting = {r for r, since in self._unsure_since.items() if self._clock - since >= UNREADABLE_AFTER_S}
-        misread = {r for r, v in self._misread.items() if canonical(obs.regions.get(r) or []) == v}
-        return frozenset((lasting | misread) & obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
+        return frozenset(lasting & obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
 
     def _shown_on(self, state: State, actions: Sequence[Action]) -> set[str]:
         start, shown = self.adapter.scene_from_state(state), set()

@@ -773,33 +773,3 @@ def test_after_dice_kept_for_a_throw_never_read_are_answered_the_next_throw_show
     frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, answer[0]), (300, 180, answer[1])])
     thrown = [e for _, e in run(pipe, frames, final) if e.kind == DICE]
     assert not [e for e in thrown if e.sure], [(e.sure, e.message) for e in thrown]
-
-
-@pytest.mark.rules("EK-TWO-2")
-def test_a_space_read_wrong_the_same_way_after_the_family_answered_is_read_unsure():
-    """Bench table, Eagle Kingdoms seed 0 rendition 1 (actions 368-431): the crowded centre shield was read confidently
-    with one stand wrong, the same way in every still frame; at every move after, the pipeline asked again (the board
-    does not match any legal move) instead of proposing the capture it saw. The family's answer that leaves a space's
-    reading unexplained makes that reading unsure while the space reads the same."""
-    state = play_until(lambda s: s.phase == SECOND)
-    again = next(a for a in state.legal_actions() if a["type"] == "roll-again")
-    later = _after(state, again)
-    roll = next(a for a in later.legal_actions() if _after(later, a).phase == CAPTURE)
-    capturing = _after(later, roll)
-    capture = capturing.legal_actions()[0]
-    scene = scene_from_state(state)
-    wrong = {**scene, SHIELD_ID: scene[SHIELD_ID] + [{"stand": 10}]}  # one stand more than the shield holds
-    captured = {**without(scene_from_state(capturing), capture["piece"]), SHIELD_ID: wrong[SHIELD_ID]}
-    pipe = pipeline(state.game, [observe(wrong), observe(captured)])
-    asked = [e for _, e in run(pipe, still(6), state)]
-    assert [e.reason for e in asked] == ["misread"] and SHIELD_ID in asked[0].regions
-    pipe.applied(again, state)  # the family answers: the shield is no part of it
-    pipe.applied(roll, later)
-    seen = [e for _, e in run(pipe, still(2) + [frame(hand=True)] + still(8, obs_index=1), capturing)]
-    assert [(e.kind, e.actions) for e in seen] == [(MOVE, (capture,))] and seen[0].sure
-    assert pipe.settled.is_uncertain(SHIELD_ID)
-    pipe = pipeline(state.game, [observe(wrong), observe(scene)])
-    run(pipe, still(6), state)
-    pipe.applied(again, state)
-    run(pipe, still(6, obs_index=1), later)  # read right again: the space is read as any other
-    assert not pipe.settled.is_uncertain(SHIELD_ID)
