@@ -287,6 +287,7 @@ class _Roll:
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
     picture: np.ndarray | None = None  # the frame it settled on, when the answers teach the reader (dice_learning)
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
+    doubted: bool = False  # the roll entered before it was answered for dice that may have been this roll's
     missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
 
 
@@ -374,6 +375,7 @@ class TablePipeline:
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
         self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
         self._swallowed = False  # dice lay in view, not the last roll settled, when the frame before a throw was refreshed
+        self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._roll: _Roll | None = None
@@ -434,10 +436,11 @@ class TablePipeline:
             self._answered = said if not pending or later else None
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
-            # dice having settled already (the earlier throw); so may dice that settled after a throw the camera
-            # never read (swallowed): the roll entered may be that throw's, and these dice the next roll's
-            either = pending and roll is not None and not roll.kept and (
-                roll.owed and _shows(roll.earlier, said) or roll.swallowed)
+            # dice having settled already (the earlier throw)
+            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said)
+            # dice that settled after a throw the camera never read, answered: the roll entered may have been that
+            # throw's and these dice the next roll's -- the next throw is not sure (bench table EK seed 1 r1, 183)
+            self._doubt_next = bool(pending and roll is not None and roll.swallowed and not later and not either)
             self._count_unseen(roll if pending and not later else None, said)
             if roll is not None and (later or either):
                 roll.kept = True
@@ -446,8 +449,6 @@ class TablePipeline:
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
-                if roll.kept and roll.swallowed:  # kept after a throw never read, they may have been the roll
-                    self._answered = said  # entered then: this roll's own dice may settle yet, showing it
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
         self._reaches = 0
         if self._at_setup(before):  # the set-up confirmed: its photo teaches the box's look
@@ -920,9 +921,9 @@ class TablePipeline:
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
             unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
-                               unseen=self._unseen_rolls, swallowed=self._swallowed,
+                               unseen=self._unseen_rolls, swallowed=self._swallowed, doubted=self._doubt_next,
                                picture=frame if self.learning.on else None)
-            self._swallowed = False
+            self._swallowed = self._doubt_next = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -1076,10 +1077,11 @@ class TablePipeline:
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
         roll of 1+2)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
-                and roll.unseen < 2 and not roll.swallowed:
+                and roll.unseen < 2 and not roll.swallowed and not roll.doubted:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
             "dice lying before them were never read" if roll.swallowed else \
+            "the roll before was answered for dice that may have been this one's" if roll.doubted else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
             f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= 2 else \
             f"hands reached in {roll.reaches} times since the last action"
