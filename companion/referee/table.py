@@ -469,8 +469,11 @@ class TablePipeline:
         either: it may be one of those rolls', late (a game the family's answers had run thirty actions ahead of the
         table saw every old throw settle and spent each on the roll due, and forgot how far behind it was). Nor do dice
         kept for another roll or read unsure: an old Enchanted Die read unsure as 3, kept, then spent on the 3 the
-        family entered by chance, set the count of 59 to 0 and the next old throw was confirmed, sure (action 582)."""
-        if used is None:
+        family entered by chance, set the count of 59 to 0 and the next old throw was confirmed, sure (action 582).
+        Dice spent on it with a face read surely that it lacks (kept once for a later roll, then spent) are another
+        roll's: its own were not seen (rendition 2, action 482: a 1:3 read 1:6, spent on the 3:6 entered; the 1:3's
+        roll was then confirmed, sure, with the next throw)."""
+        if used is None or Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain) - said:
             self._unseen_rolls += 1
         elif not used.kept and not any(r.uncertain for r in used.readings) \
                 and Counter((r.kind, str(r.value)) for r in used.readings) == said:

@@ -746,3 +746,33 @@ def test_the_throw_after_dice_answered_that_settled_after_a_throw_never_read_is_
     after = [e for _, e in run(pipe, frames, nxt) if e.kind == DICE]
     assert after and not [e for e in after if e.sure], [(e.sure, e.message) for e in after]
     assert "may have been this one's" in after[0].message
+
+
+@pytest.mark.rules("EK-TWO-2", "EK-TWO-3")
+def test_kept_dice_spent_on_a_roll_they_contradict_leave_that_roll_unseen():
+    """Bench table, Eagle Kingdoms seed 0 rendition 2 (action 482): a 1:3 read 1:6 was offered for "roll again"; the
+    family entered the Enchanted Die instead (kept for a later roll), then its face, then 3:6 for the next player's roll
+    -- and the 1:6 was spent on it, kept once already. The 1:3's own roll came next, with no throw read for it, and the
+    throw after (5:6) was confirmed, sure, for it. Dice with a face read surely that the roll entered lacks are another
+    roll's: that roll's dice were not seen, and after two such rolls the next throw is not sure."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    seen = next(a["dice"] for a in _after(state, {"type": "roll-again"}).legal_actions())
+    run(pipe, still(6) + [frame(hand=True)] + still(2) + still(12, dice=[(40, 200, seen[0]), (280, 30, seen[1])]), state)
+    chance = _after(state, {"type": "roll-enchanted"})
+    pipe.applied({"type": "roll-enchanted"}, state)  # a d8 was thrown, not these d6: they are kept
+    blank = {"type": "enchanted", "face": 8}
+    nxt = _after(chance, blank)
+    pipe.applied(blank, chance)  # the Enchanted Die, never read
+    assert nxt.is_chance_node()
+    entered = next(a for a in nxt.legal_actions() if not set(a["dice"]) & set(seen) and _after(nxt, a).is_chance_node()
+                   or not set(a["dice"]) & set(seen) and _after(nxt, a).phase == SECOND)
+    after = _after(nxt, entered)
+    pipe.applied(entered, nxt)  # the kept dice spent on a roll they contradict
+    if not after.is_chance_node():
+        pipe.applied({"type": "roll-again"}, after)
+        after = _after(after, {"type": "roll-again"})
+    throw = next(a["dice"] for a in after.legal_actions())
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
+    offered = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
