@@ -470,10 +470,13 @@ class TablePipeline:
         table saw every old throw settle and spent each on the roll due, and forgot how far behind it was). Nor do dice
         kept for another roll or read unsure: an old Enchanted Die read unsure as 3, kept, then spent on the 3 the
         family entered by chance, set the count of 59 to 0 and the next old throw was confirmed, sure (action 582).
-        Dice spent on it with a face read surely that it lacks (kept once for a later roll, then spent) are another
-        roll's: its own were not seen (rendition 2, action 482: a 1:3 read 1:6, spent on the 3:6 entered; the 1:3's
-        roll was then confirmed, sure, with the next throw)."""
-        if used is None or Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain) - said:
+        Dice spent on it with a face read surely that it lacks, or kept once for a later roll and read otherwise than
+        it, are another roll's: its own were not seen (rendition 2, action 482: a 1:3 read 1:6, kept when the family
+        entered the Enchanted Die, then spent on the 3:6 entered next; the 1:3's roll was confirmed, sure, with the
+        throw after it)."""
+        read = Counter((r.kind, str(r.value)) for r in used.readings) if used is not None else Counter()
+        if used is None or Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain) - said \
+                or used.kept and read != said:
             self._unseen_rolls += 1
         elif not used.kept and not any(r.uncertain for r in used.readings) \
                 and Counter((r.kind, str(r.value)) for r in used.readings) == said:

@@ -753,20 +753,21 @@ def test_kept_dice_spent_on_a_roll_they_contradict_leave_that_roll_unseen():
     """Bench table, Eagle Kingdoms seed 0 rendition 2 (action 482): a 1:3 read 1:6 was offered for "roll again"; the
     family entered the Enchanted Die instead (kept for a later roll), then its face, then 3:6 for the next player's roll
     -- and the 1:6 was spent on it, kept once already. The 1:3's own roll came next, with no throw read for it, and the
-    throw after (5:6) was confirmed, sure, for it. Dice with a face read surely that the roll entered lacks are another
+    throw after (5:6) was confirmed, sure, for it. Kept dice read otherwise than the roll they are spent on are another
     roll's: that roll's dice were not seen, and after two such rolls the next throw is not sure."""
     state = play_until(lambda s: s.phase == SECOND)
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
-    seen = next(a["dice"] for a in _after(state, {"type": "roll-again"}).legal_actions())
-    run(pipe, still(6) + [frame(hand=True)] + still(2) + still(12, dice=[(40, 200, seen[0]), (280, 30, seen[1])]), state)
+    seen = next(a["dice"] for a in _after(state, {"type": "roll-again"}).legal_actions() if a["dice"][0] != a["dice"][1])
+    dice = [(40, 200, seen[0], True), (280, 30, seen[1])]  # one face read unsure, as the 1:3 read 1:6
+    run(pipe, still(6) + [frame(hand=True)] + still(2) + still(12, dice=dice), state)
     chance = _after(state, {"type": "roll-enchanted"})
     pipe.applied({"type": "roll-enchanted"}, state)  # a d8 was thrown, not these d6: they are kept
     blank = {"type": "enchanted", "face": 8}
     nxt = _after(chance, blank)
     pipe.applied(blank, chance)  # the Enchanted Die, never read
     assert nxt.is_chance_node()
-    entered = next(a for a in nxt.legal_actions() if not set(a["dice"]) & set(seen) and _after(nxt, a).is_chance_node()
-                   or not set(a["dice"]) & set(seen) and _after(nxt, a).phase == SECOND)
+    entered = next(a for a in nxt.legal_actions() if seen[1] in a["dice"] and seen[0] not in a["dice"]
+                   and (_after(nxt, a).is_chance_node() or _after(nxt, a).phase == SECOND))
     after = _after(nxt, entered)
     pipe.applied(entered, nxt)  # the kept dice spent on a roll they contradict
     if not after.is_chance_node():
