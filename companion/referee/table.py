@@ -474,12 +474,14 @@ class TablePipeline:
         it, are another roll's: its own were not seen (rendition 2, action 482: a 1:3 read 1:6, kept when the family
         entered the Enchanted Die, then spent on the 3:6 entered next; the 1:3's roll was confirmed, sure, with the
         throw after it)."""
-        read = Counter((r.kind, str(r.value)) for r in used.readings) if used is not None else Counter()
-        if used is None or Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain) - said \
-                or used.kept and read != said:
+        if used is None:
             self._unseen_rolls += 1
-        elif not used.kept and not any(r.uncertain for r in used.readings) \
-                and Counter((r.kind, str(r.value)) for r in used.readings) == said:
+            return
+        read = Counter((r.kind, str(r.value)) for r in used.readings)
+        read_surely = Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain)
+        if read_surely - said or used.kept and read != said:
+            self._unseen_rolls += 1
+        elif not used.kept and read_surely == read == said:  # every die read surely, as entered
             self._unseen_rolls = 0
 
     def read_dice_again(self) -> None:
