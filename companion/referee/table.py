@@ -155,6 +155,13 @@ def _changed_regions(before: Mapping[str, list[Any]], after: Mapping[str, list[A
     return {r for r in set(before) | set(after) if canonical(before.get(r) or []) != canonical(after.get(r) or [])}
 
 
+def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, list[Any]]) -> set[str]:
+    """The spaces ``action`` changes on the board (``start``: the scene of ``state``)."""
+    child = state.clone()
+    child.apply_unchecked(action)
+    return _changed_regions(start, scene_of(child))
+
+
 @dataclass
 class RollPath:
     path: tuple[Action, ...]  # decisions before the roll (none at a chance node)
@@ -241,9 +248,7 @@ def unseen_decision(state: State, scene_of: Any, unreadable: frozenset[str] = fr
     actions = state.legal_actions()
     unread = False
     for action in actions:
-        child = state.clone()
-        child.apply_unchecked(action)
-        changed = _changed_regions(start, scene_of(child))
+        changed = _shown_by(state, action, scene_of, start)
         if changed - unreadable:
             return "visible", []
         unread |= bool(changed)
@@ -1132,7 +1137,9 @@ class TablePipeline:
         if kind == "only":
             return [TableEvent(MOVE, state.action_to_string(actions[0]) + " (the only legal move)", actions=(actions[0],))]
         names = " | ".join(state.action_to_string(a) for a in actions[:12])
-        spaces = tuple(sorted(unreadable & self._shown_on(state, actions))) if kind == "unread" else ()
+        scene_of, start = self.adapter.scene_from_state, self.adapter.scene_from_state(state)
+        shown = set().union(*(_shown_by(state, a, scene_of, start) for a in actions)) if kind == "unread" else set()
+        spaces = tuple(sorted(unreadable & shown))
         where = f"read the pieces on {', '.join(spaces)}" if spaces else "see this choice"
         return [TableEvent(QUESTION, f"the camera cannot {where}: {names}", options=tuple((a,) for a in actions),
                            regions=spaces, reason="hidden")]
@@ -1143,14 +1150,6 @@ class TablePipeline:
         the move was made would run ahead of the table)."""
         lasting = {r for r, since in self._unsure_since.items() if self._clock - since >= UNREADABLE_AFTER_S}
         return frozenset(lasting & obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
-
-    def _shown_on(self, state: State, actions: Sequence[Action]) -> set[str]:
-        start, shown = self.adapter.scene_from_state(state), set()
-        for action in actions:
-            child = state.clone()
-            child.apply_unchecked(action)
-            shown |= _changed_regions(start, self.adapter.scene_from_state(child))
-        return shown
 
     # -- the pose, for the app -------------------------------------------------------------------------------
     def _pose_info(self, pose: Any, size: tuple[int, int]) -> dict[str, Any]:
