@@ -72,6 +72,7 @@ class Proposal:
     text: str
     source: str  # "camera" | "manual" | "choice" | "typed" | "random"
     dice: list[DieValue] = field(default_factory=list)
+    before: list[Action] = field(default_factory=list)  # decisions applied first: they show nowhere, the dice tell them
 
     @property
     def uncertain(self) -> bool:
@@ -420,7 +421,7 @@ class Controller:
         (the piece picked up), ``proposed`` (the proposal's) or ``illegal`` (the move just refused)."""
         picker = self.picker()
         marks = picker.marks() if picker is not None else {}
-        if self.proposal is not None and self.module is not None and self.state is not None:
+        if self.proposal is not None and not self.proposal.before and self.module is not None and self.state is not None:
             source, target = regions(self.module.name, self.state, self.proposal.action)
             for region in (source, target):
                 if region:
@@ -489,17 +490,41 @@ class Controller:
         self.proposal = proposal
         self.emit("proposal", proposal)
 
-    def propose(self, action: Action, source: str, dice: list[DieValue] | None = None) -> Proposal | None:
-        """Check ``action`` against the rules; a legal one becomes the proposal, an illegal one is called."""
-        state = self.state
+    def propose(self, action: Action, source: str, dice: list[DieValue] | None = None,
+                before: list[Action] | None = None) -> Proposal | None:
+        """Check ``action`` against the rules; a legal one becomes the proposal, an illegal one is called.
+        ``before``: a roll's decisions that show nowhere (the dice thrown tell them), confirmed with it in one tap."""
+        state = self._after(before or [])
         if state is None or state.is_terminal():
             return None
         if not state.is_legal(dict(action)):
-            self.call_illegal(action, state.explain_illegal(dict(action)), source)
+            if not before:
+                self.call_illegal(action, state.explain_illegal(dict(action)), source)
             return None
-        proposal = Proposal(dict(action), self._words(state, action), source, list(dice or []))
+        text = "; ".join([*self._path_words(before or []), self._words(state, action)])
+        proposal = Proposal(dict(action), text, source, list(dice or []), [dict(a) for a in before or []])
         self._set_proposal(proposal)
         return proposal
+
+    def _after(self, decisions: list[Action]) -> State | None:
+        """The position after ``decisions`` (None: there is no game, or the rules refuse one of them -- a reading
+        about a position gone by)."""
+        state = self.state
+        if state is None or not decisions:
+            return state
+        state = state.clone()
+        for decision in decisions:
+            if state.is_terminal() or not state.is_legal(dict(decision)):
+                return None
+            state.apply(dict(decision))
+        return state
+
+    def _path_words(self, decisions: list[Action]) -> list[str]:
+        state, words = self.state.clone(), []
+        for decision in decisions:
+            words.append(self._words(state, decision))
+            state.apply(dict(decision))
+        return words
 
     def call_illegal(self, action: Action, error: GameError, source: str) -> Message:
         """Say why ``action`` is not allowed, mark where on the picture, and drop an older proposal the camera's
@@ -556,14 +581,24 @@ class Controller:
             return None
         return self._propose_dice(entered_dice(specs, values), "manual")
 
-    def _propose_dice(self, dice: list[DieValue], source: str) -> Proposal | None:
+    def _propose_dice(self, dice: list[DieValue], source: str, before: list[Action] | None = None) -> Proposal | None:
+        roll_state = self._after(before or [])
+        if roll_state is None:
+            return None
         try:
-            action = roll_action(self.state, dice)
+            action = roll_action(roll_state, dice)
         except GameError as exc:
             shown = " ".join(self.face_label(d.value) for d in dice)
             self.say("warn", self._unreadable(shown, exc, dice=True), getattr(exc, "rule_id", None))
             return None
-        return self.propose(action, source, dice)
+        return self.propose(action, source, dice, before)
+
+    def proposal_dice_specs(self) -> list[DieSpec]:
+        """The dice of the proposal's roll: the roll wanted now, or the one its decisions lead to."""
+        if self.proposal is None or not self.proposal.before:
+            return self.dice_specs()
+        state = self._after(self.proposal.before)
+        return wanted_dice(state) if state is not None and state.is_chance_node() else []
 
     def _unreadable(self, text: str, error: GameError, dice: bool = False) -> str:
         """What to say about input the game's parser refused: in English the parser's own message,
@@ -575,7 +610,7 @@ class Controller:
         """Tap a die of the proposal and give its true face."""
         if not self.proposal or not 0 <= index < len(self.proposal.dice):
             return None
-        return self._propose_dice(with_correction(self.proposal.dice, index, value), "corrected")
+        return self._propose_dice(with_correction(self.proposal.dice, index, value), "corrected", self.proposal.before)
 
     def choose(self, index: int) -> Proposal | None:
         choices = self.choices()
@@ -663,12 +698,12 @@ class Controller:
         if observation.get("error"):
             self.vision_status = observation["error"]
             return True
-        if self.phase == "decision" and observation.get("dice"):
+        if self.phase == "decision" and observation.get("dice") and not observation.get("before"):
             self._unused_roll(observation["dice"])
         if self.proposal is not None and self.proposal.source not in ("camera",):
             return True  # the family's own entry wins over the camera
-        if self.phase == "chance" and observation.get("dice"):
-            self._observe_dice(observation["dice"])
+        if observation.get("dice") and (self.phase == "chance" or observation.get("before")):
+            self._observe_dice(observation["dice"], observation.get("before") or [])
         elif self.phase == "chance" and observation.get("outcome"):
             if self.proposal is None or self.proposal.action != observation["outcome"]:
                 self.propose(observation["outcome"], "camera")
@@ -738,8 +773,10 @@ class Controller:
         self._ask_camera_again(tr("table:reading_again"))
         return True
 
-    def _observe_dice(self, readings: list[dict[str, Any]]) -> None:
-        specs = self.dice_specs()
+    def _observe_dice(self, readings: list[dict[str, Any]], before: list[Action]) -> None:
+        """A settled roll read by the camera; ``before``: the decisions the pipeline found it was thrown after."""
+        roll_state = self._after(before)
+        specs = wanted_dice(roll_state) if roll_state is not None and roll_state.is_chance_node() else []
         if not specs:
             return
         self._dice_crops = {tuple(r["box"]): r["crop"] for r in readings if r.get("box") and r.get("crop") is not None}
@@ -749,7 +786,8 @@ class Controller:
             return
         # the roll is complete: an earlier "I see 1 die" no longer holds
         self.vision_status = tr("table:set_aside", n=roll.set_aside) if roll.set_aside else ""
-        if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in roll.dice]:
+        if self.proposal is not None and [d.value for d in self.proposal.dice] == [d.value for d in roll.dice] \
+                and self.proposal.before == before:
             return
         if roll.guessed_roles:
             # dice that must be told apart but were not recognised: their roles are a guess, so each is marked
@@ -758,28 +796,23 @@ class Controller:
         elif roll.uncertain:
             # shown for confirmation, never applied silently: the die is marked '?' until confirmed or corrected
             self.say("warn", tr("table:uncertain"))
-        self._propose_dice(roll.dice, "camera")
+        self._propose_dice(roll.dice, "camera", before)
 
     # --- confirm / undo ------------------------------------------------------------------------------------
     def confirm(self) -> str | None:
-        """Apply the proposal. It is in the journal (fsync'ed) before ``confirmed`` is emitted."""
+        """Apply the proposal (a roll's decisions first, in order). Each action is in the journal (fsync'ed) before
+        ``confirmed`` is emitted."""
         if self.proposal is None or self.session is None:
             return None
         proposal = self.proposal
+        specs = self.proposal_dice_specs()
+        for done, decision in enumerate(proposal.before):
+            if self._apply_confirmed(decision, proposal, done) is None:
+                return None
         shown = None if language() == engine_i18n.DEFAULT else self._describe(proposal.action)  # before it is applied
-        played = played_dice(self.dice_specs(), proposal.action)  # none for a set-up or a move
-        try:
-            text = self.session.apply(proposal.action)  # writes + fsyncs the journal first
-        except JournalError as exc:  # not saved (the disk is full or gone): nothing applied, the proposal stays
-            self.say("error", tr("table:not_saved", reason=str(exc)))
-            return None
-        except IllegalAction as exc:
-            self.call_illegal(proposal.action, exc, proposal.source)
-            self._set_proposal(None)
-            return None
-        except InvalidAction as exc:
-            self.say("warn", str(exc), exc.rule_id)
-            self._set_proposal(None)
+        played = played_dice(specs, proposal.action)  # none for a set-up or a move
+        text = self._apply_confirmed(proposal.action, proposal, len(proposal.before))
+        if text is None:
             return None
         if played:
             self._played_dice = played
@@ -789,6 +822,31 @@ class Controller:
             self.say(*learned)
         self.emit("confirmed", shown or text)
         self._changed()
+        return text
+
+    def _apply_confirmed(self, action: Action, proposal: Proposal, done: int) -> str | None:
+        """One action of a confirmed proposal, written and fsync'ed first; None when it was not applied (said why).
+        ``done``: the proposal's actions applied before it -- those stay (on disk), and the rest is proposed."""
+        shown = None if language() == engine_i18n.DEFAULT or action is proposal.action else self._describe(action)
+        try:
+            text = self.session.apply(action)  # writes + fsyncs the journal first
+        except JournalError as exc:  # not saved (the disk is full or gone): nothing applied, the proposal stays
+            self.say("error", tr("table:not_saved", reason=str(exc)))
+            if done:
+                self._changed()
+                self._propose_dice(proposal.dice, proposal.source, proposal.before[done:])
+            return None
+        except (IllegalAction, InvalidAction) as exc:
+            if isinstance(exc, IllegalAction):
+                self.call_illegal(action, exc, proposal.source)
+            else:
+                self.say("warn", str(exc), exc.rule_id)
+            self._set_proposal(None)
+            if done:
+                self._changed()  # the decisions before it stand
+            return None
+        if action is not proposal.action:
+            self.say("ok", tr("table:confirmed", text=shown or text))
         return text
 
     def _learn_dice(self, proposal: Proposal) -> tuple[str, str] | None:

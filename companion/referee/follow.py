@@ -9,7 +9,9 @@ VIDEO is any file OpenCV can read, or a folder of frames taken in name order at 
 J exactly as the app writes it (header, set-up, every action, each on disk before the next frame). Where
 the app would ask the family -- a reading it is unsure of, several explanations, an illegal call, a set-up
 it could not read, a choice the camera cannot see -- the answer is the next action of ``--oracle`` (a
-journal of the true game) and one ask is counted; the oracle is read only then. Without an oracle a
+journal of the true game) and one ask is counted; the oracle is read only then. An unsure roll proposed with
+the decisions before it that show nowhere is one proposal in the app, so one ask answers it whole (while the
+oracle's decisions are the ones proposed). Without an oracle a
 question waits for a later frame that settles it.
 
 The look of the family's box (teach your board) is taught as in the app: from the set-up photo once the
@@ -42,7 +44,7 @@ import cv2
 import numpy as np
 
 from companion.games.core import Action, Game, GameError, State
-from companion.referee.table import ILLEGAL, QUESTION, STATUS, TableEvent, TablePipeline
+from companion.referee.table import DICE, ILLEGAL, QUESTION, STATUS, TableEvent, TablePipeline
 
 DEFAULT_FPS = 10.0
 APP_COLOURS = [0, 1, 2, 3, 0, 1]
@@ -272,10 +274,14 @@ class Follower:
                 self._apply(action, camera=True)
             return True
         if event.kind == QUESTION or event.kind == ILLEGAL or event.proposal:
-            return self._ask()
+            return self._ask(event.actions if event.kind == DICE else ())
         return False
 
-    def _ask(self) -> bool:
+    def _ask(self, roll_path: tuple[Action, ...] = ()) -> bool:
+        """One question to the family, answered by the oracle. ``roll_path``: an unsure roll proposed with the
+        decisions before it that show nowhere ("P2 rolls the Enchanted Die; Enchanted Die: 5") -- one proposal in
+        the app, confirmed with one tap (a die fixed first if need be): the oracle answers it whole while its
+        decisions are the ones proposed."""
         if self.oracle is None:
             return False  # the family has not answered: a later frame may settle it
         self.report.asked += 1
@@ -286,8 +292,12 @@ class Follower:
             if not self.pipeline.table.setup_is_action:
                 self._align_from_start()
                 return True
-        answer = self.oracle.answer(len(self.session.history))
-        self._apply(answer, camera=False)
+        for proposed in roll_path[:-1] or (None,):
+            answer = self.oracle.answer(len(self.session.history))
+            self._apply(answer, camera=False)
+            if answer != proposed:
+                return True  # not the proposal's decision: the family tapped their own choice instead
+        self._apply(self.oracle.answer(len(self.session.history)), camera=False)  # the roll, its dice fixed if need be
         return True
 
     def _align_from_start(self) -> None:

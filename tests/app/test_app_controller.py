@@ -431,3 +431,62 @@ def test_with_one_die_recognised_the_other_two_roles_are_a_marked_guess(ctl):
     ctl.observe(ctl.generation, {"dice": [_owl_die(2, 10), _owl_die(5, 50, "head"), _owl_die(3, 90)]})
     assert ctl.proposal.action == {"type": "roll", "head": 5, "body": 2, "eye": 3}
     assert [d.uncertain for d in ctl.proposal.dice] == [False, True, True]
+
+
+def _failed_first_roll(ctl):
+    """Eagle Kingdoms after the demo set-up and a first roll that captures nothing: roll again or the Enchanted Die."""
+    _ek(ctl)
+    for action in ctl.state.legal_actions():
+        after = ctl.state.clone()
+        after.apply(action)
+        if after.phase == "second":
+            ctl.manual_dice(action["dice"])
+            ctl.confirm()
+            return
+    pytest.skip("every roll captures")
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_a_roll_seen_after_a_decision_that_shows_nowhere_is_one_proposal_and_one_tap(ctl):
+    """The Enchanted Die thrown after a failed first roll tells the player's choice: "rolls the Enchanted Die;
+    Enchanted Die: 5" is one proposal, its die fixed by a tap as any roll's, both applied by one confirm."""
+    _failed_first_roll(ctl)
+    start = len(ctl.session.history)
+    d8 = {"kind": "d8", "value": 5, "confidence": 0.6, "box": [90, 10, 20, 20], "uncertain": True}
+    assert ctl.observe(ctl.generation, {"dice": [d8], "before": [{"type": "roll-enchanted"}]})
+    assert ctl.vision_status != i18n.tr("table:early_roll_seen")  # not taken for a throw before its time
+    assert ctl.proposal.before == [{"type": "roll-enchanted"}] and ctl.proposal.uncertain
+    assert ctl.proposal.text.count(";") == 1 and "5" in ctl.proposal.text
+    assert [spec.kind for spec in ctl.proposal_dice_specs()] == ["d8"] and ctl.dice_specs() == []
+    ctl.correct_die(0, 3)
+    assert ctl.proposal.before == [{"type": "roll-enchanted"}] and ctl.proposal.action == {"type": "enchanted", "face": 3}
+    assert len(ctl.session.history) == start  # nothing applied before the tap
+    ctl.confirm()
+    assert ctl.session.history[start:] == [{"type": "roll-enchanted"}, {"type": "enchanted", "face": 3}]
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_a_roll_with_its_decision_not_saved_halfway_keeps_the_decision_and_offers_the_roll(ctl, monkeypatch):
+    """The disk fails after the decision was written: the decision stands (it is on disk), the roll is offered alone."""
+    from companion.journal import JournalError
+
+    _failed_first_roll(ctl)
+    start = len(ctl.session.history)
+    d8 = {"kind": "d8", "value": 4, "confidence": 0.6, "box": [90, 10, 20, 20], "uncertain": True}
+    ctl.observe(ctl.generation, {"dice": [d8], "before": [{"type": "roll-enchanted"}]})
+    original, calls = Journal.append_action, []
+
+    def full_after_one(self, action, player, text):
+        calls.append(action)
+        if len(calls) > 1:
+            raise JournalError("disk full")
+        original(self, action, player, text)
+
+    monkeypatch.setattr(Journal, "append_action", full_after_one)
+    assert ctl.confirm() is None
+    assert ctl.session.history[start:] == [{"type": "roll-enchanted"}]
+    assert ctl.phase == "chance" and ctl.proposal.before == [] and ctl.proposal.action == {"type": "enchanted", "face": 4}
+    assert any(m.level == "error" for m in ctl.messages)
+    monkeypatch.setattr(Journal, "append_action", original)
+    ctl.confirm()
+    assert ctl.session.history[start:] == [{"type": "roll-enchanted"}, {"type": "enchanted", "face": 4}]

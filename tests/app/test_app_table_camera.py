@@ -8,7 +8,7 @@ import numpy as np
 
 from companion.app.camera_session import camera_recognizer
 from companion.app.controller import Controller
-from companion.app.table_camera import TableRecognizer
+from companion.app.table_camera import TableRecognizer, observation_of
 from companion.journal import Journal
 from companion.workshop.table.film import GameFilm
 
@@ -28,12 +28,28 @@ def test_a_rendered_game_is_proposed_move_by_move_and_confirmed_with_one_tap_eac
         assert observation["board"] == "board found" or shot.hand is not None or i == 0
         ctl.observe(ctl.generation, observation)
         if ctl.proposal is not None:
-            proposals.append((ctl.proposal.source, ctl.proposal.action))
-            ctl.confirm()  # the family's one tap
-    kinds = [action["type"] for _source, action in proposals]
-    assert kinds[:3] == ["setup", "roll", "capture"], proposals
-    assert all(source == "camera" for source, _action in proposals)
-    assert Journal.read(ctl.session.journal.path).actions() == film.actions[:len(proposals)]
+            proposals.append((ctl.proposal.source, [*ctl.proposal.before, ctl.proposal.action]))
+            ctl.confirm()  # the family's one tap (a roll's decisions that show nowhere with it)
+    actions = [action for _source, path in proposals for action in path]
+    assert [action["type"] for action in actions][:3] == ["setup", "roll", "capture"], proposals
+    assert all(source == "camera" for source, _path in proposals)
+    assert Journal.read(ctl.session.journal.path).actions() == film.actions[:len(actions)]
+
+
+def test_a_roll_thrown_after_a_decision_that_shows_nowhere_is_one_observation():
+    """A roll proposed with the decision before it ("P2 rolls the Enchanted Die; Enchanted Die: 5") reaches the
+    controller as one roll with its decisions, confirmed with one tap -- not as a move, then the dice."""
+    from companion.referee.dice import DieValue
+    from companion.referee.table import DICE, TableEvent
+
+    path = ({"type": "roll-enchanted"}, {"type": "enchanted", "face": 5})
+    die = DieValue("d8", "", 5, 0.6, True, (90, 10, 20, 20))
+    observation = observation_of(TableEvent(DICE, "P2 rolls the Enchanted Die; Enchanted Die: 5", actions=path,
+                                            sure=False, dice=(die,)))
+    assert observation["before"] == [{"type": "roll-enchanted"}] and observation["dice"][0]["value"] == 5
+    assert "move" not in observation
+    alone = observation_of(TableEvent(DICE, "Enchanted Die: 5", actions=path[1:], sure=False, dice=(die,)))
+    assert "before" not in alone and alone["dice"][0]["uncertain"]
 
 
 def test_before_a_game_the_recognizer_says_only_where_the_board_is(tmp_path):

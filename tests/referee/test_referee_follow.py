@@ -13,7 +13,7 @@ import pytest
 from fake_table import frame, observe, pipeline
 
 from companion.cli import main
-from companion.games.eagle_kingdoms.rules import EagleKingdoms
+from companion.games.eagle_kingdoms.rules import SECOND, EagleKingdoms
 from companion.journal import Journal, Session
 from companion.referee.eagle_kingdoms import scene_from_state
 from companion.referee.follow import Follower, FollowError, Oracle, follow
@@ -73,6 +73,32 @@ def test_follow_confirms_what_it_is_sure_of_and_asks_the_oracle_for_an_unsure_di
     assert "ends mid-game" in report.error  # the game is not over: bad input, but the journal keeps it all
     header = Journal.read(tmp_path / "j.jsonl").header
     assert header["game"] == "eagle-kingdoms" and header["metadata"]["colours"][:3] == [0, 1, 2]
+
+
+def after(state, action):
+    nxt = state.clone()
+    nxt.apply(action)
+    return nxt
+
+
+@pytest.mark.rules("EK-TWO-2")
+@pytest.mark.parametrize("decided", ["roll-enchanted", "roll-again"])
+def test_an_unsure_roll_proposed_with_the_decision_before_it_is_one_ask(tmp_path, decided):
+    """The first roll failed; the Enchanted Die is thrown and read unsure: "rolls the Enchanted Die; Enchanted Die: 5"
+    is one proposal in the app, one tap -- the oracle answers it whole. When the family's decision was another
+    (they rolled the two dice again), only that decision is their answer."""
+    state, setup = placed(5)
+    failed = next(a for a in state.legal_actions() if after(state, a).phase == SECOND)
+    chance = after(after(state, failed), {"type": decided})
+    rest = [{"type": "enchanted", "face": 3}] if decided == "roll-enchanted" else [chance.legal_actions()[0]]
+    f = follower(tmp_path, [observe(scene_from_state(state))], [setup, failed, {"type": decided}] + rest)
+    d6 = [(40, 200, failed["dice"][0]), (280, 30, failed["dice"][1])]
+    frames = still(4) + [frame(hand=True)] + still(2) + still(10, dice=d6) + [frame(hand=True)] + still(2) \
+        + still(14, dice=[(120, 100, 5, True, "d8")])
+    report = follow(timed(frames), f)
+    assert journal_actions(tmp_path / "j.jsonl") == [setup, failed, {"type": decided}] + rest
+    assert report.proposed_by_camera == 2  # the set-up and the failed roll, read surely
+    assert report.asked == (1 if decided == "roll-enchanted" else 2)  # else the two dice thrown again were not seen
 
 
 def test_without_an_oracle_a_question_waits_for_a_frame_that_settles_it(tmp_path):

@@ -308,7 +308,7 @@ class TableScreen(PreviewScreen):
         if not ctl.proposal or index >= len(ctl.proposal.dice):
             return
         die = ctl.proposal.dice[index]
-        spec_faces = next((s.faces for i, s in enumerate(ctl.dice_specs()) if i == index), [])
+        spec_faces = next((s.faces for i, s in enumerate(ctl.proposal_dice_specs()) if i == index), [])
         faces = list(dict.fromkeys(spec_faces))
         self.correction_popup = choice_popup(tr("table:die", number=index + 1) + f" ({ctl.face_label(die.value)}?)",
                                              [(ctl.face_label(f), f) for f in faces], lambda f: ctl.correct_die(index, f),
