@@ -66,9 +66,11 @@ from companion.vision.table_changes import (
     hand_changes,
     in_light_of,
     quarter,
+    uneven_light,
 )
 
 BOARD_SETTLE_FRAMES = 3
+RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
 SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
 ROLL_SEARCH_DEPTH = 3  # decisions that show nowhere, followed before a roll (pass, then the next player's start)
@@ -383,6 +385,9 @@ class TablePipeline:
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
+        self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
+        self._relit = False  # the light changed unevenly in the motion just ended, and no die lay unread before it
+        self._relit_frames = 0  # frames read since that motion ended
         self._roll: _Roll | None = None
         self._reaches = 0  # hands reaching in since the last action applied
         self._still = 0  # still frames in a row
@@ -999,6 +1004,8 @@ class TablePipeline:
             return True
         if self._touched is not None:
             if self._before is not None and self._before.shape == frame.shape:
+                self._relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
+                self._relit_frames = 0
                 mask = cv2.resize(self._touched, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
                 # in the light of before: the light may have changed since (a lamp, between turns)
                 self._before = np.where(mask[..., None], in_light_of(frame, self._before, self._touched), self._before)
@@ -1016,12 +1023,32 @@ class TablePipeline:
             return
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)
+        if self._relit_now(windows.quiet):
+            # a shadow came or went while nothing lay unread: the frame pasted together in the old light would leave
+            # the shadow's edges as die-sized changes, read as dice that never settle (the next roll never read)
+            self._before, self._unread_at_rest = frame, False
+            return
+        self._unread_at_rest = bool(self._dice_in_view) and not spent
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
             # a refresh after an action with dice lying in view that are no spent roll's: they may be a throw not
             # settled yet, never read as new again -- the next throw may be a later roll's
             self._swallowed |= not spent and (self._swallows_a_throw() or self._unread_dice_lying())
             self._before = frame
             self._refresh_before = False
+
+    def _relit_now(self, quiet: bool) -> bool:
+        """Whether the frame before a throw is to be taken afresh for a change of light (``_relit``): when the view is
+        quiet within ``RELIGHT_FRAMES`` of that change ending and nothing was read surely meanwhile -- a throw's dice
+        roll on for longer, and are most often read surely; the light's own edges are read unsure."""
+        if not self._relit:
+            return False
+        self._relit_frames += 1
+        if any(not r.uncertain for r in self._dice_in_view) or self._relit_frames > RELIGHT_FRAMES:
+            self._relit = False
+            return False
+        if quiet:
+            self._relit = False
+        return quiet
 
     def _swallows_a_throw(self) -> bool:
         """Whether dice lying in view now, read surely, may be a throw that refreshing the frame before a throw takes

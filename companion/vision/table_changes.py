@@ -27,6 +27,9 @@ MAX_WINDOWS = 6
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 
 
+UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
+
+
 def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
     """How the light changed between two pictures (the same size), per channel, on a coarse grid (cells an
     eighth of the picture wide): each cell's median ratio, so an object covering less than half a cell
@@ -44,6 +47,20 @@ def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
         grid = _cell_medians(ratio, rows, cols, whole)
     grid = np.clip(grid, whole / 2.5, whole * 2.5)
     return cv2.GaussianBlur(grid, (3, 3), 0.8)
+
+
+def light_unevenness(now_small: np.ndarray, was_small: np.ndarray) -> float:
+    """How much more the light changed in some part of the picture than in the whole (a shadow came or went, a
+    lamp's pool moved; the camera's exposure changes the whole alike): the largest factor between a cell's
+    :func:`light_gain` and the whole picture's ratio, over the channels' mean."""
+    grid, whole = light_gain(now_small, was_small), whole_ratio(now_small, was_small)
+    rel = np.log(np.maximum(grid, 1e-3) / np.maximum(whole, 1e-3)).mean(axis=2)
+    return float(np.exp(np.abs(rel).max()))
+
+
+def uneven_light(now_small: np.ndarray, was_small: np.ndarray) -> bool:
+    """Whether the light changed unevenly between two quarter-size pictures (:func:`light_unevenness`)."""
+    return light_unevenness(now_small, was_small) > UNEVEN_LIGHT
 
 
 def whole_ratio(now_small: np.ndarray, was_small: np.ndarray, ranks: np.ndarray | None = None) -> np.ndarray:
@@ -313,4 +330,5 @@ def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray
             rejected.append((r, "nothing changed there since before the throw (a piece, not a die)"))
     return kept, rejected
 
-__all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "hand_changes", "light_gain", "quarter"]
+__all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "hand_changes", "light_gain", "quarter",
+           "uneven_light"]

@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from companion.vision.table_changes import changed_places, hand_changes, light_gain, quarter
+from companion.vision.table_changes import changed_places, hand_changes, light_gain, quarter, uneven_light
 
 DIE = 16
 
@@ -29,6 +29,22 @@ def test_a_die_is_a_changed_place_and_light_or_a_large_change_is_not():
     sheet = before.copy()
     cv2.rectangle(sheet, (40, 40), (110, 140), (30, 30, 30), -1)  # a card laid: larger than a die
     assert changed_places(quarter(sheet), quarter(before), DIE) == []
+
+
+def test_a_shadow_is_an_uneven_change_of_light_and_a_lamp_a_die_or_a_hand_is_not():
+    """The frame before a throw is taken afresh after a shadow came or went (referee.table): the camera's exposure
+    or a warm lamp changes the whole picture alike, a die or a hand only a little of each part."""
+    before = table(2)
+    shadow = before.astype(np.float32)
+    shadow[:, :220] *= np.linspace(0.55, 0.95, 220)[None, :, None]  # a soft shadow over a third
+    assert uneven_light(quarter(shadow.astype(np.uint8)), quarter(before))
+    assert uneven_light(quarter(before), quarter(shadow.astype(np.uint8)))  # and gone again
+    warm = np.clip(before * np.float32([0.7, 0.95, 1.15]) * 0.8, 0, 255).astype(np.uint8)
+    assert not uneven_light(quarter(warm), quarter(before))
+    moved = before.copy()
+    cv2.rectangle(moved, (200, 100), (200 + DIE, 100 + DIE), (250, 250, 250), -1)
+    cv2.rectangle(moved, (400, 200), (470, 300), (120, 150, 200), -1)  # a hand, still in view
+    assert not uneven_light(quarter(moved), quarter(before))
 
 
 def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away():
