@@ -27,8 +27,6 @@ MAX_WINDOWS = 6
 MISSED_DIE_BOX = 1.9  # the box read where a die-sized change has no find: a die's side times this (the detector's
 # boxes are 1.24-1.94 times the die; the middle of what changed is seldom the die's own)
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
-
-
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
 
