@@ -260,9 +260,9 @@ class DiceWindows:
             x0, y0 = min(max(0, cx - half), max(0, w - 2 * half)), min(max(0, cy - half), max(0, h - 2 * half))
             x0, y0 = x0 - x0 % 8, y0 - y0 % 8  # a die that lies still keeps its window
             window = frame[y0:y0 + 2 * half, x0:x0 + 2 * half]
-            look = cv2.resize(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (24, 24), interpolation=cv2.INTER_AREA).astype(np.int16)
+            look = _look(window, 24)
             kept = self._cache.get((x0, y0))
-            if kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10:
+            if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
             else:
                 readings = []
@@ -291,9 +291,9 @@ class DiceWindows:
         cache, out = {}, []
         for x, y in missed:
             box = (x - side / 2, y - side / 2, side, side)
-            look = _look(frame, box)
+            look = _look(_crop(frame, box), 12)
             kept = self._missed_cache.get((x // 8, y // 8))
-            if kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10:
+            if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
             else:
                 readings = [r for r in read_boxes(frame, [box], seen_at) if not r.uncertain]
@@ -308,14 +308,22 @@ class DiceWindows:
         return list(self.reader.read(window, lambda centres: seen_at(np.asarray(centres) + (x0, y0))))
 
 
-def _look(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
-    """A small grey picture of a box of the frame: whether what lies there changed since it was last read."""
+def _crop(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
     h, w = frame.shape[:2]
     x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-    x1, y1 = min(w, int(box[0] + box[2]) + 1), min(h, int(box[1] + box[3]) + 1)
-    if x1 <= x0 or y1 <= y0:
+    return frame[y0:min(h, int(box[1] + box[3]) + 1), x0:min(w, int(box[0] + box[2]) + 1)]
+
+
+def _look(picture: np.ndarray, side: int) -> np.ndarray:
+    """A small grey picture (``side`` px square) of what lies in ``picture``: whether it changed since it was read."""
+    if picture.size == 0:
         return np.zeros((0, 0), np.int16)
-    return cv2.resize(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (12, 12), interpolation=cv2.INTER_AREA).astype(np.int16)
+    return cv2.resize(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY), (side, side), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+def _same_look(kept: tuple[np.ndarray, list[Any]] | None, look: np.ndarray) -> bool:
+    """Whether a place read before (its look and readings) still looks the same: its readings stand."""
+    return kept is not None and kept[0].shape == look.shape and int(np.abs(kept[0] - look).max()) < 10
 
 
 def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
