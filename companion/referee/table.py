@@ -386,8 +386,9 @@ class TablePipeline:
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
-        self._relit = False  # the light changed unevenly in the motion just ended, and no die lay unread before it
-        self._relit_frames = 0  # frames read since that motion ended
+        # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
+        # and no die lay unread before it (0: no such change)
+        self._relit_left = 0
         self._roll: _Roll | None = None
         self._reaches = 0  # hands reaching in since the last action applied
         self._still = 0  # still frames in a row
@@ -1004,8 +1005,8 @@ class TablePipeline:
             return True
         if self._touched is not None:
             if self._before is not None and self._before.shape == frame.shape:
-                self._relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
-                self._relit_frames = 0
+                relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
+                self._relit_left = RELIGHT_FRAMES if relit else 0
                 mask = cv2.resize(self._touched, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
                 # in the light of before: the light may have changed since (a lamp, between turns)
                 self._before = np.where(mask[..., None], in_light_of(frame, self._before, self._touched), self._before)
@@ -1037,17 +1038,15 @@ class TablePipeline:
             self._refresh_before = False
 
     def _relit_now(self, quiet: bool) -> bool:
-        """Whether the frame before a throw is to be taken afresh for a change of light (``_relit``): when the view is
-        quiet within ``RELIGHT_FRAMES`` of that change ending and nothing was read surely meanwhile -- a throw's dice
+        """Whether the frame before a throw is to be taken afresh for a change of light (``_relit_left``): when the view
+        is quiet within ``RELIGHT_FRAMES`` of that change ending and nothing was read surely meanwhile -- a throw's dice
         roll on for longer, and are most often read surely; the light's own edges are read unsure."""
-        if not self._relit:
+        if not self._relit_left:
             return False
-        self._relit_frames += 1
-        if any(not r.uncertain for r in self._dice_in_view) or self._relit_frames > RELIGHT_FRAMES:
-            self._relit = False
+        if any(not r.uncertain for r in self._dice_in_view):
+            self._relit_left = 0
             return False
-        if quiet:
-            self._relit = False
+        self._relit_left = 0 if quiet else self._relit_left - 1
         return quiet
 
     def _swallows_a_throw(self) -> bool:
