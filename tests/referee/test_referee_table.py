@@ -299,6 +299,30 @@ def test_dice_kept_for_a_later_roll_are_not_spent_on_an_enchanted_die_the_family
 
 
 @pytest.mark.rules("EK-TWO-2")
+def test_kept_dice_holding_the_roll_due_answered_otherwise_twice_are_not_offered_for_every_roll_after():
+    """Bench table, Eagle Kingdoms r1 seed 0 (frame 6954): a throw never read, and a 1+4 lying beside an unsure "d8"
+    (the board's art) offered for it; the family entered another roll, and the dice -- of more kinds than the roll's --
+    were kept for a later roll. Offered there as that roll and answered otherwise again, they were kept again, and
+    offered for each roll after (six running, one frame). Holding the roll's dice, they are spent the second time."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    dice = [(40, 200, 4), (280, 30, 1, True), (40, 30, 6, True, "d8")]
+    offered = [e for _, e in run(pipe, still(6) + [frame(hand=True)] + still(1) + still(14, dice=dice), state) if e.kind == DICE]
+    assert len(offered) == 1 and offered[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": [1, 4]})
+    again = _after(state, {"type": "roll-again"})
+    pipe.applied({"type": "roll-again"}, state)
+    first = next(a for a in again.legal_actions() if _after(again, a).is_chance_node() and 4 not in a["dice"])
+    nxt = _after(again, first)
+    pipe.applied(first, again)  # not these dice: kept for a later roll
+    offered = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1]["dice"] == [1, 4]
+    second = next(a for a in nxt.legal_actions() if _after(nxt, a).phase == SECOND and 4 not in a["dice"])
+    after = _after(nxt, second)
+    pipe.applied(second, nxt)  # answered otherwise a second time: spent, offered no more
+    assert not [e for e in pipe.reevaluate(after) if e.kind == DICE]
+
+
+@pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     """The dice kept for a later roll are offered there, and before the family answers, the next throw settles
     (one hand in since the last action: taken up and thrown): one of the two throws is that roll's, the other
