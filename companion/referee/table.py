@@ -288,9 +288,11 @@ class _Roll:
     used: bool = False
     reaches: int = 0  # times a hand reached over the table between the last action applied and this roll
     kept: bool = False  # the family answered another roll where this one was offered: kept for a later roll
+    awaits: bool = False  # kept when a roll of none of its kinds of dice was entered (a d8 for lone d6): its own is to come
     offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
+    earlier_awaits: bool = False  # those dice kept awaiting their own roll: even their faces read unsure may be it
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
     picture: np.ndarray | None = None  # the frame it settled on, when the answers teach the reader (dice_learning)
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
@@ -452,13 +454,13 @@ class TablePipeline:
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
             # dice having settled already (the earlier throw)
-            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said)
+            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said, roll.earlier_awaits)
             # dice that settled after a throw the camera never read, answered: the roll entered may have been that
             # throw's and these dice the next roll's -- the next throw is not sure (bench table EK seed 1 r1, 183)
             self._doubt_next = bool(pending and roll is not None and roll.swallowed and not later and not either)
             self._count_unseen(roll if pending and not later else None, said)
             if roll is not None and (later or either):
-                roll.kept = True
+                roll.kept, roll.awaits = True, not set(read_kinds) & set(said_kinds)
             elif roll is not None:
                 if pending:  # the family's answer names the faces of dice read unsure: the reader learns them
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
@@ -941,9 +943,13 @@ class TablePipeline:
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
-            # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept)
-            unanswered = list(earlier.readings) if owed and earlier is not None and not earlier.kept else []
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered,
+            # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
+            # only one of other dice (bench table, Eagle Kingdoms seed 2 r2, action 263: a lone 1 of a 1:4, kept when the
+            # Enchanted Die was entered; the next throw, 1:4 again, was spent on its roll, and the throw after it confirmed,
+            # sure, for the next roll -- truly the second 1:4's)
+            awaits = owed and earlier is not None and earlier.awaits
+            unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed, doubted=self._doubt_next,
                                picture=frame if self.learning.on else None)
             self._swallowed = self._doubt_next = False
@@ -1231,10 +1237,11 @@ def _key(state: State) -> str:
     return json.dumps(state.to_json(), sort_keys=True)
 
 
-def _shows(readings: Sequence[Any], said: Counter) -> bool:
+def _shows(readings: Sequence[Any], said: Counter, unsure_too: bool = False) -> bool:
     """Whether dice read (some of a throw's: a die may have been missed) may be the roll entered, ``said``
-    ((kind, face) per die): their kinds among its dice, and some face read surely and every one of them its."""
-    surely = Counter((r.kind, str(r.value)) for r in readings if not r.uncertain)
+    ((kind, face) per die): their kinds among its dice, and some face read surely (or, ``unsure_too``, read at all)
+    and every one of them its."""
+    surely = Counter((r.kind, str(r.value)) for r in readings if unsure_too or not r.uncertain)
     kinds = Counter(r.kind for r in readings)
     return bool(surely) and not surely - said and not kinds - Counter(k for k, _ in said.elements())
 

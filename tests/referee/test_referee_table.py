@@ -322,6 +322,36 @@ def test_kept_dice_holding_the_roll_due_answered_otherwise_twice_are_not_offered
     assert not [e for e in pipe.reevaluate(after) if e.kind == DICE]
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-R-D8-BLANK")
+def test_a_lone_die_kept_while_the_enchanted_die_was_entered_still_awaits_its_roll():
+    """Bench table, Eagle Kingdoms seed 2 rendition 2 (action 263): a 1:4 was thrown while the Enchanted Die was due and
+    only its 1 read; the family entered the Enchanted Die (not read), and the lone 1 was kept. The next throw, 1:4 again,
+    was offered for the roll due and spent on it -- though it may have been the next roll's, the first throw showing the
+    roll entered as well -- and the throw after it was confirmed, sure, for the next roll (truly the second 1:4's)."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    pipe.applied({"type": "roll-enchanted"}, state)
+    chance = _after(state, {"type": "roll-enchanted"})
+    asked = [e for _, e in run(pipe, still(6) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, 1, True)]), chance)]
+    assert [e.kind for e in asked] == [QUESTION]  # a d6 where the d8 was due
+    blank = {"type": "enchanted", "face": 8}
+    nxt = _after(chance, blank)
+    pipe.applied(blank, chance)  # the Enchanted Die, never read: the lone die is kept
+    assert nxt.is_chance_node()
+    entered = next(a for a in nxt.legal_actions() if a["dice"] == [1, 4])
+    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, 1), (300, 180, 4)]), nxt)
+               if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1] == entered
+    after = _after(nxt, entered)
+    pipe.applied(entered, nxt)  # either throw's: the second is kept for the next roll
+    if not after.is_chance_node():
+        pipe.applied({"type": "roll-again"}, after)
+        after = _after(after, {"type": "roll-again"})
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(200, 40, 1), (60, 120, 2)])
+    offered = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     """The dice kept for a later roll are offered there, and before the family answers, the next throw settles
