@@ -438,7 +438,8 @@ class TablePipeline:
             # behind the table): kept for it, and never sure there; so are dice with a face read surely that the roll
             # entered does not have (one die unsure does not make the other one's face a guess), kept once
             read_surely = Counter((r.kind, str(r.value)) for r in roll.readings if not r.uncertain) if roll else Counter()
-            read_kinds, said_kinds = Counter(r.kind for r in roll.readings) if roll else Counter(), Counter(k for k, _ in said.elements())
+            read_kinds = Counter(r.kind for r in roll.readings) if roll else Counter()
+            said_kinds = Counter(k for k, _ in said.elements())
             # kept once already, they are kept again only when they lack this roll's dice: dice holding them were offered as
             # this roll and answered otherwise twice (bench table, Eagle Kingdoms r1 seed 0, frame 6954: a 1+4 beside two
             # unsure "d8" read in the board's art was offered for six rolls running, one after the other)

@@ -20,6 +20,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision.classify import crop
+
 CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
 CHANGED_MIN = 0.25  # share of a find's middle that must have changed
 DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
@@ -283,15 +285,14 @@ class DiceWindows:
         as no die, or unsure, stays without a find as before."""
         read_boxes = getattr(self.reader, "read_boxes", None)
         side = MISSED_DIE_BOX * die_px
-        missed = [(x, y) for x, y in places if not any(_overlap(f.box, (x - side / 2, y - side / 2, side, side)) > 0.2
-                                                      for f in found)]
+        boxes = {(x, y): (x - side / 2, y - side / 2, side, side) for x, y in places}
+        missed = [(xy, box) for xy, box in boxes.items() if not any(_overlap(f.box, box) > 0.2 for f in found)]
         if read_boxes is None or not missed:
             self._missed_cache = {}
             return []
         cache, out = {}, []
-        for x, y in missed:
-            box = (x - side / 2, y - side / 2, side, side)
-            look = _look(_crop(frame, box), 12)
+        for (x, y), box in missed:
+            look = _look(crop(frame, box, 12, 1.0), 12)  # the box as the classifier cuts it, border replicated
             kept = self._missed_cache.get((x // 8, y // 8))
             if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
@@ -306,12 +307,6 @@ class DiceWindows:
         if seen_at is None:
             return list(self.reader.read(window))
         return list(self.reader.read(window, lambda centres: seen_at(np.asarray(centres) + (x0, y0))))
-
-
-def _crop(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
-    h, w = frame.shape[:2]
-    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-    return frame[y0:min(h, int(box[1] + box[3]) + 1), x0:min(w, int(box[0] + box[2]) + 1)]
 
 
 def _look(picture: np.ndarray, side: int) -> np.ndarray:
