@@ -1161,10 +1161,13 @@ class TablePipeline:
     def _decision_events(self, state: State, key: str | None) -> list[TableEvent]:
         if self.settled is None or self._board_open or self._asked == key:
             return []
-        if self._roll is not None and not self._roll.used:
-            return []
         unreadable = self._unreadable(self.settled)
         kind, actions = unseen_decision(state, self.adapter.scene_from_state, unreadable)
+        # dice thrown and not used wait to tell the choice -- but none tells one shown only where the camera reads unsure:
+        # throws settling then are the table's next turns (Eagle Kingdoms r1 seed 0: a forfeit to a crowded shield
+        # waited for 49 s behind one throw after another, 40 actions behind the table when at last it was asked)
+        if self._roll is not None and not self._roll.used and kind != "unread":
+            return []
         # a choice shown only where the camera reads unsure (a crowded centre shield): asked once a hand has moved
         # something and the board settled again without a change it can read -- waiting would never end
         if kind in ("visible", "dice") or kind == "unread" and not self._reaches:

@@ -604,6 +604,10 @@ def test_a_choice_shown_only_where_the_camera_reads_unsure_for_long_is_asked_onc
     asked = [(i, e) for i, e in run(pipe, still(wait) + [frame(hand=True)] + still(8), state)]
     assert [e.reason for _, e in asked] == ["hidden"] and asked[0][0] > wait  # after the hand, not before
     assert {o[0]["type"] for o in asked[0][1].options} == {"forfeit"} and SHIELD_ID in asked[0][1].message
+    pipe = pipeline(state.game, [observe(scene, unsure=[SHIELD_ID])])  # the family played on: the next throw lies there
+    thrown = still(wait, dice=[(40, 200, 3), (280, 30, 5)])
+    asked = [(i, e) for i, e in run(pipe, still(10) + [frame(hand=True)] + still(1) + thrown, state)]
+    assert [e.reason for _, e in asked] == ["hidden"], [(e.kind, e.message) for _, e in asked]
     pipe = pipeline(state.game, [observe(scene, unsure=[SHIELD_ID])])  # unsure only a moment: waited for
     assert not [e for _, e in run(pipe, still(20) + [frame(hand=True)] + still(8), state)]
     pipe = pipeline(state.game, [observe(scene)])  # a shield read surely: the forfeit is waited for, as any move
