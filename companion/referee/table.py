@@ -304,6 +304,7 @@ class _Roll:
 # a silent error at action 290 with it, none to 300 without (docs/vision-notes.md, session 15). On again only with a
 # whole-game run of every game showing no silent error.
 LEARN_FROM_ANSWERS = False
+UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
 
@@ -500,7 +501,10 @@ class TablePipeline:
         if read_surely - said or used.kept and read != said:
             self._unseen_rolls += 1
         elif not used.kept and read_surely == read == said:  # every die read surely, as entered
-            self._unseen_rolls = 0
+            # far behind or ahead, one throw showing the roll entered may be chance (two d6 alike one roll in twelve):
+            # a second is needed (Eagle Kingdoms r1 seed 0, action 565: a 2:6 read as 31 rolls were owed, the next
+            # throw confirmed, sure, three rolls off)
+            self._unseen_rolls = UNSEEN_DOUBT if self._unseen_rolls > UNSEEN_DOUBT else 0
 
     def read_dice_again(self) -> None:
         """Report the dice in view again once they are still (the family asks for a new reading): the dice of
@@ -1127,13 +1131,13 @@ class TablePipeline:
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
         roll of 1+2)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
-                and roll.unseen < 2 and not roll.swallowed and not roll.doubted:
+                and roll.unseen < UNSEEN_DOUBT and not roll.swallowed and not roll.doubted:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
             "dice lying before them were never read" if roll.swallowed else \
             "the roll before was answered for dice that may have been this one's" if roll.doubted else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
-            f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= 2 else \
+            f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= UNSEEN_DOUBT else \
             f"hands reached in {roll.reaches} times since the last action"
         return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
 
@@ -1162,10 +1166,13 @@ class TablePipeline:
     def _decision_events(self, state: State, key: str | None) -> list[TableEvent]:
         if self.settled is None or self._board_open or self._asked == key:
             return []
-        if self._roll is not None and not self._roll.used:
-            return []
         unreadable = self._unreadable(self.settled)
         kind, actions = unseen_decision(state, self.adapter.scene_from_state, unreadable)
+        # dice thrown and not used wait to tell the choice -- but none tells one shown only where the camera reads unsure:
+        # throws settling then are the table's next turns (Eagle Kingdoms r1 seed 0: a forfeit to a crowded shield
+        # waited for 49 s behind one throw after another, 40 actions behind the table when at last it was asked)
+        if self._roll is not None and not self._roll.used and kind != "unread":
+            return []
         # a choice shown only where the camera reads unsure (a crowded centre shield): asked once a hand has moved
         # something and the board settled again without a change it can read -- waiting would never end
         if kind in ("visible", "dice") or kind == "unread" and not self._reaches:

@@ -352,6 +352,45 @@ def test_a_lone_die_kept_while_the_enchanted_die_was_entered_still_awaits_its_ro
     assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
 
 
+def _failed_roll(state, unlike=()):
+    """A roll of the regular dice at ``state`` that captures nothing (the board stays as it is), of other dice than
+    ``unlike`` (a roll entered, then thrown: the throw is taken for it)."""
+    return next(a for a in state.legal_actions() if _after(state, a).phase != CAPTURE and a["dice"] not in unlike)
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_far_behind_the_table_one_throw_showing_the_roll_entered_does_not_level_the_camera():
+    """Bench table, Eagle Kingdoms r1 seed 0 (action 565, with the crowded shield read unsure): 31 rolls had been entered
+    whose dice the camera never saw; one throw read as the roll then entered (a 2:6, by chance) set the count to nought,
+    and the next throw was confirmed, sure, for a roll three off. Two such throws are needed when far off."""
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6), state)
+    for _ in range(3):  # three rolls entered, their dice never seen
+        if not state.is_chance_node():
+            pipe.applied({"type": "roll-again"}, state)
+            state = _after(state, {"type": "roll-again"})
+        entered = _failed_roll(state)
+        pipe.applied(entered, state)
+        state = _after(state, entered)
+    if not state.is_chance_node():
+        pipe.applied({"type": "roll-again"}, state)
+        state = _after(state, {"type": "roll-again"})
+    entered = _failed_roll(state, unlike=[entered["dice"]])
+    dice = [(40, 200, entered["dice"][0]), (280, 30, entered["dice"][1])]
+    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=dice), state) if e.kind == DICE]
+    assert offered and not offered[-1].sure and "3 rolls were entered" in offered[-1].message
+    pipe.applied(entered, state)  # read as entered: by chance, perhaps
+    state = _after(state, entered)
+    if not state.is_chance_node():
+        pipe.applied({"type": "roll-again"}, state)
+        state = _after(state, {"type": "roll-again"})
+    throw = _failed_roll(state, unlike=[entered["dice"]])["dice"]
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
+    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     """The dice kept for a later roll are offered there, and before the family answers, the next throw settles
@@ -604,6 +643,10 @@ def test_a_choice_shown_only_where_the_camera_reads_unsure_for_long_is_asked_onc
     asked = [(i, e) for i, e in run(pipe, still(wait) + [frame(hand=True)] + still(8), state)]
     assert [e.reason for _, e in asked] == ["hidden"] and asked[0][0] > wait  # after the hand, not before
     assert {o[0]["type"] for o in asked[0][1].options} == {"forfeit"} and SHIELD_ID in asked[0][1].message
+    pipe = pipeline(state.game, [observe(scene, unsure=[SHIELD_ID])])  # the family played on: the next throw lies there
+    thrown = still(wait, dice=[(40, 200, 3), (280, 30, 5)])
+    asked = [(i, e) for i, e in run(pipe, still(10) + [frame(hand=True)] + still(1) + thrown, state)]
+    assert [e.reason for _, e in asked] == ["hidden"], [(e.kind, e.message) for _, e in asked]
     pipe = pipeline(state.game, [observe(scene, unsure=[SHIELD_ID])])  # unsure only a moment: waited for
     assert not [e for _, e in run(pipe, still(20) + [frame(hand=True)] + still(8), state)]
     pipe = pipeline(state.game, [observe(scene)])  # a shield read surely: the forfeit is waited for, as any move

@@ -59,6 +59,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "stray_card_mm": 15.0,  # a card outside every region belongs to the nearest within this distance
     "shield_capacity": 20,  # places on the centre shield (stands side by side); at this many, more may be hidden
     "shield_zone_mm": 7.0,  # a card whose middle is this close outside the shield stands on its rim
+    "rim_stand_sure": 0.98,  # a stand on the shield's rim is sure only from this (the pieces' edges cross its digits)
     "close_cards": False,  # no closing of the paper mask: stands on the shield stand 3 mm apart
     "uncertain_below": DEFAULT_UNCERTAIN_BELOW,
     # the frame
@@ -332,6 +333,10 @@ class EagleKingdomsReader:
                 # pictures on the pieces), not a card cut by its own ink or partly hidden
                 if np.hypot(*(self.spots_px[k] - card.centre_px)) > float(cfg["partial_card_spot_mm"]) * self.px_per_mm:
                     continue
+            if self.kinds[k] == "shield" and conf < float(cfg["rim_stand_sure"]) and self._on_rim(card.centre_px, k):
+                # its card overhangs the felt and the pieces round the shield, whose edges run through its digits: the
+                # films read a 10 there as 7 at 0.94, frame after frame (docs/vision-notes.md, session 18)
+                conf = min(conf, 0.5)
             per_region.setdefault(k, []).append((label, conf))
 
         return per_region, blocked, stray
@@ -527,6 +532,12 @@ class EagleKingdomsReader:
         image, M = (canvas, None) if source is None else source
         return read_cards_checked(image, cards, self.px_per_mm, self.classifier, M, float(self.cfg["stand_agree_shift_px"]),
                                   float(self.cfg["stand_sure_prob"]), float(self.cfg["uncertain_below"]))
+
+    def _on_rim(self, centre_px: tuple[float, float], k: int) -> bool:
+        """Whether a card whose middle is at canvas pixel ``centre_px`` stands on region ``k``'s rim band, outside it."""
+        x, y = centre_px
+        xi, yi = min(max(round(x), 0), self.shape[1] - 1), min(max(round(y), 0), self.shape[0] - 1)
+        return int(self.labels[yi, xi]) != k + 1
 
     def _region_at(self, x: float, y: float) -> int:
         """Index of the region a card whose middle is at canvas pixel (x, y) stands on (a shield's
