@@ -505,10 +505,15 @@ class TablePipeline:
         if read_surely - said or used.kept and read != said:
             self._unseen_rolls += 1
         elif not used.kept and read_surely == read == said:  # every die read surely, as entered
-            # far behind or ahead, one throw showing the roll entered may be chance (two d6 alike one roll in twelve):
-            # a second is needed (Eagle Kingdoms r1 seed 0, action 565: a 2:6 read as 31 rolls were owed, the next
-            # throw confirmed, sure, three rolls off)
-            self._unseen_rolls = UNSEEN_DOUBT if self._unseen_rolls > UNSEEN_DOUBT else 0
+            self._seen_as_entered()
+
+    def _seen_as_entered(self) -> None:
+        """Dice read surely as the roll the family entered: the camera may be level with the table again. Far behind
+        or ahead, one throw showing the roll entered may be chance (two d6 alike one roll in twelve, a d8 one in eight):
+        a second is needed (Eagle Kingdoms r1 seed 0, action 565: a 2:6 read as 31 rolls were owed, the next throw
+        confirmed, sure, three rolls off; action 536: an old d8 read unsure as the 1 just entered, 14 rolls ahead of
+        the table, and the next three old throws confirmed, sure)."""
+        self._unseen_rolls = UNSEEN_DOUBT if self._unseen_rolls > UNSEEN_DOUBT else 0
 
     def read_dice_again(self) -> None:
         """Report the dice in view again once they are still (the family asks for a new reading): the dice of
@@ -973,7 +978,8 @@ class TablePipeline:
                 self._roll.used = True  # the roll the family entered before it settled here
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
                 self._answered = None
-                self._unseen_rolls = 0  # the dice of the last roll entered: every earlier one was thrown before
+                if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
+                    self._seen_as_entered()
 
     def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
         """Whether some die of a settled roll lies where the picture changed since the last roll was used:

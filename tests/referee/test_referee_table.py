@@ -400,6 +400,49 @@ def test_far_behind_the_table_one_throw_showing_the_roll_entered_does_not_level_
     assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
 
 
+def _enter_unseen_rolls(pipe, state, n):
+    """``n`` rolls entered by the family whose dice the camera never saw; the state after them, at a roll."""
+    entered = None
+    for _ in range(n):
+        if not state.is_chance_node():
+            pipe.applied({"type": "roll-again"}, state)
+            state = _after(state, {"type": "roll-again"})
+        entered = _failed_roll(state, unlike=[entered["dice"]] if entered else [])
+        pipe.applied(entered, state)
+        state = _after(state, entered)
+    if not state.is_chance_node():
+        pipe.applied({"type": "roll-again"}, state)
+        state = _after(state, {"type": "roll-again"})
+    return state, entered
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_far_off_the_table_dice_settling_as_the_roll_just_entered_do_not_level_the_camera():
+    """Bench table, Eagle Kingdoms r1 seed 0 (action 536): the family's answers had run the game 14 rolls ahead of the
+    table; they entered the Enchanted Die's 1, and an old d8 of the table's -- a 1 too, read unsure -- settled next and
+    was taken for it, setting the count of rolls not seen to nought: the next three throws, old ones, were confirmed,
+    sure. Dice settling as the roll just entered level the camera only read surely, and far off only half-way."""
+    for unsure in (True, False):
+        state = play_until(lambda s: s.phase == "roll")
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        run(pipe, still(6), state)
+        state, last = _enter_unseen_rolls(pipe, state, 3)
+        if state.roll_no != 1:  # a second roll: one more, to the next player's first (a choice follows it)
+            state, last = _enter_unseen_rolls(pipe, state, 1)
+        entered = _failed_roll(state, unlike=[last["dice"], [6, 6]])
+        pipe.applied(entered, state)  # entered before its dice were read
+        state = _after(state, entered)
+        seen = [(40, 200, entered["dice"][0], unsure), (280, 30, entered["dice"][1])]
+        assert not [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=seen), state) if e.kind == DICE]
+        assert not state.is_chance_node()  # a choice after the roll, then the next throw
+        pipe.applied({"type": "roll-again"}, state)
+        state = _after(state, {"type": "roll-again"})
+        throw = _failed_roll(state, unlike=[entered["dice"]])["dice"]
+        frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
+        offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+        assert offered and not [e for e in offered if e.sure], (unsure, [(e.sure, e.message) for e in offered])
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     """The dice kept for a later roll are offered there, and before the family answers, the next throw settles
