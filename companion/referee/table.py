@@ -306,8 +306,6 @@ class _Roll:
 LEARN_FROM_ANSWERS = False
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
-# a space read surely, then unsure once a hand has been over the table, this long: unreadable (the hand made it so)
-UNREADABLE_AFTER_HAND_S = 2.0
 
 
 class TablePipeline:
@@ -378,8 +376,6 @@ class TablePipeline:
         self._state_key: str | None = None
         self._behind: list[tuple[dict[str, list[Any]], str]] = []  # positions before the actions not yet seen
         self._unsure_since: dict[str, float] = {}  # space -> since when (s) every settled board read it unsure
-        self._unsure_after_hand: set[str] = set()  # of those, spaces the settled board before a hand read surely
-        self._hand_since_settled = False  # a hand has been over the table since the board last settled
         self._clock = 0.0  # the last frame's time (s)
         # the dice
         self._before: np.ndarray | None = None
@@ -662,7 +658,6 @@ class TablePipeline:
             self.dice_tracker.update([], hand=True)
             self._board_run, self._refused, self._settled_frame = None, (0, ""), None
             self._dice_in_view = []
-            self._hand_since_settled = True
             self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
             return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
         self._read_dice(frame, pose, state, timings, small)
@@ -738,13 +733,8 @@ class TablePipeline:
         run.frames += 1
         if run.frames >= self.board_settle:
             confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
-            before = self.settled
             self.settled = replace(obs, confidence=confidence)
-            newly_unsure = set(self.settled.uncertain) - set(self._unsure_since)
             self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
-            turned = newly_unsure if before is not None and self._hand_since_settled else set()
-            self._unsure_after_hand = (self._unsure_after_hand | turned) & set(self._unsure_since)
-            self._hand_since_settled = False
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in run.unsure))
             self._settled_key = (key, tuple(sorted(run.unsure)))
 
@@ -1191,7 +1181,7 @@ class TablePipeline:
             return []
         # a choice shown only where the camera reads unsure (a crowded centre shield): asked once a hand has moved
         # something and the board settled again without a change it can read -- waiting would never end
-        if kind in ("visible", "dice") or kind == "unread" and not self._reaches and not unreadable & self._unsure_after_hand:
+        if kind in ("visible", "dice") or kind == "unread" and not self._reaches:
             return []
         self._asked = key
         if kind == "only":
@@ -1207,13 +1197,8 @@ class TablePipeline:
     def _unreadable(self, obs: Observation) -> frozenset[str]:
         """Spaces the settled board reads unsure for good (a crowded stack), not just now: unsure in every settled
         board for ``UNREADABLE_AFTER_S`` (a shadow, fingers near, a die lying there pass: a question asked before
-        the move was made would run ahead of the table) -- or for ``UNREADABLE_AFTER_HAND_S`` where the settled
-        board before a hand read it surely: the hand made it so (the twelfth stand put on Eagle Kingdoms' centre
-        shield; waiting 15 s there, a fast game ran ten actions ahead)."""
-        def lasts(space: str, since: float) -> bool:
-            wait = UNREADABLE_AFTER_HAND_S if space in self._unsure_after_hand else UNREADABLE_AFTER_S
-            return self._clock - since >= wait
-        lasting = {r for r, since in self._unsure_since.items() if lasts(r, since)}
+        the move was made would run ahead of the table)."""
+        lasting = {r for r, since in self._unsure_since.items() if self._clock - since >= UNREADABLE_AFTER_S}
         return frozenset(lasting & obs.uncertain) - set(obs.extra.get("hidden_by_dice") or ())
 
     # -- the pose, for the app -------------------------------------------------------------------------------

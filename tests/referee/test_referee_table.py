@@ -21,16 +21,7 @@ from companion.games.eagle_kingdoms.rules import (
 )
 from companion.referee.dice import wanted_dice
 from companion.referee.eagle_kingdoms import scene_from_state
-from companion.referee.table import (
-    DICE,
-    ILLEGAL,
-    MOVE,
-    QUESTION,
-    SETUP,
-    UNREADABLE_AFTER_HAND_S,
-    UNREADABLE_AFTER_S,
-    unseen_decision,
-)
+from companion.referee.table import DICE, ILLEGAL, MOVE, QUESTION, SETUP, UNREADABLE_AFTER_S, unseen_decision
 
 
 def ek_game(players=3):
@@ -703,24 +694,6 @@ def test_a_choice_shown_only_where_the_camera_reads_unsure_for_long_is_asked_onc
     assert not [e for _, e in run(pipe, still(20) + [frame(hand=True)] + still(8), state)]
     pipe = pipeline(state.game, [observe(scene)])  # a shield read surely: the forfeit is waited for, as any move
     assert not [e for _, e in run(pipe, still(wait) + [frame(hand=True)] + still(8), state)]
-
-
-@pytest.mark.rules("EK-ED-FORFEIT")
-def test_a_choice_shown_only_where_a_hand_left_the_camera_unsure_is_asked_soon():
-    """Bench table, Eagle Kingdoms r1 seed 0 (action 368): the forfeit put a twelfth stand on the centre shield, read
-    surely before and unsure after; asked only once the shield had been unsure 15 s, the question came ten actions
-    behind a fast table. A space read surely until a hand came, and unsure since, is what the hand did: asked within
-    a few seconds. Unsure without a hand between (a shadow coming), it is waited for as any unsure space."""
-    state = play_until(lambda s: s.phase == FORFEIT and len(s.legal_actions()) > 1)
-    scene = scene_from_state(state)
-    soon = int(UNREADABLE_AFTER_HAND_S * 10) + 8  # frames at 10 a second, settling included
-    assert soon < UNREADABLE_AFTER_S * 10 / 2
-    pipe = pipeline(state.game, [observe(scene), observe(scene, unsure=[SHIELD_ID])])
-    asked = [(i, e) for i, e in run(pipe, still(8) + [frame(hand=True)] + still(soon, obs_index=1), state)]
-    assert [e.reason for _, e in asked] == ["hidden"] and SHIELD_ID in asked[0][1].message
-    assert {o[0]["type"] for o in asked[0][1].options} == {"forfeit"}
-    pipe = pipeline(state.game, [observe(scene), observe(scene, unsure=[SHIELD_ID])])  # no hand: waited for
-    assert not run(pipe, still(8) + still(soon, obs_index=1) + [frame(hand=True)] + still(8, obs_index=1), state)
 
 
 def test_a_die_lying_on_a_space_hides_that_space():
