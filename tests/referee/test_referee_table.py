@@ -358,20 +358,30 @@ def _failed_roll(state, unlike=()):
     return next(a for a in state.legal_actions() if _after(state, a).phase != CAPTURE and a["dice"] not in unlike)
 
 
+def _roll_again(pipe, state):
+    """The state at the next roll: the family chose to roll again where a choice came first."""
+    if state.is_chance_node():
+        return state
+    pipe.applied({"type": "roll-again"}, state)
+    return _after(state, {"type": "roll-again"})
+
+
 def _enter_unseen_rolls(pipe, state, n):
     """``n`` rolls entered by the family whose dice the camera never saw; the state after them, at a roll."""
     entered = None
     for _ in range(n):
-        if not state.is_chance_node():
-            pipe.applied({"type": "roll-again"}, state)
-            state = _after(state, {"type": "roll-again"})
+        state = _roll_again(pipe, state)
         entered = _failed_roll(state, unlike=[entered["dice"]] if entered else [])
         pipe.applied(entered, state)
         state = _after(state, entered)
-    if not state.is_chance_node():
-        pipe.applied({"type": "roll-again"}, state)
-        state = _after(state, {"type": "roll-again"})
-    return state, entered
+    return _roll_again(pipe, state), entered
+
+
+def _offered_for_next_throw(pipe, state, entered):
+    """The dice events for the next throw (other dice than ``entered``), one hand in to throw them."""
+    throw = _failed_roll(state, unlike=[entered["dice"]])["dice"]
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
+    return [e for _, e in run(pipe, frames, state) if e.kind == DICE]
 
 
 @pytest.mark.rules("EK-TWO-2")
@@ -388,13 +398,8 @@ def test_far_behind_the_table_one_throw_showing_the_roll_entered_does_not_level_
     offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=dice), state) if e.kind == DICE]
     assert offered and not offered[-1].sure and "3 rolls were entered" in offered[-1].message
     pipe.applied(entered, state)  # read as entered: by chance, perhaps
-    state = _after(state, entered)
-    if not state.is_chance_node():
-        pipe.applied({"type": "roll-again"}, state)
-        state = _after(state, {"type": "roll-again"})
-    throw = _failed_roll(state, unlike=[entered["dice"]])["dice"]
-    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
-    offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    state = _roll_again(pipe, _after(state, entered))
+    offered = _offered_for_next_throw(pipe, state, entered)
     assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
 
 
@@ -417,11 +422,7 @@ def test_far_off_the_table_dice_settling_as_the_roll_just_entered_do_not_level_t
         seen = [(40, 200, entered["dice"][0], unsure), (280, 30, entered["dice"][1])]
         assert not [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=seen), state) if e.kind == DICE]
         assert not state.is_chance_node()  # a choice after the roll, then the next throw
-        pipe.applied({"type": "roll-again"}, state)
-        state = _after(state, {"type": "roll-again"})
-        throw = _failed_roll(state, unlike=[entered["dice"]])["dice"]
-        frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
-        offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+        offered = _offered_for_next_throw(pipe, _roll_again(pipe, state), entered)
         assert offered and not [e for e in offered if e.sure], (unsure, [(e.sure, e.message) for e in offered])
 
 

@@ -535,14 +535,17 @@ class EagleKingdomsReader:
 
     def _on_rim(self, centre_px: tuple[float, float], k: int) -> bool:
         """Whether a card whose middle is at canvas pixel ``centre_px`` stands on region ``k``'s rim band, outside it."""
-        x, y = centre_px
-        xi, yi = min(max(round(x), 0), self.shape[1] - 1), min(max(round(y), 0), self.shape[0] - 1)
+        xi, yi = self._pixel(*centre_px)
         return int(self.labels[yi, xi]) != k + 1
+
+    def _pixel(self, x: float, y: float) -> tuple[int, int]:
+        """The canvas pixel nearest to (x, y), within the canvas."""
+        return min(max(round(x), 0), self.shape[1] - 1), min(max(round(y), 0), self.shape[0] - 1)
 
     def _region_at(self, x: float, y: float) -> int:
         """Index of the region a card whose middle is at canvas pixel (x, y) stands on (a shield's
         rim band counts as the shield), else the nearest within ``stray_card_mm``, else -1."""
-        xi, yi = min(max(round(x), 0), self.shape[1] - 1), min(max(round(y), 0), self.shape[0] - 1)
+        xi, yi = self._pixel(x, y)
         k = int(self.card_labels[yi, xi]) - 1
         if k < 0:
             d = np.hypot(*(self.centres_px - (x, y)).T) / self.px_per_mm
