@@ -164,6 +164,12 @@ def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, l
     return _changed_regions(start, scene_of(child))
 
 
+def _reads_as(obs: Observation, region: str, pieces: Any) -> bool:
+    """``region`` read surely in ``obs`` as holding ``pieces``."""
+    return region not in obs.hidden and not obs.is_uncertain(region) and \
+        canonical(obs.regions.get(region) or []) == canonical(pieces or [])
+
+
 @dataclass
 class RollPath:
     path: tuple[Action, ...]  # decisions before the roll (none at a chance node)
@@ -371,6 +377,7 @@ class TablePipeline:
         self._board_run: _BoardRun | None = None
         self.settled: Observation | None = None
         self._settled_key: tuple | None = None
+        self._settled_at = -1  # the frame that last settled the board
         self._board_done: tuple | None = None
         self._board_open = False  # the settled board shows a change not yet explained
         self._state_key: str | None = None
@@ -733,7 +740,7 @@ class TablePipeline:
         run.frames += 1
         if run.frames >= self.board_settle:
             confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
-            self.settled = replace(obs, confidence=confidence)
+            self.settled, self._settled_at = replace(obs, confidence=confidence), self.frames
             self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in run.unsure))
             self._settled_key = (key, tuple(sorted(run.unsure)))
@@ -1123,8 +1130,30 @@ class TablePipeline:
             return self._once(("roll", roll.frame), 0, TableEvent(QUESTION, f"the dice were thrown after: {names}?",
                                                                options=options, reason="several"))
         chosen = min(best, key=lambda p: len(p.path))
-        event = self._dice_proposal(chosen.chance, chosen.path, readings, chosen.skipped_visible, state)
+        skipped = chosen.skipped_visible and not self._shown_not_taken(state, chosen.path, roll)
+        event = self._dice_proposal(chosen.chance, chosen.path, readings, skipped, state)
         return self._roll_event(roll, self._missed_throw(roll, event))
+
+    def _shown_not_taken(self, state: State, path: tuple[Action, ...], roll: _Roll) -> bool:
+        """Whether the board, settled with these dice lying, rules out every alternative to the decisions before
+        the throw that would show on it: each reads unchanged, surely, on a space it would change (Mighty
+        Magpies: "stays in nest C" before the next throw, sure once nest C still surely holds the magpie and the
+        spaces it could fly to read as before; the family decides before throwing)."""
+        obs = self.settled
+        if obs is None or self._settled_at < roll.frame:
+            return False
+        scene_of = self.adapter.scene_from_state
+        start = scene_of(state)
+        st = state.clone()
+        for action in path:
+            for other in st.legal_actions():
+                if other == action:
+                    continue
+                shown = _shown_by(st, other, scene_of, start)
+                if shown and not any(_reads_as(obs, r, start.get(r)) for r in shown):
+                    return False
+            st.apply_unchecked(action)
+        return True
 
     def _missed_throw(self, roll: _Roll, event: TableEvent) -> TableEvent:
         """A roll taken for the next one is sure only when one hand reached in before it (to take up the last

@@ -122,6 +122,39 @@ def test_dice_thrown_when_the_board_shows_a_later_move_are_asked_about_never_sur
     assert len(dice) == 1 and not dice[0].sure and "moved on" in dice[0].message
 
 
+def _pass_with_a_capture_open():
+    """A state where the player may capture (a piece leaves the board) or pass, and the next roll follows."""
+    state = play_until(lambda s: not s.is_chance_node() and s.phase == CAPTURE and len(s.legal_actions()) > 1
+                       and {"type": "pass"} in s.legal_actions())
+    captures = [a["piece"] for a in state.legal_actions() if a["type"] == "capture"]
+    return state, captures
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_pass_before_the_next_throw_is_sure_once_the_board_settled_with_the_dice_still_holds_every_capture():
+    """Capturing is optional (EK-CAP-MATCH): dice thrown after a roll that could capture mean "passes" only if no
+    capture was made. The board settled with the dice lying reads every capturable piece surely in its place:
+    the pass is seen, the proposal sure (the films' "passes; Roll" and the magpies' "stays in nest" were asked
+    every time)."""
+    state, captures = _pass_with_a_capture_open()
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(4) + [frame(hand=True)] + still(1) + still(8, dice=[(40, 200, 3), (280, 30, 5)])
+    dice = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert captures and len(dice) == 1 and dice[0].sure, dice
+    assert dice[0].actions == ({"type": "pass"}, {"type": "roll", "dice": [3, 5]})
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_pass_before_the_next_throw_is_not_sure_while_a_capturable_piece_reads_unsure():
+    """The same throw with one capturable piece's space read unsure: that capture may have been made, so the
+    pass is proposed for a tap, never sure."""
+    state, captures = _pass_with_a_capture_open()
+    pipe = pipeline(state.game, [observe(scene_from_state(state), unsure=captures[:1])])
+    frames = still(4) + [frame(hand=True)] + still(1) + still(8, dice=[(40, 200, 3), (280, 30, 5)])
+    dice = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(dice) == 1 and not dice[0].sure and not dice[0].unsure, dice
+
+
 def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_is_not_sure():
     """One hand in (take up the dice, throw): the roll is this one. Two, with the table still between them as
     long as a roll takes to settle: a throw may have been missed (a d8 not read), and these dice may be a later

@@ -625,6 +625,9 @@ class FalconryReader:
             # made four touching single cards doubtful and the frame a "hand" (seed 11 scene 88)
             ref = np.maximum(widths.min(axis=1), float(self.deck["border_mm"]) - 1.0)  # a failed side is no reference
             peek[occ_idx] = corner.max(axis=1) - ref
+            # a lower card peeking out on one side only -- its other side hidden under a neighbour's card
+            # laid over it, or a neighbour's border touching: whether this card covers another is unsure
+            side_peek = widths.max(axis=1) - ref
             noble_conf = np.clip(noble_margin[occ_idx] / float(rc["noble_margin"]), 0, 1)
             kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
                 (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
@@ -637,6 +640,8 @@ class FalconryReader:
                 # that is less than a pixel, blurred by the scaling -- a card read as covering by 1.8 mm
                 # too much; whether a card covers another is then unsure, the card itself still read
                 cov_conf = np.minimum(cov_conf, 0.5)
+            one_sided = (peek[occ_idx] < float(rc["covers_excess_mm"])) & (side_peek >= float(rc["covers_excess_mm"]))
+            cov_conf = np.where(one_sided, np.minimum(cov_conf, 0.5), cov_conf)
             conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
             unc = float(rc["uncertain_below"])
             covers_doubt[occ_idx] = (cov_conf < unc) & (np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf]) >= unc)
