@@ -625,8 +625,9 @@ class FalconryReader:
             # made four touching single cards doubtful and the frame a "hand" (seed 11 scene 88)
             ref = np.maximum(widths.min(axis=1), float(self.deck["border_mm"]) - 1.0)  # a failed side is no reference
             peek[occ_idx] = corner.max(axis=1) - ref
-            # a lower card peeking out on one side only -- its other side hidden under a neighbour's card
-            # laid over it, or a neighbour's border touching: whether this card covers another is unsure
+            # a lower card peeking out on one side only, its other side hidden under a neighbour's card laid
+            # over it: whether this card covers another is unsure -- where the one side's excess is a lower
+            # card's peek (4 mm); a longer white run is the strip's paper or a neighbour's stack beyond the gap
             side_peek = widths.max(axis=1) - ref
             noble_conf = np.clip(noble_margin[occ_idx] / float(rc["noble_margin"]), 0, 1)
             kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
@@ -640,7 +641,8 @@ class FalconryReader:
                 # that is less than a pixel, blurred by the scaling -- a card read as covering by 1.8 mm
                 # too much; whether a card covers another is then unsure, the card itself still read
                 cov_conf = np.minimum(cov_conf, 0.5)
-            one_sided = (peek[occ_idx] < float(rc["covers_excess_mm"])) & (side_peek >= float(rc["covers_excess_mm"]))
+            lo, hi = (float(v) for v in rc["covers_one_side_mm"])
+            one_sided = (peek[occ_idx] < float(rc["covers_excess_mm"])) & (side_peek >= lo) & (side_peek <= hi)
             cov_conf = np.where(one_sided, np.minimum(cov_conf, 0.5), cov_conf)
             conf_occ[occ_idx] = np.minimum.reduce([occ_conf[occ_idx], noble_conf, kind_conf, cov_conf])
             unc = float(rc["uncertain_below"])
