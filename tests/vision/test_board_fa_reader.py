@@ -252,7 +252,8 @@ def test_a_lower_card_peeking_out_on_one_side_only_leaves_covers_unsure(seed):
     """FA-BIRD-CLAIM: a bird on a marker claims it, so whether a card covers another decides who owns the
     cell. Falconry film seed 1: the claimed marker's peek on one side was hidden under a neighbour's card,
     the other side still peeked out, and the corner rule (a lower card peeks out on two sides of one
-    corner) read "covers nothing" while sure -- two false illegal calls. One side peeking is now unsure."""
+    corner) read "covers nothing" while sure -- two false illegal calls. One side peeking out by a lower card's
+    peek (3-6 mm over the border) is now unsure."""
     w, h = 63.0, 88.0
     scene = {"x0y0": {"noble": "G", "kind": "bird", "covers": True}, "x1y0": {"noble": "E", "kind": "falconer"},
              "x0y1": {"noble": "H", "kind": "marker"}, "x-1y0": {"noble": "P", "kind": "marker"}}
