@@ -176,6 +176,9 @@ def match(
     seen = as_observation(after)
     if not seen.usable:
         return MatchResult(MatchKind.UNREADABLE, f"board not read: {seen.status}; nothing applied")
+    settle: Callable | None = getattr(adapter, "settle_by_rules", None)  # doubts the game's rules settle alone
+    if settle is not None:
+        seen = settle(state, seen)
     expected = adapter.scene_from_state(state)
     hard, soft = differences(expected, seen)
     if not hard:

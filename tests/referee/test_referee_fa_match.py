@@ -128,3 +128,38 @@ def test_evaluate_reports_the_benchmark_fields():
     report = evaluate(2, 3)
     assert {"scenes", "per_space_error", "board_exact", "ms_median"} <= set(report)
     assert report["scenes"] == 2 and 0 <= report["per_space_error"] <= 1
+
+
+def _doubt_over_own_marker(read_noble: str):
+    """Ann (H) has a marker on (2, 0) and lays another on (3, 1); the camera reads (2, 0) as a ``read_noble``
+    marker sure of all but whether it covers a card (read: it does, unsure)."""
+    state = duel()
+    for a in ({"type": "place", "kind": "marker", "to": [2, 0]}, {"type": "place", "kind": "marker", "to": [2, 1]}):
+        state.apply(a)
+    adapter = FalconryAdapter()
+    after = state.clone()
+    after.apply({"type": "place", "kind": "marker", "to": [3, 1]})
+    scene = adapter.scene_from_state(after)
+    scene["x2y0"] = [{"noble": read_noble, "kind": "marker", "covers": True}]
+    seen = Observation(scene, {"x2y0": 0.5}, extra={"covers_doubt": ["x2y0"]})
+    return state, adapter, seen
+
+
+@pytest.mark.rules("FA-MARK-1", "FA-MARK-2")
+def test_whether_a_marker_covers_a_card_is_settled_by_the_rules():
+    """A marker goes only into an open space (FA-MARK-1), so it never covers a card: a marker read surely but
+    for that, where the engine has that very marker, is the engine's. The placement beside it is then the one
+    history (before: "moves the marker (2, 0) -> (3, 1)" fitted too, the unsure marker's space possibly empty)."""
+    state, adapter, seen = _doubt_over_own_marker("H")
+    result = match(state, None, seen, adapter)
+    assert result.kind is MatchKind.PROPOSED and result.sure, result.message
+    assert result.actions == ({"type": "place", "kind": "marker", "to": [3, 1]},)
+
+
+@pytest.mark.rules("FA-MARK-2")
+def test_a_covers_doubt_over_another_card_than_the_engines_is_not_settled():
+    """The same doubt where the camera reads another noble's marker than the engine's: not the engine's card, so
+    its doubt stays and the marker may have been moved (the placement is not the one history)."""
+    state, adapter, seen = _doubt_over_own_marker("E")
+    result = match(state, None, seen, adapter)
+    assert not (result.kind is MatchKind.PROPOSED and result.sure), result.message
