@@ -102,10 +102,10 @@ class FalconryAdapter:
         return sorted(actions, key=lambda a: a["type"] != "move")  # a move explains two changes: first
 
     def settle_by_rules(self, state: State, seen: Observation) -> Observation:
-        """``seen`` with each card read surely but for whether it covers another (``covers_doubt``: its noble and
-        kind sure) that is the card the engine has on top there taking the engine's word for its stack: a marker
-        never covers (FA-MARK-1: placed in open spaces only), and a noble's one bird or falconer (FA-CARDS) still on
-        its space lies on what it lay on. At 0.6-0.8 px/mm a border read a millimetre short left one marker
+        """``seen``, where a card read surely but for whether it covers another (``covers_doubt``: its noble and kind
+        sure) is the engine's top card on that space, with the engine's stack there: a marker never covers
+        (FA-MARK-1: placed in open spaces only), and a noble's one bird or falconer (FA-CARDS) still on its space
+        lies on what it lay on. At 0.6-0.8 px/mm a border read a millimetre short left one marker
         unsure for a whole film (Falconry seed 3), and every later move that could have taken it away asked."""
         doubt = [r for r in seen.extra.get("covers_doubt") or () if seen.is_uncertain(r) and r not in seen.hidden]
         scene = self.scene_from_state(state)
