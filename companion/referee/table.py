@@ -175,16 +175,22 @@ class RollPath:
     path: tuple[Action, ...]  # decisions before the roll (none at a chance node)
     chance: State  # the chance node the roll answers
     same_turn: bool  # the roll is thrown in the turn now being played
-    skipped_visible: bool  # a decision on the way had alternatives that would show on the board
+    skipped_shown: tuple[frozenset[str], ...] = ()  # the spaces each alternative on the way would have changed
+
+    @property
+    def skipped_visible(self) -> bool:
+        """A decision on the way had alternatives that would show on the board."""
+        return bool(self.skipped_shown)
 
 
 def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = ROLL_SEARCH_DEPTH) -> list[RollPath]:
     """Ways to reach a roll from ``state`` through decisions that change nothing on the board: a roll whose
     dice are among the dice seen (``kinds``: kind -> count; None: any roll)."""
-    start = _scene_key(scene_of(state))
+    start_scene = scene_of(state)
+    start = _scene_key(start_scene)
     turn = state.turn_number
     out: list[RollPath] = []
-    frontier: list[tuple[State, tuple[Action, ...], bool]] = [(state, (), False)]
+    frontier: list[tuple[State, tuple[Action, ...], tuple[frozenset[str], ...]]] = [(state, (), ())]
     for level in range(depth + 1):
         nxt = []
         for st, path, skipped in frontier:
@@ -197,15 +203,16 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
                 continue
             if level == depth:
                 continue
-            unseen, visible = [], False
+            unseen, shown = [], []
             for action in st.legal_actions():
                 child = st.clone()
                 child.apply_unchecked(action)
-                if _scene_key(scene_of(child)) == start:
+                scene = scene_of(child)
+                if _scene_key(scene) == start:
                     unseen.append((child, path + (action,)))
                 else:
-                    visible = True
-            nxt += [(child, p, skipped or visible) for child, p in unseen]
+                    shown.append(frozenset(_changed_regions(start_scene, scene)))
+            nxt += [(child, p, skipped + tuple(shown)) for child, p in unseen]
         frontier = nxt
     return out
 
@@ -1130,30 +1137,20 @@ class TablePipeline:
             return self._once(("roll", roll.frame), 0, TableEvent(QUESTION, f"the dice were thrown after: {names}?",
                                                                options=options, reason="several"))
         chosen = min(best, key=lambda p: len(p.path))
-        skipped = chosen.skipped_visible and not self._shown_not_taken(state, chosen.path, roll)
+        skipped = chosen.skipped_visible and not self._shown_not_taken(state, chosen.skipped_shown, roll)
         event = self._dice_proposal(chosen.chance, chosen.path, readings, skipped, state)
         return self._roll_event(roll, self._missed_throw(roll, event))
 
-    def _shown_not_taken(self, state: State, path: tuple[Action, ...], roll: _Roll) -> bool:
+    def _shown_not_taken(self, state: State, skipped_shown: tuple[frozenset[str], ...], roll: _Roll) -> bool:
         """Whether the board, settled with these dice lying, rules out every alternative to the decisions before
-        the throw that would show on it: each reads unchanged, surely, on a space it would change (Mighty
-        Magpies: "stays in nest C" before the next throw, sure once nest C still surely holds the magpie and the
-        spaces it could fly to read as before; the family decides before throwing)."""
+        the throw that would show on it (``skipped_shown``: the spaces each would change): each reads unchanged,
+        surely, on a space it would change (Mighty Magpies: "stays in nest C" before the next throw, sure once
+        nest C still surely holds the magpie; the family decides before throwing)."""
         obs = self.settled
         if obs is None or self._settled_at < roll.frame:
             return False
-        scene_of = self.adapter.scene_from_state
-        start = scene_of(state)
-        st = state.clone()
-        for action in path:
-            for other in st.legal_actions():
-                if other == action:
-                    continue
-                shown = _shown_by(st, other, scene_of, start)
-                if shown and not any(_reads_as(obs, r, start.get(r)) for r in shown):
-                    return False
-            st.apply_unchecked(action)
-        return True
+        start = self.adapter.scene_from_state(state)
+        return all(any(_reads_as(obs, r, start.get(r)) for r in shown) for shown in skipped_shown)
 
     def _missed_throw(self, roll: _Roll, event: TableEvent) -> TableEvent:
         """A roll taken for the next one is sure only when one hand reached in before it (to take up the last
