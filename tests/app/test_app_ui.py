@@ -8,6 +8,7 @@ user guide's pictures).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -232,7 +233,7 @@ def test_the_preview_uploads_each_frame_and_redraws_its_overlay_only_on_a_change
     pump(lambda: preview.uploads >= uploads + 10, what="preview frames")
     # a reading may still change as the worker catches up on a busy machine: then, and only then, it is redrawn
     assert preview.overlay_uploads - overlays == len(redrawn_keys) - 1 <= 2
-    assert all(a != b for a, b in zip(redrawn_keys, redrawn_keys[1:]))
+    assert all(a != b for a, b in itertools.pairwise(redrawn_keys))
     assert looked_up == []  # the demo board's geometry is read once per game, not per frame
     # the frame goes up as RGBA (one OpenCV swizzle into a kept buffer), into the texture the preview keeps
     texture, shown = preview.texture, preview.shown_frame.image
