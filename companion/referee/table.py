@@ -466,7 +466,11 @@ class TablePipeline:
             later = pending and roll is not None and (other_kinds or not roll.kept and bool(other_faces - said))
             # a roll entered before its dice were read (none pending, or the pending dice are another roll's): the
             # dice that settle next showing it are that roll, not the next one
-            self._answered = said if not pending or later else None
+            # kept dice (a later roll's, by the rules above) answered otherwise are behind the table too: the roll entered
+            # is still to settle (bench table EK seed 0 r2, action 119: a kept 1+3 answered 2+6, and the 2+6 settling
+            # next was offered surely as the next player's roll)
+            behind = pending and roll is not None and roll.kept and read != said
+            self._answered = said if not pending or later or behind else None
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
             # dice having settled already (the earlier throw)

@@ -23,6 +23,9 @@ import numpy as np
 from companion.vision.classify import crop
 
 CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
+CHANGE_GROW_LEVEL = 14.0  # grey levels a pixel next to a surely changed one may differ by and still be the die's: a pale
+# die on a dark table in dim light changes by more than CHANGE_LEVEL only between its pips, in pieces too small to keep
+CHANGE_CORE_PX = 2  # quarter-size pixels changed by CHANGE_LEVEL a place needs, grown or not (noise grows nothing)
 CHANGED_MIN = 0.25  # share of a find's middle that must have changed
 DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
 MAX_WINDOWS = 6
@@ -159,21 +162,44 @@ def quarter(frame: np.ndarray) -> np.ndarray:
     return cv2.resize(frame, (frame.shape[1] // 4, frame.shape[0] // 4), interpolation=cv2.INTER_AREA)
 
 
-def _changes(now_q: np.ndarray, was_q: np.ndarray, local_light: bool = True
-             ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Connected places that changed between two quarter-size pictures, the light matched (``local_light``:
-    region by region, :func:`light_gain`; else only the whole picture's exposure): (count, stats, centres,
-    labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
+def _light_matched_diff(now_q: np.ndarray, was_q: np.ndarray, local_light: bool = True) -> np.ndarray:
+    """|now - was| per pixel and channel (float32), the light matched (``local_light``: region by region,
+    :func:`light_gain`; else only the whole picture's exposure)."""
     if local_light:
         gain = cv2.resize(light_gain(now_q, was_q), (now_q.shape[1], now_q.shape[0]), interpolation=cv2.INTER_CUBIC)
     else:
         gain = whole_ratio(now_q, was_q)
-    diff = np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain)
-    # a channel at a time: numpy's max over an axis of three costs ten times these comparisons
-    changed = (diff[..., 0] > CHANGE_LEVEL) | (diff[..., 1] > CHANGE_LEVEL) | (diff[..., 2] > CHANGE_LEVEL)
-    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    return np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain)
+
+
+def _changes(diff: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected places where ``diff`` (:func:`_light_matched_diff`) exceeds :data:`CHANGE_LEVEL`: (count, stats,
+    centres, labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
+    changed = cv2.morphologyEx(_over(diff, CHANGE_LEVEL), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
     return count, stats, centres, labels
+
+
+def _grown_changes(diff: np.ndarray, grow: float) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """As :func:`_changes`, each place changed by :data:`CHANGE_LEVEL` taking in what changed by
+    :data:`CHANGE_GROW_LEVEL` up to ``grow`` quarter px (a die's side) from it, so that a die whose change is
+    split by its pips is one place; places with fewer than :data:`CHANGE_CORE_PX` such pixels are left out."""
+    strong = _over(diff, CHANGE_LEVEL)
+    reach = 2 * int(np.ceil(grow)) + 1
+    near = cv2.dilate(strong, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    changed = cv2.dilate(_over(diff, CHANGE_GROW_LEVEL) & near, np.ones((3, 3), np.uint8))
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
+    cores = np.bincount(labels[strong > 0], minlength=count)
+    keep = np.flatnonzero(cores[1:] >= CHANGE_CORE_PX) + 1
+    relabel = np.zeros(count, np.int32)
+    relabel[keep] = np.arange(1, len(keep) + 1)
+    return len(keep) + 1, np.vstack([stats[:1], stats[keep]]), np.vstack([centres[:1], centres[keep]]), relabel[labels]
+
+
+def _over(diff: np.ndarray, level: float) -> np.ndarray:
+    """uint8 mask (0/1) of the pixels where any channel of ``diff`` exceeds ``level``."""
+    # a channel at a time: numpy's max over an axis of three costs ten times these comparisons
+    return ((diff[..., 0] > level) | (diff[..., 1] > level) | (diff[..., 2] > level)).astype(np.uint8)
 
 
 def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndarray:
@@ -181,7 +207,7 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndar
     hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
     nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
     light does not change from one frame to the next; a hand is not light)."""
-    count, stats, _centres, labels = _changes(now_q, was_q, local_light=False)
+    count, stats, _centres, labels = _changes(_light_matched_diff(now_q, was_q, local_light=False))
     side = die_px / 4
     big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
     if not big:
@@ -194,17 +220,27 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndar
 def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:
     """Centres (frame px) of the small places that changed between two quarter-size pictures (:func:`quarter`)
     once the light is matched: where a die may have landed. Changes much larger than a die (a shadow, a
-    moved card, a hand) are not such places."""
+    moved card, a hand) are not such places. Where no such place was found, a place grown from the strong
+    changes (:func:`_grown_changes`) is one too: a pale die on a dark table in dim light changes the picture
+    strongly only between its pips, in bits each too small for a die."""
     k = 4
-    count, stats, centres, _labels = _changes(now_q, was_q)
     side = die_px / k
-    out = []
-    for i in range(1, count):
-        w, h, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
-        if area >= 0.15 * side * side and max(w, h) <= 3.5 * side + 2:
-            out.append((int(centres[i][0] * k), int(centres[i][1] * k), int(area)))
-    out.sort(key=lambda c: -c[2])
-    return [(x, y) for x, y, _ in out]
+    diff = _light_matched_diff(now_q, was_q)
+    count, stats, centres, labels = _changes(diff)
+    kept = sorted((i for i in range(1, count) if _die_sized(stats[i], side)), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+    g_count, g_stats, g_centres, g_labels = _grown_changes(diff, side)
+    found = set(np.unique(g_labels[np.isin(labels, kept)]).tolist()) if kept else set()
+    grown = sorted((i for i in range(1, g_count) if i not in found and _die_sized(g_stats[i], side)),
+                   key=lambda i: -g_stats[i, cv2.CC_STAT_AREA])
+    places = [centres[i] for i in kept] + [g_centres[i] for i in grown]  # the largest first, the grown ones last
+    return [(int(x * k), int(y * k)) for x, y in places]
+
+
+def _die_sized(stats: np.ndarray, side: float) -> bool:
+    """Whether a connected place's stats are those of a die (quarter px ``side``): not much smaller, nor larger
+    than a few dice (a shadow, a moved card, a hand)."""
+    w, h, area = stats[cv2.CC_STAT_WIDTH], stats[cv2.CC_STAT_HEIGHT], stats[cv2.CC_STAT_AREA]
+    return bool(area >= 0.15 * side * side and max(w, h) <= 3.5 * side + 2)
 
 
 class DiceWindows:

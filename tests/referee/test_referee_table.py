@@ -309,6 +309,30 @@ def test_a_die_read_surely_that_the_roll_entered_lacks_keeps_the_dice_for_a_late
     assert later[0].actions == ({"type": "roll-again"}, {"type": "roll", "dice": sorted([sure_face, 4])})
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-TWO-3")
+def test_the_roll_entered_where_kept_dice_were_offered_is_the_throw_that_settles_next_not_a_later_roll():
+    """Bench table, Eagle Kingdoms seed 0 rendition 2 (action 119): dice kept for a later roll were offered there and
+    the family entered another roll (the camera is still behind the table). That roll's dice settling next are the
+    roll entered, not the next one: they were confirmed, sure, for the next player's roll (here a safety net makes
+    that offer unsure; it is still a question with no roll to answer)."""
+    state = play_until(lambda s: s.phase == "roll")
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    seen = next(a["dice"] for a in state.legal_actions() if a != failed and a["dice"][0] != a["dice"][1])
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, seen[0]), (280, 30, seen[1])]), state)
+    pipe.applied(failed, state)  # not these dice: kept for a later roll
+    second = _after(state, failed)
+    again = _after(second, {"type": "roll-again"})
+    pipe.applied({"type": "roll-again"}, second)
+    entered = next(a for a in again.legal_actions() if sorted(a["dice"]) != sorted(seen)
+                   and _after(again, a).is_chance_node() and a["dice"][0] != a["dice"][1])  # failed again: the next player throws
+    after = _after(again, entered)
+    pipe.applied(entered, again)  # the kept dice answered otherwise: the throw of the roll entered is still to settle
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, entered["dice"][0]), (300, 180, entered["dice"][1])])
+    offered = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
+    assert offered == [], [(e.sure, e.message) for e in offered]  # the roll entered: nothing to offer, sure or not
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_kept_for_a_later_roll_are_not_spent_on_an_enchanted_die_the_family_enters():
     """Bench table, Eagle Kingdoms rendition 2 (action 28, with the rule above): two d6 kept for a later roll were

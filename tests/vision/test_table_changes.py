@@ -193,3 +193,29 @@ def test_the_frame_before_a_throw_refreshed_to_the_last_frame_read_is_not_shrunk
     assert windows.places == fresh.places and len(windows.places) == 1
     windows.read(later, later.copy(), DIE)  # another picture: shrunk
     assert len(shrunk) == 5
+
+
+def test_a_pale_die_on_a_dark_table_in_dim_light_is_a_changed_place():
+    """Bench table, Eagle Kingdoms seed 0 r2: a pale grey die thrown beside the board onto the dark table in dim light
+    changes the picture by more than CHANGE_LEVEL only between its dark pips, in pieces each too small to keep."""
+    side = 24
+
+    def dark_table(seed):
+        rng = np.random.default_rng(seed)
+        return np.clip(np.full((360, 640, 3), 38, np.int16) + rng.integers(-6, 7, (360, 640, 1)), 0, 255).astype(np.uint8)
+
+    before, now = dark_table(0), dark_table(1)
+    mask, die = np.zeros(now.shape[:2], np.uint8), np.zeros_like(now)
+    x, y = 120, 200
+    cv2.rectangle(mask, (x, y), (x + side, y + side), 255, -1)
+    die[mask > 0] = (74, 72, 70)  # 34 levels over the table
+    for px, py in ((5, 5), (12, 12), (19, 19), (5, 19), (19, 5), (5, 12), (19, 12)):
+        cv2.circle(die, (x + px, y + py), 3, (30, 30, 30), -1)
+    soft = cv2.GaussianBlur(mask, (0, 0), 1.5).astype(np.float32)[..., None] / 255
+    with_die = (now * (1 - soft) + cv2.GaussianBlur(die, (0, 0), 1.0) * soft).astype(np.uint8)
+    places = changed_places(quarter(with_die), quarter(before), side)
+    assert len(places) == 1 and abs(places[0][0] - (x + side // 2)) <= side // 2 and abs(places[0][1] - (y + side // 2)) <= side // 2
+    faint = now.copy()  # a change everywhere below CHANGE_LEVEL grows nothing: no place
+    cv2.circle(faint, (400, 100), 12, (58, 58, 58), -1)
+    assert changed_places(quarter(faint), quarter(before), side) == []
+    assert changed_places(quarter(now), quarter(before), side) == []
