@@ -970,7 +970,8 @@ class TablePipeline:
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
-            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered)
+            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) \
+                or self._passed_over(earlier, roll.dice)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
             # only one of other dice (bench table, Eagle Kingdoms seed 2 r2, action 263: a lone 1 of a 1:4, kept when the
             # Enchanted Die was entered; the next throw, 1:4 again, was spent on its roll, and the throw after it confirmed,
@@ -988,6 +989,23 @@ class TablePipeline:
                 self._answered = None
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
+
+    @staticmethod
+    def _passed_over(earlier: _Roll | None, dice: Sequence[Any]) -> bool:
+        """Whether a settled throw, never offered nor spent, was taken up and thrown again: some die of it no longer
+        lies where it settled (read again there, as another face or with a die more, it is the same throw). The table
+        played on while the pipeline waited (bench table, Eagle Kingdoms r1 seed 0, frames 4782-4910: at a forfeit it
+        could not see, six throws settled one after the other; when the family answered, the last was confirmed, sure,
+        for a roll ten actions back): one of the two throws is a later roll's, as when an offered one is unanswered."""
+        if earlier is None or earlier.used or earlier.offered or earlier.kept:
+            return False
+        centres = [_centre(r.box) for r in dice]
+
+        def still_there(die: Any) -> bool:
+            (x, y), tol = _centre(die.box), 0.3 * max(die.box[2], die.box[3])
+            return any(abs(cx - x) <= tol and abs(cy - y) <= tol for cx, cy in centres)
+
+        return not all(still_there(r) for r in earlier.readings)
 
     def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
         """Whether some die of a settled roll lies where the picture changed since the last roll was used:

@@ -503,6 +503,28 @@ def test_dice_thrown_while_an_earlier_roll_is_still_owed_are_never_sure():
     assert not later[0].sure and "still unanswered" in later[0].message
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-ED-FORFEIT")
+def test_a_throw_settling_after_an_earlier_throw_was_taken_up_unoffered_is_never_sure():
+    """Bench table, Eagle Kingdoms r1 seed 0 (frames 4782-4910): the pipeline waited at a forfeit the family had not
+    made yet, and the table played on -- throw after throw settled, none offered (no roll is due at a choice), each
+    taking up the last. When the choice was answered, the last throw was confirmed, sure, for the roll due: a roll
+    ten actions back. A throw that settles where an earlier one, never offered, was taken up is owed-for: not sure.
+    The same throw read again (a face read otherwise where it lies) is no new throw, and stays sure."""
+    state = play_until(lambda s: s.phase == FORFEIT and len(s.legal_actions()) > 1)
+    forfeit = state.legal_actions()[0]
+    after = _after(state, forfeit)
+    assert after.is_chance_node()  # the roll comes next: no choice between
+    first, then = [(40, 200, 3), (280, 30, 5)], [(60, 24, 2), (250, 214, 4)]
+    for throws, sure in (([first, then], False), ([first, [(40, 200, 4), (280, 30, 5)]], True)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
+        frames = still(6) + [f for dice in throws for f in still(12, dice=dice)]
+        assert not [e for _, e in run(pipe, frames, state) if e.kind == DICE]  # the forfeit not made: no roll due
+        pipe.applied(forfeit, state)
+        offered = [e for _, e in run(pipe, still(8, obs_index=1, dice=throws[-1]), after) if e.kind == DICE]
+        assert [e.sure for e in offered] == [sure], [e.message for e in offered]
+        assert sure or "still unanswered" in offered[0].message
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_after_a_die_read_alone_and_asked_about_are_never_sure():
     """Bench table, Mighty Magpies rendition 2 taught (action 87): one die of a throw was read alone (its mate
