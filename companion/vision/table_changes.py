@@ -31,6 +31,8 @@ DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide ar
 MAX_WINDOWS = 6
 MISSED_DIE_BOX = 1.9  # the box read where a die-sized change has no find: a die's side times this (the detector's
 # boxes are 1.24-1.94 times the die; the middle of what changed is seldom the die's own)
+PIP_FIND = 0.5  # a find under a die's side times this is a pip the detector took for a die (a 4 read as three "1"s,
+# each unsure, beside the die's own find: "3 dice seen" where two were thrown); the place is read as a missed die instead
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
@@ -309,6 +311,8 @@ class DiceWindows:
                     readings.append(r)
             cache[(x0, y0)] = (look, readings)
             for r in readings:
+                if max(r.box[2], r.box[3]) < PIP_FIND * die_px:
+                    continue
                 if not any(_overlap(r.box, q.box) > 0.3 for q in found):
                     found.append(r)
         self._cache = cache
