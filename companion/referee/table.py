@@ -1000,12 +1000,7 @@ class TablePipeline:
         if earlier is None or earlier.used or earlier.offered or earlier.kept:
             return False
         centres = [_centre(r.box) for r in dice]
-
-        def still_there(die: Any) -> bool:
-            (x, y), tol = _centre(die.box), 0.3 * max(die.box[2], die.box[3])
-            return any(abs(cx - x) <= tol and abs(cy - y) <= tol for cx, cy in centres)
-
-        return not all(still_there(r) for r in earlier.readings)
+        return not all(any(_lies_at(r, x, y) for x, y in centres) for r in earlier.readings)
 
     def _thrown_since_spent(self, readings: Sequence[Any], frame: np.ndarray) -> bool:
         """Whether some die of a settled roll lies where the picture changed since the last roll was used:
@@ -1035,10 +1030,7 @@ class TablePipeline:
             return False
         left = list(played)
         for r in readings:
-            cx, cy = _centre(r.box)
-            tol = 0.3 * max(r.box[2], r.box[3])
-            hit = next((p for p in left if p[0] == r.kind and p[1] == str(r.value)
-                        and abs(p[2] - cx) <= tol and abs(p[3] - cy) <= tol), None)
+            hit = next((p for p in left if p[0] == r.kind and p[1] == str(r.value) and _lies_at(r, p[2], p[3])), None)
             if hit is None:
                 return False
             left.remove(hit)
@@ -1310,6 +1302,12 @@ def _shows(readings: Sequence[Any], said: Counter, unsure_too: bool = False) -> 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:
     return float(box[0] + box[2] / 2), float(box[1] + box[3] / 2)
+
+
+def _lies_at(die: Any, x: float, y: float) -> bool:
+    """Whether a die read lies at (x, y): its centre within 0.3 of its size (a die left where it was, read again)."""
+    (cx, cy), tol = _centre(die.box), 0.3 * max(die.box[2], die.box[3])
+    return abs(cx - x) <= tol and abs(cy - y) <= tol
 
 
 def _patch_rect(box: Sequence[float], shape: Sequence[int]) -> tuple[int, int, int, int]:
