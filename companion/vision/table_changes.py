@@ -174,19 +174,19 @@ def _light_matched_diff(now_q: np.ndarray, was_q: np.ndarray, local_light: bool 
     return np.abs(now_q.astype(np.float32) - was_q.astype(np.float32) * gain)
 
 
-def _changes(diff: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Connected places where ``diff`` (:func:`_light_matched_diff`) exceeds :data:`CHANGE_LEVEL`: (count, stats,
+def _changes(strong: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected places of ``strong`` (the pixels changed by :data:`CHANGE_LEVEL`, :func:`_over`): (count, stats,
     centres, labels) as ``cv2.connectedComponentsWithStats`` gives them (label 0 is the unchanged rest)."""
-    changed = cv2.morphologyEx(_over(diff, CHANGE_LEVEL), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    changed = cv2.morphologyEx(strong, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     count, labels, stats, centres = cv2.connectedComponentsWithStats(changed)
     return count, stats, centres, labels
 
 
-def _grown_changes(diff: np.ndarray, grow: float) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def _grown_changes(diff: np.ndarray, strong: np.ndarray, grow: float) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """As :func:`_changes`, each place changed by :data:`CHANGE_LEVEL` taking in what changed by
     :data:`CHANGE_GROW_LEVEL` up to ``grow`` quarter px (a die's side) from it, so that a die whose change is
-    split by its pips is one place; places with fewer than :data:`CHANGE_CORE_PX` such pixels are left out."""
-    strong = _over(diff, CHANGE_LEVEL)
+    split by its pips is one place; places with fewer than :data:`CHANGE_CORE_PX` such pixels (``strong``) are left
+    out."""
     reach = 2 * int(np.ceil(grow)) + 1
     near = cv2.dilate(strong, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
     changed = cv2.dilate(_over(diff, CHANGE_GROW_LEVEL) & near, np.ones((3, 3), np.uint8))
@@ -209,7 +209,7 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndar
     hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
     nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
     light does not change from one frame to the next; a hand is not light)."""
-    count, stats, _centres, labels = _changes(_light_matched_diff(now_q, was_q, local_light=False))
+    count, stats, _centres, labels = _changes(_over(_light_matched_diff(now_q, was_q, local_light=False), CHANGE_LEVEL))
     side = die_px / 4
     big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
     if not big:
@@ -228,9 +228,10 @@ def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[
     k = 4
     side = die_px / k
     diff = _light_matched_diff(now_q, was_q)
-    count, stats, centres, labels = _changes(diff)
+    strong = _over(diff, CHANGE_LEVEL)
+    count, stats, centres, labels = _changes(strong)
     kept = sorted((i for i in range(1, count) if _die_sized(stats[i], side)), key=lambda i: -stats[i, cv2.CC_STAT_AREA])
-    g_count, g_stats, g_centres, g_labels = _grown_changes(diff, side)
+    g_count, g_stats, g_centres, g_labels = _grown_changes(diff, strong, side)
     found = set(np.unique(g_labels[np.isin(labels, kept)]).tolist()) if kept else set()
     grown = sorted((i for i in range(1, g_count) if i not in found and _die_sized(g_stats[i], side)),
                    key=lambda i: -g_stats[i, cv2.CC_STAT_AREA])

@@ -54,7 +54,7 @@ def test_the_changed_places_are_the_plain_numpy_ones(pictures, monkeypatch):
 
     monkeypatch.setattr(table_changes.cv2, "morphologyEx", spy)
     for local in (True, False):
-        table_changes._changes(table_changes._light_matched_diff(now, was, local_light=local))
+        table_changes._changes(table_changes._over(table_changes._light_matched_diff(now, was, local_light=local), table_changes.CHANGE_LEVEL))
         if local:
             gain = table_changes.cv2.resize(table_changes.light_gain(now, was), (160, 90), interpolation=table_changes.cv2.INTER_CUBIC)
         else:
