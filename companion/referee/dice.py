@@ -143,8 +143,9 @@ def assign_roles(specs: Sequence[DieSpec], found: Sequence[Mapping[str, Any]]
     """The reading for each die of the roll, and whether its role was only guessed from where it lies.
 
     A reading with a registered identity takes that role. The others are given the remaining roles left to
-    right; that is a guess when two or more dice that must be told apart are left (with one left, it is
-    the only one remaining). Alike dice are simply taken left to right."""
+    right; that is a guess when two or more dice that must be told apart are left showing different faces (with
+    one left, it is the only one remaining; with every one left showing the same face, each role gets that face
+    whichever die is whose: a duel's tie). Alike dice are simply taken left to right."""
     def left(r: Mapping[str, Any]) -> int:
         return (r.get("box") or (0, 0, 0, 0))[0]
 
@@ -156,7 +157,7 @@ def assign_roles(specs: Sequence[DieSpec], found: Sequence[Mapping[str, Any]]
             by_role[role] = r
     rest = sorted((r for r in found if all(r is not v for v in by_role.values())), key=left)
     open_roles = [s for s in specs if s.role not in by_role]
-    guessed = apart and len(open_roles) > 1
+    guessed = apart and len(open_roles) > 1 and len({(r.get("kind"), r.get("value")) for r in rest}) > 1
     ordered: list[Mapping[str, Any]] = []
     placed: list[bool] = []
     for s in specs:

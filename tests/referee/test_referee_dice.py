@@ -83,10 +83,33 @@ def test_owl_dice_without_identity_get_guessed_roles_marked_uncertain():
     specs = wanted_dice(_owls_at_roll())
     assert dice_told_apart([s.role for s in specs])
     kinds = [s.kind for s in specs]
-    faces = [s.faces[0] for s in specs]
+    faces = [s.faces[i] for i, s in enumerate(specs)]  # head, body and eye showing different faces
     readings = [_reading(k, f, 100 * (i + 1)) for i, (k, f) in enumerate(zip(kinds, faces, strict=True))]
     roll = read_roll(specs, readings)
     assert roll.complete and roll.guessed_roles and all(d.uncertain for d in roll.dice)
+    # the same face on every die: each role shows it whichever die is whose
+    alike = read_roll(specs, [_reading(k, specs[0].faces[0], 100 * (i + 1)) for i, k in enumerate(kinds)])
+    assert alike.complete and not alike.guessed_roles
+
+
+def _eagle_at_duel():
+    """Eagle Kingdoms at the dice of a challenge (EK-ED-DUEL: the challenger's die and the defender's)."""
+    state = load_game("eagle-kingdoms").game_class(players=["A", "B", "C"]).new_initial_state()
+    rng = random.Random(0)
+    while not any(s.role.startswith("challenger") for s in wanted_dice(state)):
+        state.apply_unchecked(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    return state
+
+
+def test_duel_dice_showing_the_same_face_need_no_telling_apart():
+    # EK-ED-DUEL: a tie wins for the challenger whoever threw which die; 4 against 3 depends on who threw the 4
+    state = _eagle_at_duel()
+    specs = wanted_dice(state)
+    assert dice_told_apart([s.role for s in specs])
+    tie = read_roll(specs, [_reading("d6", 4, 100), _reading("d6", 4, 300)])
+    assert tie.complete and not tie.guessed_roles and not any(d.uncertain for d in tie.dice)
+    apart = read_roll(specs, [_reading("d6", 4, 100), _reading("d6", 3, 300)])
+    assert apart.complete and apart.guessed_roles and all(d.uncertain for d in apart.dice)
 
 
 def test_registered_dice_take_their_roles_wherever_they_lie():
