@@ -171,6 +171,56 @@ def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_i
         assert sure or "was a roll missed" in events[0].message
 
 
+def _capture_then_roll(state):
+    """At a capture whose piece is off the eagle, after which the next roll is due."""
+    pieces = state.matching_pieces(state.dice) if state.phase == CAPTURE else []
+    if not pieces or SHIELD in pieces:
+        return False
+    after = state.clone()
+    after.apply({"type": "capture", "piece": PIECE_IDS[pieces[0]]})
+    return bool(wanted_dice(after))
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_the_hand_that_moves_the_pieces_of_an_action_tapped_first_is_no_throw():
+    """A capture tapped before its piece was taken: the hand that takes it is the action's, and one hand more
+    (the throw) leaves the roll sure. Where the board showed the capture when it was tapped, a hand before the
+    throw may have thrown dice the camera missed: the roll is not sure."""
+    state = play_until(_capture_then_roll)
+    capture = {"type": "capture", "piece": PIECE_IDS[state.matching_pieces(state.dice)[0]]}
+    after = state.clone()
+    after.apply(capture)
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for shown_when_tapped, sure in ((0, True), (1, False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
+        run(pipe, still(8, obs_index=shown_when_tapped), state)
+        pipe.applied(capture, state)
+        frames = [frame(hand=True, obs_index=1)] + still(8, obs_index=1)  # the piece taken (or a missed throw)
+        frames += [frame(hand=True, obs_index=1)] + still(8, obs_index=1, dice=dice)  # the throw
+        events = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure
+
+
+@pytest.mark.rules("EK-CAP-MATCH", "EK-CAP-ONE")
+def test_a_capture_entered_after_the_next_throw_settled_explains_one_of_its_two_reaches():
+    """A hand takes a piece (the board does not show it surely), another throws; the family then enters the
+    capture: the throw's two reaches are the capture's and its own, and the roll is sure. Entered as a pass
+    (nothing moved), the first hand is unexplained and the roll stays unsure."""
+    state = play_until(_capture_then_roll)
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for entered, sure in (({"type": "capture", "piece": piece}, True), ({"type": "pass"}, False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(state), unsure=[piece])])
+        frames = still(8) + [frame(hand=True, obs_index=1)] + still(8, obs_index=1)  # the capture, read unsure
+        frames += [frame(hand=True, obs_index=1)] + still(8, obs_index=1, dice=dice)  # the throw
+        run(pipe, frames, state)
+        after = state.clone()
+        after.apply(entered)
+        pipe.applied(entered, state)
+        events = [e for e in pipe.reevaluate(after) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure
+
+
 def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
     state = play_until(lambda s: s.phase == "roll")
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
