@@ -408,7 +408,6 @@ class TablePipeline:
         self._relit_left = 0
         self._roll: _Roll | None = None
         self._reaches = 0  # hands reaching in since the last action applied
-        self._unshown = False  # the last action applied moved pieces the board did not surely show: a hand is to move them
         self._still = 0  # still frames in a row
         self._roll_done: tuple | None = None
         self._played: list[tuple[str, str, float, float]] = []
@@ -489,9 +488,7 @@ class TablePipeline:
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
         self._reaches = 0
-        moved, after = self._moved_regions(before, action)
-        self._unshown = bool(moved) and self.settled is not None and not _board_shows(self.settled, moved, after)
-        if moved and not before.is_chance_node() and self._roll is not None and not self._roll.used:
+        if not before.is_chance_node() and self._roll is not None and not self._roll.used and self._moves_pieces(before, action):
             # a move entered after a throw settled: the hand that made it was one of the throw's reaches (bench table,
             # Eagle Kingdoms seed 2, frame 1737: a capture, then the throw; asked as "hands reached in 2 times")
             self._roll.reaches = max(0, self._roll.reaches - 1)
@@ -506,31 +503,15 @@ class TablePipeline:
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
 
-    def _moved_regions(self, before: State, action: Action) -> tuple[list[str], dict[str, list[Any]]]:
-        """(the regions whose pieces ``action`` moves -- a capture, a roll's forfeit carried to the shield --, the
-        scene after it)."""
+    def _moves_pieces(self, before: State, action: Action) -> bool:
+        """Whether ``action`` changes what the board shows (a capture, a piece given or forfeited to the shield)."""
         after = before.clone()
         try:
             after.apply_unchecked(action)
         except GameError:
-            return [], {}
+            return False
         was, now = self.adapter.scene_from_state(before), self.adapter.scene_from_state(after)
-        return [r for r in set(was) | set(now) if canonical(was.get(r)) != canonical(now.get(r))], now
-
-    def _moved_pieces_only(self, state: State | None) -> None:
-        """The board settled after one hand reached in since the last action, which moved pieces it did not show:
-        when it shows them now, and the dice of the roll just played lie where they fell with nothing else in view,
-        that hand moved the pieces and threw nothing, so the throw that comes next is the roll's one reach (bench
-        table, Eagle Kingdoms seed 2: a double six's King carried to the shield, then the next throw -- asked as
-        "hands reached in 2 times")."""
-        run = self._board_run
-        if not self._unshown or state is None or run is None or run.frames != self.board_settle or self._reaches != 1:
-            return
-        self._unshown = False
-        hard, _ = differences(self.adapter.scene_from_state(state), self.settled)
-        dice = self._dice_in_view
-        if not hard and len(dice) == len(self._played) and (not dice or self._just_played(dice)):
-            self._reaches = 0
+        return any(canonical(was.get(r)) != canonical(now.get(r)) for r in set(was) | set(now))
 
     def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
         """A roll entered: one more whose dice the camera did not see, unless dice lying were spent on it (``used``).
@@ -714,7 +695,6 @@ class TablePipeline:
         self._read_dice(frame, pose, state, timings, small)
         t3 = time.perf_counter()
         words = self._read_board(frame, pose, info)
-        self._moved_pieces_only(state)
         timings["board"] = (time.perf_counter() - t3) * 1000
         self._remember_before(frame)
         events = [TableEvent(STATUS, words, info=info)]
@@ -1336,11 +1316,6 @@ def _shows(readings: Sequence[Any], said: Counter, unsure_too: bool = False) -> 
 
 def _centre(box: Sequence[float]) -> tuple[float, float]:
     return float(box[0] + box[2] / 2), float(box[1] + box[3] / 2)
-
-
-def _board_shows(obs: Observation, regions: Sequence[str], scene: Mapping[str, Any]) -> bool:
-    """Whether ``obs`` surely shows ``regions`` as ``scene`` has them (a hand moved their pieces already)."""
-    return not any(obs.is_uncertain(r) or canonical(obs.regions.get(r)) != canonical(scene.get(r)) for r in regions)
 
 
 def _lies_at(die: Any, x: float, y: float) -> bool:

@@ -181,26 +181,6 @@ def _capture_then_roll(state):
     return bool(wanted_dice(after))
 
 
-@pytest.mark.rules("EK-CAP-MATCH")
-def test_the_hand_that_moves_the_pieces_of_an_action_tapped_first_is_no_throw():
-    """A capture tapped before its piece was taken: the hand that takes it is the action's, and one hand more
-    (the throw) leaves the roll sure. Where the board showed the capture when it was tapped, a hand before the
-    throw may have thrown dice the camera missed: the roll is not sure."""
-    state = play_until(_capture_then_roll)
-    capture = {"type": "capture", "piece": PIECE_IDS[state.matching_pieces(state.dice)[0]]}
-    after = state.clone()
-    after.apply(capture)
-    dice = [(40, 200, 3), (280, 30, 5)]
-    for shown_when_tapped, sure in ((0, True), (1, False)):
-        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
-        run(pipe, still(8, obs_index=shown_when_tapped), state)
-        pipe.applied(capture, state)
-        frames = [frame(hand=True, obs_index=1)] + still(8, obs_index=1)  # the piece taken (or a missed throw)
-        frames += [frame(hand=True, obs_index=1)] + still(8, obs_index=1, dice=dice)  # the throw
-        events = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
-        assert len(events) == 1 and events[0].sure == sure
-
-
 @pytest.mark.rules("EK-CAP-MATCH", "EK-CAP-ONE")
 def test_a_capture_entered_after_the_next_throw_settled_explains_one_of_its_two_reaches():
     """A hand takes a piece (the board does not show it surely), another throws; the family then enters the
