@@ -96,11 +96,14 @@ def _eagle_at_duel():
     """Eagle Kingdoms at the dice of a challenge (EK-ED-DUEL: the challenger's die and the defender's)."""
     state = load_game("eagle-kingdoms").game_class(players=["A", "B", "C"]).new_initial_state()
     rng = random.Random(0)
-    while not any(s.role.startswith("challenger") for s in wanted_dice(state)):
+    for _ in range(5000):
+        if any(s.role.startswith("challenger") for s in wanted_dice(state)):
+            return state
         state.apply_unchecked(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
-    return state
+    raise AssertionError("no challenge in 5000 actions")
 
 
+@pytest.mark.rules("EK-ED-DUEL")
 def test_duel_dice_showing_the_same_face_need_no_telling_apart():
     # EK-ED-DUEL: a tie wins for the challenger whoever threw which die; 4 against 3 depends on who threw the 4
     state = _eagle_at_duel()

@@ -172,7 +172,7 @@ def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_i
 
 
 def _capture_then_roll(state):
-    """At a capture whose piece is off the eagle, after which the next roll is due."""
+    """At a capture of a piece on the eagle (not the shield's), after which the next roll is due."""
     pieces = state.matching_pieces(state.dice) if state.phase == CAPTURE else []
     if not pieces or SHIELD in pieces:
         return False
