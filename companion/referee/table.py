@@ -486,9 +486,11 @@ class TablePipeline:
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
-        self._behind = (self._behind + [(self.adapter.scene_from_state(before), before.action_to_string(action))])[-8:]
+        was = self.adapter.scene_from_state(before)
+        self._behind = (self._behind + [(was, before.action_to_string(action))])[-8:]
         self._reaches = 0
-        if not before.is_chance_node() and self._roll is not None and not self._roll.used and self._moves_pieces(before, action):
+        if not before.is_chance_node() and self._roll is not None and not self._roll.used \
+                and _shown_by(before, action, self.adapter.scene_from_state, was):
             # a move entered after a throw settled: the hand that made it was one of the throw's reaches (bench table,
             # Eagle Kingdoms seed 2, frame 1737: a capture, then the throw; asked as "hands reached in 2 times")
             self._roll.reaches = max(0, self._roll.reaches - 1)
@@ -502,16 +504,6 @@ class TablePipeline:
         self._started = True
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
-
-    def _moves_pieces(self, before: State, action: Action) -> bool:
-        """Whether ``action`` changes what the board shows (a capture, a piece given or forfeited to the shield)."""
-        after = before.clone()
-        try:
-            after.apply_unchecked(action)
-        except GameError:
-            return False
-        was, now = self.adapter.scene_from_state(before), self.adapter.scene_from_state(after)
-        return any(canonical(was.get(r)) != canonical(now.get(r)) for r in set(was) | set(now))
 
     def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
         """A roll entered: one more whose dice the camera did not see, unless dice lying were spent on it (``used``).
