@@ -311,6 +311,7 @@ class _Roll:
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
     doubted: bool = False  # the roll entered before it was answered for dice that may have been this roll's
     missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
+    places: int = 0  # die-sized places the throw changed (:attr:`DiceWindows.places`): more than its dice read, one was missed
 
 
 # Off: learnt from the answers, a die's later misread was made sure -- bench table seed 0, Eagle Kingdoms rendition 2,
@@ -458,7 +459,8 @@ class TablePipeline:
             # kept once already, they are kept again only when they lack this roll's dice: dice holding them were offered as
             # this roll and answered otherwise twice (bench table, Eagle Kingdoms r1 seed 0, frame 6954: a 1+4 beside two
             # unsure "d8" read in the board's art was offered for six rolls running, one after the other)
-            other_kinds = roll is not None and read_kinds != said_kinds and (not roll.kept or not said_kinds <= read_kinds)
+            other_kinds = roll is not None and read_kinds != said_kinds and (not roll.kept or not said_kinds <= read_kinds) \
+                and not _lone_die_misread(roll, said_kinds)
             # dice offered for a missed roll (the board had moved on) with a face, even read unsure, that the roll
             # entered lacks: the camera is behind the table, and they may be a later roll's -- kept too
             read = Counter((r.kind, str(r.value)) for r in roll.readings) if roll else Counter()
@@ -986,7 +988,7 @@ class TablePipeline:
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed, doubted=self._doubt_next,
-                               picture=frame if self.learning.on else None)
+                               picture=frame if self.learning.on else None, places=len(self._windows.places))
             self._swallowed = self._doubt_next = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
@@ -1295,6 +1297,15 @@ def _same_piece(expected: Any, seen: Any) -> bool:
 
 def _key(state: State) -> str:
     return json.dumps(state.to_json(), sort_keys=True)
+
+
+def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:
+    """Whether a throw is the one die of the roll entered, its kind misread: one die, read unsure as another kind,
+    where the throw changed one die-sized place only -- a second die thrown and missed would have changed a second
+    (bench table, Eagle Kingdoms seed 2: every Enchanted Die read as a d6 changed one place, every pair of d6 read as
+    one die changed two or more; kept for a later roll of its kind, the lone \"d6\" set off a chain of questions)."""
+    return sum(said_kinds.values()) == 1 and len(roll.readings) == 1 and roll.readings[0].uncertain \
+        and roll.places == 1 and not roll.kept
 
 
 def _shows(readings: Sequence[Any], said: Counter, unsure_too: bool = False) -> bool:

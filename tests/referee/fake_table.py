@@ -68,8 +68,9 @@ class DiceReader:
         return out
 
 
-def frame(obs_index=0, dice=(), hand=False, board=True):
-    """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure[, "d8"]])`` and maybe a hand."""
+def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
+    """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure[, "d8"]])`` and maybe a hand;
+    ``missed``: dice ``(x, y)`` that change the picture but the dice reader does not find."""
     img = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     img[::16, :, :] = 100  # some texture for the motion meter's shake estimate
     img[0:2, 0:2] = (0, obs_index, 0)
@@ -80,6 +81,8 @@ def frame(obs_index=0, dice=(), hand=False, board=True):
         unsure = len(d) > 3 and d[3]
         blue = (252 if unsure else 253) if len(d) > 4 and d[4] == "d8" else 254 if unsure else 255
         img[y:y + DIE, x:x + DIE] = (blue, value * 40, 0)
+    for x, y in missed:
+        img[y:y + DIE, x:x + DIE] = (30, 30, 220)
     if hand:
         cv2.rectangle(img, (100, 60), (230, 200), (120, 150, 200), -1)
     return img

@@ -412,14 +412,16 @@ def test_kept_dice_holding_the_roll_due_answered_otherwise_twice_are_not_offered
 @pytest.mark.rules("EK-TWO-2", "EK-R-D8-BLANK")
 def test_a_lone_die_kept_while_the_enchanted_die_was_entered_still_awaits_its_roll():
     """Bench table, Eagle Kingdoms seed 2 rendition 2 (action 263): a 1:4 was thrown while the Enchanted Die was due and
-    only its 1 read; the family entered the Enchanted Die (not read), and the lone 1 was kept. The next throw, 1:4 again,
-    was offered for the roll due and spent on it -- though it may have been the next roll's, the first throw showing the
-    roll entered as well -- and the throw after it was confirmed, sure, for the next roll (truly the second 1:4's)."""
+    only its 1 read (its 4 changed the picture where it lay, unread); the family entered the Enchanted Die (not read), and
+    the lone 1 was kept. The next throw, 1:4 again, was offered for the roll due and spent on it -- though it may have been
+    the next roll's, the first throw showing the roll entered as well -- and the throw after it was confirmed, sure, for
+    the next roll (truly the second 1:4's)."""
     state = play_until(lambda s: s.phase == SECOND)
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
     pipe.applied({"type": "roll-enchanted"}, state)
     chance = _after(state, {"type": "roll-enchanted"})
-    asked = [e for _, e in run(pipe, still(6) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, 1, True)]), chance)]
+    throw = still(12, dice=[(40, 200, 1, True)], missed=[(280, 100)])
+    asked = [e for _, e in run(pipe, still(6) + [frame(hand=True)] + still(1) + throw, chance)]
     assert [e.kind for e in asked] == [QUESTION]  # a d6 where the d8 was due
     blank = {"type": "enchanted", "face": 8}
     nxt = _after(chance, blank)
@@ -437,6 +439,27 @@ def test_a_lone_die_kept_while_the_enchanted_die_was_entered_still_awaits_its_ro
     frames = [frame(hand=True)] + still(3) + still(12, dice=[(200, 40, 1), (60, 120, 2)])
     offered = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
     assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
+@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
+def test_an_enchanted_die_read_as_a_d6_is_spent_on_its_roll_when_its_throw_changed_one_place_only():
+    """Bench table, Eagle Kingdoms seed 2 rendition 2 (frames 2053, 2111, 3361): the Enchanted Die read unsure as a d6,
+    alone where its throw changed the picture. Entered by the family, it is that die: the next roll's throw is no later
+    roll's and is proposed as sure. A second changed place (a die missed) keeps the lone die instead (test above)."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    pipe.applied({"type": "roll-enchanted"}, state)
+    chance = _after(state, {"type": "roll-enchanted"})
+    asked = [e for _, e in run(pipe, still(6) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, 5, True)]), chance)]
+    assert [e.kind for e in asked] == [QUESTION]  # a d6 where the d8 was due: which dice were thrown?
+    blank = {"type": "enchanted", "face": 8}
+    nxt = _after(chance, blank)
+    pipe.applied(blank, chance)
+    assert nxt.is_chance_node()
+    entered = next(a for a in nxt.legal_actions() if a["dice"] == [1, 4])
+    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, 1), (300, 180, 4)]), nxt)
+               if e.kind == DICE]
+    assert len(offered) == 1 and offered[0].sure and offered[0].actions[-1] == entered, [(e.sure, e.message) for e in offered]
 
 
 def _failed_roll(state, unlike=()):
