@@ -52,6 +52,7 @@ from companion.referee.dice import (
     in_game_terms,
     read_roll,
     reader_kinds,
+    usual_roll,
     wanted_dice,
 )
 from companion.referee.dice_learning import RollLearning
@@ -967,10 +968,8 @@ class TablePipeline:
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
         readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at)
-        wanted = wanted_dice(state) if state is not None else []
-        expected = dict(Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)) if wanted else None
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
-                                          settled=self.settled, before=self._before, expected=expected,
+                                          settled=self.settled, before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,
                                           die_px=die_px)
         self._dice_in_view = dice
@@ -997,6 +996,17 @@ class TablePipeline:
                 self._answered = None
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
+
+    def _expected_dice(self, state: State | None) -> dict[str, int] | None:
+        """The dice a throw may show now (reader kind -> how many), beyond which finds are trimmed: the roll the game
+        waits for, or the game's usual roll -- the camera lags behind the table at times (bench table, Eagle Kingdoms
+        seed 2 r2, frames 1001-3728: five pairs of d6 thrown while it still waited for the Enchanted Die were cut to one
+        die, marked unsure; kept as a lone die for a later roll, each set off a chain of questions)."""
+        wanted = wanted_dice(state) if state is not None else []
+        if not wanted:
+            return None
+        expected = Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)
+        return dict(expected | Counter(READER_KIND.get(kind, kind) for _role, kind in usual_roll(type(self.game))))
 
     @staticmethod
     def _passed_over(earlier: _Roll | None, dice: Sequence[Any]) -> bool:

@@ -31,6 +31,9 @@ DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide ar
 MAX_WINDOWS = 6
 MISSED_DIE_BOX = 1.9  # the box read where a die-sized change has no find: a die's side times this (the detector's
 # boxes are 1.24-1.94 times the die; the middle of what changed is seldom the die's own)
+# a die the detector missed, read unsure, counts (marked unsure) when its face is this likely: on the bench's films every
+# missed die of a pair read 0.54-1.0, every other changed place (a moved piece, a light's edge) 0.03 or less
+MISSED_UNSURE_MIN = 0.5
 PIP_FIND = 0.5  # a find under a die's side times this is a pip the detector took for a die (a 4 read as three "1"s,
 # each unsure, beside the die's own find: "3 dice seen" where two were thrown); the place is read as a missed die instead
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
@@ -322,8 +325,8 @@ class DiceWindows:
     def _missed(self, frame: np.ndarray, places: Sequence[tuple[int, int]], found: list[Any], die_px: float,
                 seen_at: Any) -> list[Any]:
         """A die the detector missed where something die-sized changed (a die come to rest against a piece, or
-        half on one): its face read where it changed, kept only when read surely -- a place the classifier reads
-        as no die, or unsure, stays without a find as before."""
+        half on one): its face read where it changed, kept when read surely or, marked unsure, with a face at least
+        :data:`MISSED_UNSURE_MIN` likely -- a place the classifier reads as no die stays without a find."""
         read_boxes = getattr(self.reader, "read_boxes", None)
         side = MISSED_DIE_BOX * die_px
         boxes = {(x, y): (x - side / 2, y - side / 2, side, side) for x, y in places}
@@ -338,7 +341,7 @@ class DiceWindows:
             if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
             else:
-                readings = [r for r in read_boxes(frame, [box], seen_at) if not r.uncertain]
+                readings = [r for r in read_boxes(frame, [box], seen_at) if not r.uncertain or r.confidence >= MISSED_UNSURE_MIN]
             cache[(x // 8, y // 8)] = (look, readings)
             out += readings
         self._missed_cache = cache

@@ -462,6 +462,27 @@ def test_an_enchanted_die_read_as_a_d6_is_spent_on_its_roll_when_its_throw_chang
     assert len(offered) == 1 and offered[0].sure and offered[0].actions[-1] == entered, [(e.sure, e.message) for e in offered]
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
+def test_a_pair_of_d6_thrown_while_the_enchanted_die_is_awaited_is_read_whole_for_the_roll_after_it():
+    """Bench table, Eagle Kingdoms seed 2 rendition 2 (frames 1001-3728): the camera lags behind the table, still
+    waiting for the Enchanted Die when the next player throws the regular dice. Both dice are read (the game's usual
+    roll may lie there too), not cut to the one die the roll awaited: kept when the family enters the Enchanted Die,
+    they are put to the family as the next roll -- not asked about as "1 of the 2 dice read"."""
+    state = play_until(lambda s: s.phase == SECOND)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    pipe.applied({"type": "roll-enchanted"}, state)
+    chance = _after(state, {"type": "roll-enchanted"})
+    run(pipe, still(6) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, 2), (280, 30, 5)]), chance)
+    blank = {"type": "enchanted", "face": 8}
+    nxt = _after(chance, blank)
+    pipe.applied(blank, chance)  # never read: the pair is kept for a later roll
+    assert nxt.is_chance_node()
+    events = [e for _, e in run(pipe, still(3, dice=[(40, 200, 2), (280, 30, 5)]), nxt)]
+    assert [(e.kind, e.actions[-1]) for e in events] == [(DICE, {"type": "roll", "dice": [2, 5]})], \
+        [(e.kind, e.message) for e in events]
+    assert not events[0].sure  # taken for another roll before: was a roll missed?
+
+
 def _failed_roll(state, unlike=()):
     """A roll of the regular dice at ``state`` that captures nothing (the board stays as it is), of other dice than
     ``unlike`` (a roll entered, then thrown: the throw is taken for it)."""
