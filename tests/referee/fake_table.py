@@ -49,7 +49,7 @@ class Reading_:
 
 
 class DiceReader:
-    """Finds squares of pure blue (red 0): the value in green (40 per pip), uncertain when blue is 254, a d8 when 253
+    """Finds squares of pure blue (red 0): the value in green (30 per pip: a d8 shows 8), uncertain when blue is 254, a d8 when 253
     (252: a d8 read uncertain)."""
 
     def read(self, image):
@@ -64,7 +64,7 @@ class DiceReader:
             blue = int(image[y + h // 2, x + w // 2, 0])
             unsure = blue in (252, 254)
             kind = "d8" if blue in (252, 253) else "d6"
-            out.append(Reading(kind, int(round(g / 40)), 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
+            out.append(Reading(kind, int(round(g / 30)), 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
         return out
 
 
@@ -80,7 +80,7 @@ def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
         x, y, value = d[:3]
         unsure = len(d) > 3 and d[3]
         blue = (252 if unsure else 253) if len(d) > 4 and d[4] == "d8" else 254 if unsure else 255
-        img[y:y + DIE, x:x + DIE] = (blue, value * 40, 0)
+        img[y:y + DIE, x:x + DIE] = (blue, value * 30, 0)
     for x, y in missed:
         img[y:y + DIE, x:x + DIE] = (30, 30, 220)
     if hand:
