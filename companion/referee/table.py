@@ -34,6 +34,7 @@ settled board frames; a misread the rules make impossible is fixed by them (:fun
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections import Counter
@@ -320,6 +321,7 @@ class _Roll:
 # whole-game run of every game showing no silent error.
 LEARN_FROM_ANSWERS = False
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
+BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
 
@@ -335,7 +337,8 @@ class TablePipeline:
 
     def __init__(self, game: Game, board_map: Any = None, camera: Any = None, *, registry: Any = None,
                  dice_reader: Any = None, board_reading: Any = None, board_settle: int = BOARD_SETTLE_FRAMES,
-                 dice_settle: int = DICE_SETTLE_FRAMES, look: Mapping[str, Any] | None = None):
+                 dice_settle: int = DICE_SETTLE_FRAMES, look: Mapping[str, Any] | None = None,
+                 board_confirms_s: float = BOARD_CONFIRMS_S):
         from companion.vision.motion import MotionMeter
         from companion.vision.tracker import SettleTracker
 
@@ -378,6 +381,7 @@ class TablePipeline:
         self.motion = MotionMeter()
         self.dice_tracker = SettleTracker(dice_settle)
         self.board_settle = board_settle
+        self.board_confirms_s = board_confirms_s  # 0: a roll read with an unsure face is put to the family at once
         self.frames = 0
         self.size: tuple[int, int] | None = None
         self.ever_posed = False
@@ -412,6 +416,8 @@ class TablePipeline:
         self._reaches = 0  # hands reaching in since the last action applied
         self._still = 0  # still frames in a row
         self._roll_done: tuple | None = None
+        # a roll read with an unsure face, not yet put to the family: (its roll, its proposal, since when (s), the state)
+        self._held: tuple[_Roll, TableEvent, float, str | None] | None = None
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
         self._covering: set[tuple] = set()  # boxes of dice whose patch covered more than the die (this frame)
@@ -542,7 +548,7 @@ class TablePipeline:
         """Report the dice in view again once they are still (the family asks for a new reading): the dice of
         the last roll are looked for again against the frame from before their throw."""
         self.dice_tracker.forget()
-        self._roll, self._played, self._roll_done = None, [], None
+        self._roll, self._played, self._roll_done, self._held = None, [], None, None
         if self._before_throw is not None:
             self._before = self._before_throw
 
@@ -715,7 +721,8 @@ class TablePipeline:
             return []
         if self.table.setup_is_action and state.is_chance_node() and not wanted_dice(state):
             return self._setup_events(state)
-        events = self._board_events(state, key)
+        events = self._held_events(key)
+        events += self._board_events(state, key)
         events += self._dice_events(state, key)
         if not events and not state.is_chance_node():
             events += self._decision_events(state, key)
@@ -830,6 +837,8 @@ class TablePipeline:
             self._board_open = bool(hard) and lag is None
             if lag is not None:
                 return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
+            if self._board_open and self._held is not None:
+                return self._board_confirms(state, obs)
             if self._board_open:
                 return self._once(("board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
@@ -1151,7 +1160,11 @@ class TablePipeline:
             if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
                 event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
                                 "this roll: are these its dice?")
-            return self._roll_event(roll, self._missed_throw(roll, event))
+            event = self._missed_throw(roll, event)
+            if self._may_wait_for_board(state, event):
+                self._held = (roll, event, self._clock, key)
+                return []
+            return self._roll_event(roll, event)
         if self._board_open or self.settled is None:
             return []  # the board first: a move shown there comes before the next throw
         kinds = Counter(r["kind"] for r in readings)
@@ -1209,6 +1222,59 @@ class TablePipeline:
 
     def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
         return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]
+
+    # -- a roll the board confirms ------------------------------------------------------------------------
+    def _may_wait_for_board(self, state: State, event: TableEvent) -> bool:
+        """Whether a roll proposal is unsure only for the faces of some of its dice, and some roll those dice could
+        show lets a move that the board would show: the move, once made, may tell the faces (a capture shows the
+        piece's combination, EK-CAP-MATCH; a magpie's flight its colours) -- asked only if it does not."""
+        if self.board_confirms_s <= 0 or event.kind != DICE or event.sure or not event.unsure or not event.dice \
+                or len(event.actions) != 1:
+            return False
+        if "--" in event.message:  # held back by a rule (a throw missed?): the family is asked at once
+            return False
+        start = self.adapter.scene_from_state(state)
+        for action in _alternative_rolls(state, event):
+            after = state.clone()
+            after.apply_unchecked(action)
+            if not after.is_terminal() and not after.is_chance_node() and any(
+                    _shown_by(after, a, self.adapter.scene_from_state, start) for a in after.legal_actions()):
+                return True
+        return False
+
+    def _held_events(self, key: str | None) -> list[TableEvent]:
+        """The roll held for the board, put to the family once it waited ``board_confirms_s`` or a new throw
+        settled; dropped once the family entered something (the state changed)."""
+        if self._held is None:
+            return []
+        roll, event, since, at = self._held
+        if key != at or roll.used:
+            self._held = None
+            return []
+        if roll is self._roll and self._clock - since < self.board_confirms_s:
+            return []
+        self._held = None
+        return [event]
+
+    def _board_confirms(self, state: State, obs: Observation) -> list[TableEvent]:
+        """The board settled showing a change while a roll read with unsure faces waited for it: the roll read is
+        sure when it is the only roll its sure dice allow after which a legal move explains the change (the faces
+        read and the move shown agree); else it is put to the family as read."""
+        _roll, event, _since, _at = self._held
+        self._held = None
+        read = event.actions[-1]
+        found = {json.dumps(a, sort_keys=True): self._move_after(state, a, obs) for a in _alternative_rolls(state, event)}
+        explaining = [k for k, result in found.items() if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)]
+        mine = found.get(json.dumps(read, sort_keys=True))
+        if explaining != [json.dumps(read, sort_keys=True)] or mine is None or mine.kind is not MatchKind.PROPOSED or not mine.sure:
+            return [event]
+        return [replace(event, sure=True, unsure=(), message=event.message + " (the move on the board shows these dice)")]
+
+    def _move_after(self, chance: State, roll: Action, obs: Observation) -> Any:
+        """What the settled board means after ``roll`` (a MatchResult), or None when the game ends with it."""
+        after = chance.clone()
+        after.apply_unchecked(roll)
+        return None if after.is_terminal() else match(after, None, obs, self.adapter)
 
     def _dice_proposal(self, chance: State, path: tuple[Action, ...], readings: list[dict[str, Any]],
                        skipped: bool, start: State | None = None) -> TableEvent:
@@ -1309,6 +1375,22 @@ def _same_piece(expected: Any, seen: Any) -> bool:
 
 def _key(state: State) -> str:
     return json.dumps(state.to_json(), sort_keys=True)
+
+
+def _alternative_rolls(chance: State, event: TableEvent) -> list[Action]:
+    """The rolls a proposal's dice may be: the faces read surely kept, every face for each die read unsure (the roll
+    read among them)."""
+    specs = wanted_dice(chance)
+    choices = [list(spec.faces) if die.uncertain else [die.value] for spec, die in zip(specs, event.dice, strict=False)]
+    out: list[Action] = []
+    for values in itertools.product(*choices):
+        try:
+            action = chance.chance_action(list(values))
+        except GameError:
+            continue
+        if action not in out:
+            out.append(action)
+    return out
 
 
 def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:

@@ -89,8 +89,11 @@ def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
 
 
 def pipeline(game, observations, **kw):
+    """A table pipeline on this tiny table. A roll read with an unsure face is put to the family at once unless
+    ``board_confirms_s`` is given (the tests of the wait for the board's move give it)."""
     from companion.referee.table import TablePipeline
 
+    kw.setdefault("board_confirms_s", 0.0)
     return TablePipeline(game, board_reading=Reading_(observations), dice_reader=DiceReader(), **kw)
 
 

@@ -201,6 +201,54 @@ def test_a_capture_entered_after_the_next_throw_settled_explains_one_of_its_two_
         assert len(events) == 1 and events[0].sure == sure
 
 
+def _roll_and_captures():
+    """A first roll ``a+b`` after which a piece of the eagle can be captured that no other roll ``a+x`` lets anyone
+    capture, and one roll ``a+c`` with such a piece of its own: (state, roll a+b, its piece, roll a+c, its piece)."""
+    state = play_until(lambda s: s.phase == "roll" and s.is_chance_node())
+
+    def only_by(roll):
+        mine = set(_after(state, roll).matching_pieces(roll["dice"])) - {SHIELD}
+        others = [a for a in state.legal_actions() if a["dice"][0] == roll["dice"][0] and a != roll]
+        for other in others:
+            mine -= set(_after(state, other).matching_pieces(other["dice"]))
+        return sorted(mine)
+
+    rolls = [(a, only_by(a)) for a in state.legal_actions() if a["dice"][0] != a["dice"][1]]
+    (read, pieces), (other, others) = next(((r, p), (o, q)) for r, p in rolls if p for o, q in rolls
+                                          if q and o["dice"][0] == r["dice"][0] and o != r)
+    return state, read, PIECE_IDS[pieces[0]], other, PIECE_IDS[others[0]]
+
+
+@pytest.mark.rules("EK-CAP-MATCH", "EK-PLAY-ROLL")
+def test_a_roll_read_with_an_unsure_face_is_sure_once_the_board_shows_the_capture_only_its_dice_allow():
+    """A die read unsure waits a few seconds for the board: a capture whose combination no other face allows makes the
+    roll read sure (one ask fewer); a capture another face allows puts it to the family as read."""
+    state, read, piece, other, other_piece = _roll_and_captures()
+    a, b = read["dice"]
+    for taken, sure in ((piece, True), (other_piece, False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(without(scene_from_state(state), taken))],
+                        board_confirms_s=3.0)
+        dice = [(40, 200, a), (280, 30, b, True)]
+        frames = still(4) + [frame(hand=True)] + still(1) + still(12, dice=dice)  # the throw: b read unsure
+        frames += [frame(hand=True, dice=dice)] + still(6, obs_index=1, dice=dice)  # the capture, within 3 s
+        events = [(i, e) for i, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+        assert [(e.kind, e.sure, e.actions) for _, e in events] == [(DICE, sure, (read,))], [e.message for _, e in events]
+        assert events[0][0] > 18  # nothing asked before the board settled after the capture
+    taken_after = _after(state, read)
+    assert other["dice"] != read["dice"] and piece in [PIECE_IDS[p] for p in taken_after.matching_pieces(read["dice"])]
+
+
+def test_a_roll_read_with_an_unsure_face_is_put_to_the_family_when_the_board_shows_no_move_in_time():
+    state, read, _piece, _other, _other_piece = _roll_and_captures()
+    a, b = read["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))], board_confirms_s=2.0)
+    frames = still(4) + [frame(hand=True)] + still(1) + still(40, dice=[(40, 200, a), (280, 30, b, True)])
+    events = [(i, e) for i, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [(e.kind, e.sure, e.actions) for _, e in events] == [(DICE, False, (read,))]
+    settled_at = pipe._roll.frame - 1  # the frame index the dice settled on
+    assert events[0][0] - settled_at == 20  # put to the family 2 s (20 frames at 10 fps) after the dice settled
+
+
 def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
     state = play_until(lambda s: s.phase == "roll")
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
