@@ -1225,22 +1225,21 @@ class TablePipeline:
 
     # -- a roll the board confirms ------------------------------------------------------------------------
     def _may_wait_for_board(self, state: State, event: TableEvent) -> bool:
-        """Whether a roll proposal is unsure only for the faces of some of its dice, and some roll those dice could
-        show lets a move that the board would show: the move, once made, may tell the faces (a capture shows the
-        piece's combination, EK-CAP-MATCH; a magpie's flight its colours) -- asked only if it does not."""
+        """Whether a roll proposal is unsure only for the faces of some of its dice, and the roll as read lets a move
+        that the board would show: the move, once made, may tell the faces (a capture shows the piece's combination,
+        EK-CAP-MATCH; a magpie's flight its colours) -- asked only if it does not. A roll as read that lets no such
+        move is asked at once: the next throw would come soon, and a roll still unanswered holds it back."""
         if self.board_confirms_s <= 0 or event.kind != DICE or event.sure or not event.unsure or not event.dice \
                 or len(event.actions) != 1:
             return False
         if "--" in event.message:  # held back by a rule (a throw missed?): the family is asked at once
             return False
+        after = state.clone()
+        after.apply_unchecked(event.actions[-1])
+        if after.is_terminal() or after.is_chance_node():
+            return False
         start = self.adapter.scene_from_state(state)
-        for action in _alternative_rolls(state, event):
-            after = state.clone()
-            after.apply_unchecked(action)
-            if not after.is_terminal() and not after.is_chance_node() and any(
-                    _shown_by(after, a, self.adapter.scene_from_state, start) for a in after.legal_actions()):
-                return True
-        return False
+        return any(_shown_by(after, a, self.adapter.scene_from_state, start) for a in after.legal_actions())
 
     def _held_events(self, key: str | None) -> list[TableEvent]:
         """The roll held for the board, put to the family once it waited ``board_confirms_s`` or a new throw

@@ -249,6 +249,19 @@ def test_a_roll_read_with_an_unsure_face_is_put_to_the_family_when_the_board_sho
     assert events[0][0] - settled_at == 20  # put to the family 2 s (20 frames at 10 fps) after the dice settled
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_a_roll_read_with_an_unsure_face_that_lets_no_capture_is_put_to_the_family_at_once():
+    """Read as a roll that captures nothing, the next throw (roll again, or the Enchanted Die) comes soon: no wait."""
+    state = play_until(lambda s: s.phase == "roll" and s.is_chance_node())
+    failed = _failed_roll(state)
+    a, b = failed["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))], board_confirms_s=2.0)
+    frames = still(4) + [frame(hand=True)] + still(1) + still(40, dice=[(40, 200, a), (280, 30, b, True)])
+    events = [(i, e) for i, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [(e.kind, e.sure, e.actions) for _, e in events] == [(DICE, False, (failed,))]
+    assert events[0][0] == pipe._roll.frame - 1  # on the frame the dice settled
+
+
 def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
     state = play_until(lambda s: s.phase == "roll")
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
