@@ -1267,7 +1267,29 @@ class TablePipeline:
         mine = found.get(json.dumps(read, sort_keys=True))
         if explaining != [json.dumps(read, sort_keys=True)] or mine is None or mine.kind is not MatchKind.PROPOSED or not mine.sure:
             return [event]
+        if self._after_a_missed_roll(state, event, obs):
+            return [event]
         return [replace(event, sure=True, unsure=(), message=event.message + " (the move on the board shows these dice)")]
+
+    def _after_a_missed_roll(self, state: State, event: TableEvent, obs: Observation) -> bool:
+        """Whether the dice read and the move shown could as well come after a roll the camera missed: some roll of
+        ``state``, then decisions that show nowhere (roll again, pass), lead to a roll of these dice after which a
+        legal move explains the board (bench table, Eagle Kingdoms seed 2 r2, action 71: a 2+3 never read, "roll
+        again", then a 4+4 read unsure and its capture: the 4+4 was confirmed for the first roll). Then it is asked."""
+        kinds = Counter(s.kind for s in wanted_dice(state))
+        values = [d.value for d in event.dice]
+        for outcome in state.legal_actions():
+            missed = state.clone()
+            missed.apply_unchecked(outcome)
+            for path in roll_paths(missed, kinds, self.adapter.scene_from_state):
+                try:
+                    roll = path.chance.chance_action(values)
+                except GameError:
+                    continue
+                result = self._move_after(path.chance, roll, obs)
+                if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
+                    return True
+        return False
 
     def _move_after(self, chance: State, roll: Action, obs: Observation) -> Any:
         """What the settled board means after ``roll`` (a MatchResult), or None when the game ends with it."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.vision.classes import COLOUR_FACES
 from companion.vision.pose import PoseResult, PoseStatus
 from companion.vision.reader import Reading
 from companion.vision.readers import Observation
@@ -50,10 +51,11 @@ class Reading_:
 
 class DiceReader:
     """Finds squares of pure blue (red 0): the value in green (30 per pip: a d8 shows 8), uncertain when blue is 254, a d8 when 253
-    (252: a d8 read uncertain)."""
+    (252: a d8 read uncertain), a Magpies colour die when 251 (250: read uncertain; green: the face's place in
+    ``COLOUR_FACES``)."""
 
     def read(self, image):
-        mask = ((image[..., 2] == 0) & (image[..., 0] >= 252)).astype(np.uint8)
+        mask = ((image[..., 2] == 0) & (image[..., 0] >= 250)).astype(np.uint8)
         count, _labels, stats, _c = cv2.connectedComponentsWithStats(mask)
         out = []
         for i in range(1, count):
@@ -62,14 +64,15 @@ class DiceReader:
                 continue
             g = int(image[y + h // 2, x + w // 2, 1])
             blue = int(image[y + h // 2, x + w // 2, 0])
-            unsure = blue in (252, 254)
-            kind = "d8" if blue in (252, 253) else "d6"
-            out.append(Reading(kind, int(round(g / 30)), 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
+            unsure = blue in (250, 252, 254)
+            kind = "magpie" if blue in (250, 251) else "d8" if blue in (252, 253) else "d6"
+            value = COLOUR_FACES[int(round(g / 30))] if kind == "magpie" else int(round(g / 30))
+            out.append(Reading(kind, value, 0.5 if unsure else 0.99, (int(x), int(y), int(w), int(h)), unsure))
         return out
 
 
 def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
-    """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure[, "d8"]])`` and maybe a hand;
+    """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure[, "d8" | "magpie"]])`` and maybe a hand;
     ``missed``: dice ``(x, y)`` that change the picture but the dice reader does not find."""
     img = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     img[::16, :, :] = 100  # some texture for the motion meter's shake estimate
@@ -79,8 +82,10 @@ def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
     for d in dice:
         x, y, value = d[:3]
         unsure = len(d) > 3 and d[3]
-        blue = (252 if unsure else 253) if len(d) > 4 and d[4] == "d8" else 254 if unsure else 255
-        img[y:y + DIE, x:x + DIE] = (blue, value * 30, 0)
+        kind = d[4] if len(d) > 4 else "d6"
+        blue = {"d8": (253, 252), "magpie": (251, 250)}.get(kind, (255, 254))[bool(unsure)]
+        pips = COLOUR_FACES.index(value) if kind == "magpie" else value
+        img[y:y + DIE, x:x + DIE] = (blue, pips * 30, 0)
     for x, y in missed:
         img[y:y + DIE, x:x + DIE] = (30, 30, 220)
     if hand:
