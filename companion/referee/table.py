@@ -999,12 +999,10 @@ class TablePipeline:
                                picture=frame if self.learning.on else None, places=len(self._windows.places))
             self._swallowed = self._doubt_next = False
             self._before_throw = self._before
-            answered = self._answered
-            if answered and (Counter((r.kind, str(r.value)) for r in roll.dice) == answered
-                             or _lone_die_misread(self._roll, Counter(kind for kind, _face in answered.elements()))):
+            if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
-                self._answered, self._reaches = None, 0  # the hands since that roll was entered threw it
+                self._answered = None
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
 

@@ -526,29 +526,6 @@ def test_an_enchanted_die_read_as_a_d6_is_spent_on_its_roll_when_its_throw_chang
 
 
 @pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
-@pytest.mark.parametrize("thrown", [(40, 200, 5, True), (40, 200, 8, False, "d8")], ids=["read-as-a-d6", "read-right"])
-def test_an_enchanted_die_entered_before_its_throw_settled_is_that_throw_and_its_hand(thrown):
-    """Bench table, Eagle Kingdoms seed 2 rendition 2 (frames 2111, 3361): the family entered the Enchanted Die before
-    its throw settled, and the throw was read as a lone d6, unsure, where one place changed: it is the die entered,
-    not a new throw ("dice seen (d6 5), but not the dice a roll needs now", and the next throw held back as owed).
-    Read right or not, the hand that threw it is no reach of the next throw ("hands reached in 2 times")."""
-    state = play_until(lambda s: s.phase == SECOND)
-    pipe = pipeline(state.game, [observe(scene_from_state(state))])
-    pipe.applied({"type": "roll-enchanted"}, state)
-    chance = _after(state, {"type": "roll-enchanted"})
-    blank = {"type": "enchanted", "face": 8}
-    nxt = _after(chance, blank)
-    pipe.applied(blank, chance)
-    assert nxt.is_chance_node()
-    lone = still(6) + [frame(hand=True)] + still(1) + still(12, dice=[thrown])
-    assert [e for _, e in run(pipe, lone, nxt)] == []
-    entered = next(a for a in nxt.legal_actions() if a["dice"] == [1, 4])
-    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, 1), (300, 180, 4)]), nxt)
-               if e.kind == DICE]
-    assert len(offered) == 1 and offered[0].sure and offered[0].actions[-1] == entered, [(e.sure, e.message) for e in offered]
-
-
-@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
 def test_a_pair_of_d6_thrown_while_the_enchanted_die_is_awaited_is_read_whole_for_the_roll_after_it():
     """Bench table, Eagle Kingdoms seed 2 rendition 2 (frames 1001-3728): the camera lags behind the table, still
     waiting for the Enchanted Die when the next player throws the regular dice. Both dice are read (the game's usual
