@@ -1232,12 +1232,41 @@ class TablePipeline:
             return False
         if "--" in event.message:  # held back by a rule (a throw missed?): the family is asked at once
             return False
-        after = state.clone()
-        after.apply_unchecked(event.actions[-1])
+        direct = self._move_scenes(state, event.actions[-1])
+        return bool(direct) and bool(direct - self._scenes_after_a_missed_roll(state, event))
+
+    def _move_scenes(self, chance: State, roll: Action) -> set[tuple]:
+        """The boards the moves after ``roll`` would show (those that change the board)."""
+        after = chance.clone()
+        after.apply_unchecked(roll)
         if after.is_terminal() or after.is_chance_node():
-            return False
-        start = self.adapter.scene_from_state(state)
-        return any(_shown_by(after, a, self.adapter.scene_from_state, start) for a in after.legal_actions())
+            return set()
+        scene_of = self.adapter.scene_from_state
+        start = _scene_key(scene_of(chance))
+        out = set()
+        for action in after.legal_actions():
+            child = after.clone()
+            child.apply_unchecked(action)
+            out.add(_scene_key(scene_of(child)))
+        return out - {start}
+
+    def _scenes_after_a_missed_roll(self, state: State, event: TableEvent) -> set[tuple]:
+        """The boards a move could show after a roll the camera missed (some roll of ``state``, then decisions that show
+        nowhere: roll again, pass) and a roll of the dice read: where the move shown is one of them, the board tells
+        nothing about this roll (Eagle Kingdoms: any capture after a first roll may follow a failed one and "roll
+        again"), and waiting for it only delays the question."""
+        kinds = Counter(s.kind for s in wanted_dice(state))
+        values = [d.value for d in event.dice]
+        out: set[tuple] = set()
+        for outcome in state.legal_actions():
+            missed = state.clone()
+            missed.apply_unchecked(outcome)
+            for path in roll_paths(missed, kinds, self.adapter.scene_from_state):
+                try:
+                    out |= self._move_scenes(path.chance, path.chance.chance_action(values))
+                except GameError:
+                    continue
+        return out
 
     def _held_events(self, key: str | None) -> list[TableEvent]:
         """The roll held for the board, put to the family once it waited ``board_confirms_s`` or a new throw

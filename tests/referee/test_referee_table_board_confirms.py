@@ -64,3 +64,15 @@ def test_a_colour_read_unsure_is_sure_once_the_board_shows_a_flight_only_that_co
         events = [e for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
         assert [(e.kind, e.sure) for e in events] == [(DICE, sure)], [e.message for e in events]
         assert events[0].actions[-1]["faces"] == roll["faces"]
+
+
+def test_a_colour_read_unsure_is_put_to_the_family_when_the_board_shows_no_flight_in_time():
+    state, roll, _told, _other = _told_by_a_flight()
+    first, second = roll["faces"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))], board_confirms_s=2.0)
+    frames = [frame() for _ in range(4)] + [frame(hand=True)]
+    frames += [frame(dice=[(40, 200, first, False, "magpie"), (280, 30, second, True, "magpie")]) for _ in range(45)]
+    events = [(i, e) for i, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    assert [(e.kind, e.sure) for _, e in events] == [(DICE, False)]
+    settled_at = pipe._roll.frame - 1  # the frame index the dice settled on
+    assert events[0][0] - settled_at == 20  # put to the family 2 s (20 frames at 10 fps) after the dice settled
