@@ -38,7 +38,7 @@ import itertools
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -838,7 +838,8 @@ class TablePipeline:
             if lag is not None:
                 return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
             if self._board_open and self._held is not None:
-                return self._board_confirms(state, obs)
+                held, self._held = self._held, None
+                return self._board_confirms(state, held[1], obs)
             if self._board_open:
                 return self._once(("board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
@@ -1155,14 +1156,13 @@ class TablePipeline:
             self._roll_done, roll.offered = done, True
             event = self._dice_proposal(state, (), readings, False)
             roll.missed |= self._board_open
+            if self._may_wait_for_board(state, roll, event):
+                self._held = (roll, event, self._clock, key)
+                return []
             if event.kind == DICE and self._board_open:  # a missed roll: these dice may be a later roll's
                 event = replace(event, sure=False, message=event.message + " -- but the board has moved on since "
                                 "this roll: are these its dice?")
-            event = self._missed_throw(roll, event)
-            if self._may_wait_for_board(state, event):
-                self._held = (roll, event, self._clock, key)
-                return []
-            return self._roll_event(roll, event)
+            return self._roll_event(roll, self._missed_throw(roll, event))
         if self._board_open or self.settled is None:
             return []  # the board first: a move shown there comes before the next throw
         kinds = Counter(r["kind"] for r in readings)
@@ -1222,18 +1222,21 @@ class TablePipeline:
         return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]
 
     # -- a roll the board confirms ------------------------------------------------------------------------
-    def _may_wait_for_board(self, state: State, event: TableEvent) -> bool:
-        """Whether a roll proposal is unsure only for the faces of some of its dice, and the roll as read lets a move
-        that the board would show: the move, once made, may tell the faces (a capture shows the piece's combination,
-        EK-CAP-MATCH; a magpie's flight its colours) -- asked only if it does not. A roll as read that lets no such
-        move is asked at once: the next throw would come soon, and a roll still unanswered holds it back."""
+    def _may_wait_for_board(self, state: State, roll: _Roll, event: TableEvent) -> bool:
+        """Whether a roll proposal is unsure only for the faces of some of its dice (no rule holds it back: a throw
+        missed?), and the roll as read lets a move the board would show and no roll missed before it would explain
+        (a magpie's flight shows its colours): that move, once made, may tell the faces -- asked only if it does not.
+        A roll as read that lets no such move is asked at once: the next throw would come soon, and a roll still
+        unanswered holds it back."""
         if self.board_confirms_s <= 0 or event.kind != DICE or event.sure or not event.unsure or not event.dice \
-                or len(event.actions) != 1:
-            return False
-        if "--" in event.message:  # held back by a rule (a throw missed?): the family is asked at once
+                or len(event.actions) != 1 or self._board_open or not self._missed_throw(roll, replace(event, sure=True)).sure:
             return False
         direct = self._move_scenes(state, event.actions[-1])
-        return bool(direct) and bool(direct - self._scenes_after_a_missed_roll(state, event))
+        if not direct:
+            return False
+        missed = _rolls_after_a_missed_roll(state, event, self.adapter.scene_from_state)
+        after_missed = set().union(*(self._move_scenes(chance, roll) for chance, roll in missed))
+        return bool(direct - after_missed)
 
     def _move_scenes(self, chance: State, roll: Action) -> set[tuple]:
         """The boards the moves after ``roll`` would show (those that change the board)."""
@@ -1250,24 +1253,6 @@ class TablePipeline:
             out.add(_scene_key(scene_of(child)))
         return out - {start}
 
-    def _scenes_after_a_missed_roll(self, state: State, event: TableEvent) -> set[tuple]:
-        """The boards a move could show after a roll the camera missed (some roll of ``state``, then decisions that show
-        nowhere: roll again, pass) and a roll of the dice read: where the move shown is one of them, the board tells
-        nothing about this roll (Eagle Kingdoms: any capture after a first roll may follow a failed one and "roll
-        again"), and waiting for it only delays the question."""
-        kinds = Counter(s.kind for s in wanted_dice(state))
-        values = [d.value for d in event.dice]
-        out: set[tuple] = set()
-        for outcome in state.legal_actions():
-            missed = state.clone()
-            missed.apply_unchecked(outcome)
-            for path in roll_paths(missed, kinds, self.adapter.scene_from_state):
-                try:
-                    out |= self._move_scenes(path.chance, path.chance.chance_action(values))
-                except GameError:
-                    continue
-        return out
-
     def _held_events(self, key: str | None) -> list[TableEvent]:
         """The roll held for the board, put to the family once it waited ``board_confirms_s`` or a new throw
         settled; dropped once the family entered something (the state changed)."""
@@ -1282,12 +1267,11 @@ class TablePipeline:
         self._held = None
         return [event]
 
-    def _board_confirms(self, state: State, obs: Observation) -> list[TableEvent]:
-        """The board settled showing a change while a roll read with unsure faces waited for it: the roll read is
-        sure when it is the only roll its sure dice allow after which a legal move explains the change (the faces
-        read and the move shown agree); else it is put to the family as read."""
-        _roll, event, _since, _at = self._held
-        self._held = None
+    def _board_confirms(self, state: State, event: TableEvent, obs: Observation) -> list[TableEvent]:
+        """The board settled showing a change while a roll read with unsure faces (``event``) waited for it: the roll
+        read is sure when it is the only roll its sure dice allow after which a legal move explains the change (the
+        faces read and the move shown agree), surely, and no roll missed before it would explain it too; else it is put
+        to the family as read."""
         read = event.actions[-1]
         found = {json.dumps(a, sort_keys=True): self._move_after(state, a, obs) for a in _alternative_rolls(state, event)}
         explaining = [k for k, result in found.items() if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)]
@@ -1303,19 +1287,10 @@ class TablePipeline:
         ``state``, then decisions that show nowhere (roll again, pass), lead to a roll of these dice after which a
         legal move explains the board (bench table, Eagle Kingdoms seed 2 r2, action 71: a 2+3 never read, "roll
         again", then a 4+4 read unsure and its capture: the 4+4 was confirmed for the first roll). Then it is asked."""
-        kinds = Counter(s.kind for s in wanted_dice(state))
-        values = [d.value for d in event.dice]
-        for outcome in state.legal_actions():
-            missed = state.clone()
-            missed.apply_unchecked(outcome)
-            for path in roll_paths(missed, kinds, self.adapter.scene_from_state):
-                try:
-                    roll = path.chance.chance_action(values)
-                except GameError:
-                    continue
-                result = self._move_after(path.chance, roll, obs)
-                if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
-                    return True
+        for chance, roll in _rolls_after_a_missed_roll(state, event, self.adapter.scene_from_state):
+            result = self._move_after(chance, roll, obs)
+            if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
+                return True
         return False
 
     def _move_after(self, chance: State, roll: Action, obs: Observation) -> Any:
@@ -1439,6 +1414,22 @@ def _alternative_rolls(chance: State, event: TableEvent) -> list[Action]:
         if action not in out:
             out.append(action)
     return out
+
+
+def _rolls_after_a_missed_roll(state: State, event: TableEvent, scene_of: Any) -> Iterator[tuple[State, Action]]:
+    """(chance state, roll) for each way a roll of the dice read could come after a roll of ``state`` that the camera
+    missed: that roll, then decisions that show nowhere on the board (Eagle Kingdoms: "roll again", a pass), to a
+    roll of the same dice. The board cannot tell such a roll from this one."""
+    kinds = Counter(s.kind for s in wanted_dice(state))
+    values = [d.value for d in event.dice]
+    for outcome in state.legal_actions():
+        missed = state.clone()
+        missed.apply_unchecked(outcome)
+        for path in roll_paths(missed, kinds, scene_of):
+            try:
+                yield path.chance, path.chance.chance_action(values)
+            except GameError:
+                continue
 
 
 def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:
