@@ -322,6 +322,7 @@ class _Roll:
 LEARN_FROM_ANSWERS = False
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
+_EXPLAINED = (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)  # a board some legal move (or several) explains
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
 
@@ -1235,7 +1236,7 @@ class TablePipeline:
         if not direct:
             return False
         missed = _rolls_after_a_missed_roll(state, event, self.adapter.scene_from_state)
-        after_missed = set().union(*(self._move_scenes(chance, roll) for chance, roll in missed))
+        after_missed = set().union(*(self._move_scenes(chance, thrown) for chance, thrown in missed))
         return bool(direct - after_missed)
 
     def _move_scenes(self, chance: State, roll: Action) -> set[tuple]:
@@ -1272,11 +1273,11 @@ class TablePipeline:
         read is sure when it is the only roll its sure dice allow after which a legal move explains the change (the
         faces read and the move shown agree), surely, and no roll missed before it would explain it too; else it is put
         to the family as read."""
-        read = event.actions[-1]
+        read = json.dumps(event.actions[-1], sort_keys=True)
         found = {json.dumps(a, sort_keys=True): self._move_after(state, a, obs) for a in _alternative_rolls(state, event)}
-        explaining = [k for k, result in found.items() if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)]
-        mine = found.get(json.dumps(read, sort_keys=True))
-        if explaining != [json.dumps(read, sort_keys=True)] or mine is None or mine.kind is not MatchKind.PROPOSED or not mine.sure:
+        explaining = [k for k, result in found.items() if result is not None and result.kind in _EXPLAINED]
+        mine = found.get(read)
+        if explaining != [read] or mine is None or mine.kind is not MatchKind.PROPOSED or not mine.sure:
             return [event]
         if self._after_a_missed_roll(state, event, obs):
             return [event]
@@ -1289,7 +1290,7 @@ class TablePipeline:
         again", then a 4+4 read unsure and its capture: the 4+4 was confirmed for the first roll). Then it is asked."""
         for chance, roll in _rolls_after_a_missed_roll(state, event, self.adapter.scene_from_state):
             result = self._move_after(chance, roll, obs)
-            if result is not None and result.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
+            if result is not None and result.kind in _EXPLAINED:
                 return True
         return False
 
@@ -1436,7 +1437,7 @@ def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:
     """Whether a throw is the one die of the roll entered, its kind misread: one die, read unsure as another kind,
     where the throw changed one die-sized place only -- a second die thrown and missed would have changed a second
     (bench table, Eagle Kingdoms seed 2: every Enchanted Die read as a d6 changed one place, every pair of d6 read as
-    one die changed two or more; kept for a later roll of its kind, the lone \"d6\" set off a chain of questions)."""
+    one die changed two or more; kept for a later roll of its kind, the lone "d6" set off a chain of questions)."""
     return sum(said_kinds.values()) == 1 and len(roll.readings) == 1 and roll.readings[0].uncertain \
         and roll.places == 1 and not roll.kept
 
