@@ -334,7 +334,8 @@ class TablePipeline:
     (:class:`companion.vision.intrinsics.CameraProfile`) or None. ``registry``: the family's registered
     dice (Verzauberte Eulen's head, body and eye dice told apart). ``look``: the look of the family's box
     as taught from one photo (:meth:`teach_look`, :func:`companion.vision.teach.load_appearance`), or None.
-    ``dice_reader`` / ``board_reading``: injected readers (tests)."""
+    ``dice_reader`` / ``board_reading``: injected readers (tests). ``board_confirms_s``: how long a roll read with
+    an unsure face waits for the move that may tell it (0: asked at once)."""
 
     def __init__(self, game: Game, board_map: Any = None, camera: Any = None, *, registry: Any = None,
                  dice_reader: Any = None, board_reading: Any = None, board_settle: int = BOARD_SETTLE_FRAMES,

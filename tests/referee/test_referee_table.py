@@ -201,9 +201,9 @@ def test_a_capture_entered_after_the_next_throw_settled_explains_one_of_its_two_
         assert len(events) == 1 and events[0].sure == sure
 
 
-def _roll_and_captures():
+def _roll_and_capture():
     """A first roll ``a+b`` after which a piece of the eagle can be captured that no other roll ``a+x`` lets anyone
-    capture, and one roll ``a+c`` with such a piece of its own: (state, roll a+b, its piece, roll a+c, its piece)."""
+    capture: (state, roll a+b, its piece)."""
     state = play_until(lambda s: s.phase == "roll" and s.is_chance_node())
 
     def only_by(roll):
@@ -213,10 +213,8 @@ def _roll_and_captures():
             mine -= set(_after(state, other).matching_pieces(other["dice"]))
         return sorted(mine)
 
-    rolls = [(a, only_by(a)) for a in state.legal_actions() if a["dice"][0] != a["dice"][1]]
-    (read, pieces), (other, others) = next(((r, p), (o, q)) for r, p in rolls if p for o, q in rolls
-                                          if q and o["dice"][0] == r["dice"][0] and o != r)
-    return state, read, PIECE_IDS[pieces[0]], other, PIECE_IDS[others[0]]
+    read, pieces = next((a, p) for a in state.legal_actions() if a["dice"][0] != a["dice"][1] for p in [only_by(a)] if p)
+    return state, read, PIECE_IDS[pieces[0]]
 
 
 @pytest.mark.rules("EK-CAP-MATCH", "EK-PLAY-ROLL", "EK-TWO-2")
@@ -225,7 +223,7 @@ def test_a_roll_read_with_an_unsure_face_is_asked_at_once_where_a_missed_roll_wo
     again" (bench table, seed 2 r2, action 71: a 2+3 never read, then a 4+4 read unsure and its capture, confirmed
     for the first roll by the board it waited for). The board can never tell the face here: the roll is put to the
     family at once, and a board showing the capture only its dice allow would not make it sure."""
-    state, read, piece, _other, _other_piece = _roll_and_captures()
+    state, read, piece = _roll_and_capture()
     a, b = read["dice"]
     captured = observe(without(scene_from_state(state), piece))
     pipe = pipeline(state.game, [observe(scene_from_state(state)), captured], board_confirms_s=3.0)
