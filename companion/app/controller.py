@@ -195,6 +195,7 @@ class Controller:
         self.changed_at = 0.0
         self.dropped = 0
         self.vision_status = ""
+        self._frame_words = ""  # the last frame's own status (a hand, blur, a roll waiting), while it is shown
         self.rng = random.Random(seed)
         self.colours: list[int] = list(DEFAULT_COLOURS)
         self._entry: list[DieValue] = []
@@ -689,8 +690,7 @@ class Controller:
             if observation.get("dice") and self.state is not None and not self.state.is_terminal():
                 self._unused_roll(observation["dice"])  # it settled just before the last change
             return False
-        if "status" in observation:
-            self.vision_status = observation["status"]
+        self._frame_said(observation)
         self._said_look(observation.get("look"))
         if observation.get("setup_read") and self.at_setup():  # unsure pieces: fixed by taps on the picture
             self.setup_read = observation["setup_read"]
@@ -716,6 +716,14 @@ class Controller:
         if observation.get("question"):
             self._camera_asks(observation["question"])
         return True
+
+    def _frame_said(self, observation: dict[str, Any]) -> None:
+        """The camera's words for the frame (a hand over the table, a roll waiting for the move) shown while such
+        frames come; a plain frame of the camera ends them, not a question the camera asked meanwhile."""
+        if "status" in observation:
+            self.vision_status = self._frame_words = observation["status"]
+        elif "board" in observation and self._frame_words and self.vision_status == self._frame_words:
+            self.vision_status = self._frame_words = ""
 
     def _said_look(self, look: dict[str, Any] | None) -> None:
         """Teach your board: the look of the family's box learned at the set-up, or a saved one not usable."""

@@ -21,6 +21,7 @@ from kivy.core.window import Window
 
 from companion.app import theme
 from companion.referee.dice import dice_values
+from companion.referee.table import WAITING_FOR_MOVE
 
 FIRST_SHOTS = (("home", "home", None), ("tally", "score-a-kingdom", None), ("tiles", "score-tiles", None),
                ("setup", "setup", None), ("home", "home-de", "de"))
@@ -354,6 +355,8 @@ class LayoutTour:
         table.open_group = None
         table.build_entry()
         yield from self._shoot("table", f"{game}-table-{moment}", size, lang, name_screen=False)
+        if moment == "dice" and game == "mighty-magpies":  # a roll read unsure, waiting for the flight that tells it
+            yield from self._camera_says(WAITING_FOR_MOVE, f"{game}-table-waiting", size, lang)
         if moment == "setup" and self._ask_setup_check(script):
             yield from self._shoot("setup_fix", game, size, lang)
         picker = app.controller.picker()
@@ -373,6 +376,18 @@ class LayoutTour:
                 self.problems.setdefault(f"{size[0]}x{size[1]}/{lang}/{game}-setup-teach", []).append(
                     f"teaching the board did not start: {setup.flow_text}")
             setup.flow, setup.teaching = "", None
+
+    def _camera_says(self, words, name, size, lang):
+        """The table screen with the camera's ``words`` under the messages and nothing proposed (the position is set
+        afresh for the next moment)."""
+        table, controller = self.app.sm.get_screen("table"), self.app.controller
+        controller.discard()
+        controller.vision_status = words
+        table.build_entry()
+        table.refresh_messages()
+        yield from self._shoot("table", name, size, lang, name_screen=False)
+        controller.vision_status = ""
+        table.refresh_messages()
 
     def _ask_setup_check(self, script) -> bool:
         """The camera's question about a set-up read in part (a game whose set-up is fixed by taps): the true

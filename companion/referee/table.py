@@ -322,6 +322,8 @@ class _Roll:
 LEARN_FROM_ANSWERS = False
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
+WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board
+MOVING = "something is moving over the table"  # the status of a frame with a hand or motion (not read)
 _EXPLAINED = (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)  # a board some legal move (or several) explains
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
@@ -694,14 +696,16 @@ class TablePipeline:
             self._board_run, self._refused, self._settled_frame = None, (0, ""), None
             self._dice_in_view = []
             self.last_ms = {**timings, "total": (time.perf_counter() - t0) * 1000}
-            return [TableEvent(STATUS, "something is moving over the table", info={**info, "moving": True, "refused": True})]
+            return [TableEvent(STATUS, MOVING, info={**info, "moving": True, "refused": True})]
         self._read_dice(frame, pose, state, timings, small)
         t3 = time.perf_counter()
         words = self._read_board(frame, pose, info)
         timings["board"] = (time.perf_counter() - t3) * 1000
         self._remember_before(frame)
-        events = [TableEvent(STATUS, words, info=info)]
-        events += self.reevaluate(state)
+        later = self.reevaluate(state)
+        if self._held is not None and not info.get("refused"):
+            words = WAITING_FOR_MOVE  # the family would otherwise see nothing new about their roll for a while
+        events = [TableEvent(STATUS, words, info=info), *later]
         timings["total"] = (time.perf_counter() - t0) * 1000
         self.last_ms = timings
         return events

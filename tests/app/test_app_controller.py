@@ -490,3 +490,23 @@ def test_a_roll_with_its_decision_not_saved_halfway_keeps_the_decision_and_offer
     monkeypatch.setattr(Journal, "append_action", original)
     ctl.confirm()
     assert ctl.session.history[start:] == [{"type": "roll-enchanted"}, {"type": "enchanted", "face": 4}]
+
+
+def test_a_frames_own_words_last_as_long_as_such_frames_come_and_a_question_stays(ctl):
+    """What the camera says of a frame (a hand over the table, a roll waiting for the move) is shown while such
+    frames come and goes with the first plain frame; a question the camera asked stays until it is answered."""
+    from companion.referee.table import MOVING, WAITING_FOR_MOVE
+
+    _ek(ctl)
+    plain = {"board": "board found"}
+    for words in (MOVING, WAITING_FOR_MOVE):
+        assert ctl.observe(ctl.generation, {**plain, "status": words})
+        assert ctl.vision_status == words
+        assert ctl.observe(ctl.generation, plain)
+        assert ctl.vision_status == ""
+    assert ctl.observe(ctl.generation, {**plain, "status": MOVING})
+    assert ctl.observe(ctl.generation, {**plain, "question": {"reason": "several", "message": "", "regions": []}})
+    asked = ctl.vision_status
+    assert asked == i18n.tr("table:camera_several", spaces="")
+    assert ctl.observe(ctl.generation, plain)
+    assert ctl.vision_status == asked

@@ -338,3 +338,20 @@ def test_a_list_is_said_with_and_in_each_language():
     assert i18n.spoken_list(["gelb", "blau", "rot"], "de") == "gelb, blau und rot"
     assert i18n.spoken_list(["Ann", "Ben"], "de") == "Ann und Ben"
     assert i18n.spoken_list(["Ann"], "en") == "Ann" and i18n.spoken_list([], "en") == ""
+
+
+def test_what_the_camera_says_of_a_frame_is_said_in_german():
+    """The table pipeline's words for a frame (the pose, a hand, blur, a roll waiting for the move) reach the table
+    screen as the family's language, the English detail after them left out."""
+    from companion.referee.table import MOVING, WAITING_FOR_MOVE
+    from companion.vision.pose import PoseStatus
+    from companion.vision.quality import FrameQuality
+
+    said = [status.value for status in PoseStatus] + [MOVING, WAITING_FOR_MOVE]
+    said += [FrameQuality(3.0, 1.5, 2.0).problem(1.0), FrameQuality(1.0, 0.5, 2.0, moving=True).problem(1.0)]
+    said += ["a hand or an arm reaches over the board's edge: take it away",
+             "the board is too small in the picture (1.20 px per mm, at least 2.5 to tell the pieces apart): bring the camera "
+             "closer or use a larger picture"]
+    for words in said:
+        german = i18n.camera_words(words, "de")
+        assert german != words and not re.search(r"\b(the|is|of|mm|px)\b", german), (words, german)

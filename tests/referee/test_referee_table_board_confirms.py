@@ -10,7 +10,7 @@ from fake_table import frame, observe, pipeline, run
 
 from companion.referee.dice import wanted_dice
 from companion.referee.mighty_magpies import scene_from_state
-from companion.referee.table import DICE, QUESTION
+from companion.referee.table import DICE, QUESTION, WAITING_FOR_MOVE
 from companion.workshop.boards.bench.mighty_magpies import sample_states
 
 
@@ -72,7 +72,14 @@ def test_a_colour_read_unsure_is_put_to_the_family_when_the_board_shows_no_fligh
     pipe = pipeline(state.game, [observe(scene_from_state(state))], board_confirms_s=2.0)
     frames = [frame() for _ in range(4)] + [frame(hand=True)]
     frames += [frame(dice=[(40, 200, first, False, "magpie"), (280, 30, second, True, "magpie")]) for _ in range(45)]
-    events = [(i, e) for i, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)]
+    statuses, events = [], []
+    for i, img in enumerate(frames):
+        out = pipe.process(img, i / 10, state)
+        statuses.append(out[0].message)
+        events += [(i, e) for e in out[1:] if e.kind in (DICE, QUESTION)]
     assert [(e.kind, e.sure) for _, e in events] == [(DICE, False)]
     settled_at = pipe._roll.frame - 1  # the frame index the dice settled on
     assert events[0][0] - settled_at == 20  # put to the family 2 s (20 frames at 10 fps) after the dice settled
+    # the family is told why nothing comes yet while the roll waits, and only then
+    waiting = [i for i, words in enumerate(statuses) if words == WAITING_FOR_MOVE]
+    assert waiting == list(range(settled_at, events[0][0])), (settled_at, events[0][0], waiting)
