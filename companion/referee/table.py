@@ -316,10 +316,10 @@ class _Roll:
     places: int = 0  # die-sized places the throw changed (:attr:`DiceWindows.places`): more than its dice read, one was missed
 
 
-# Off: learnt from the answers, a die's later misread was made sure -- bench table seed 0, Eagle Kingdoms rendition 2,
-# a silent error at action 290 with it, none to 300 without (docs/vision-notes.md, session 15). On again only with a
-# whole-game run of every game showing no silent error.
-LEARN_FROM_ANSWERS = False
+# On since session 27: ten whole films of the three dice games followed exactly with it, no silent error; session 15's
+# error at Eagle Kingdoms r2 action 290 was a roll read surely by the generic reader while the camera lagged far
+# behind the table, not a die the profile made sure (docs/vision-notes.md, session 27).
+LEARN_FROM_ANSWERS = True
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
 WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board

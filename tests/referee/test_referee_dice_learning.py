@@ -46,7 +46,6 @@ def _thrown(dice, reader=None):
     state = _roll_state()
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
     pipe._dice_reader = reader or LearningReader()
-    pipe.learning.on = True  # off in the pipeline by default (LEARN_FROM_ANSWERS): these tests are of the rule itself
     frames = [frame() for _ in range(4)] + [frame(hand=True), frame()] + [frame(dice=dice) for _ in range(14)]
     offered = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
     assert len(offered) == 1
@@ -57,12 +56,14 @@ def _taught(reader):
     return sorted((e.kind, e.value, e.source) for e in reader.profile.examples) if reader.profile else []
 
 
-def test_the_pipeline_learns_nothing_from_answers_by_default():
-    """Off until whole games show it safe (LEARN_FROM_ANSWERS): it made a later misread sure (EK r2, action 290)."""
-    pipe, state, _ = _thrown([(40, 200, 3, True), (280, 30, 5)])
-    pipe.learning.on = pipeline(state.game, [observe(scene_from_state(state))]).learning.on
-    pipe.applied({"type": "roll", "dice": [3, 5]}, state)
-    assert pipe._dice_reader.profile is None and pipe.learning.taught == 0
+def test_the_pipeline_learns_from_answers_unless_told_not_to():
+    """On by default (LEARN_FROM_ANSWERS: whole films showed it safe, docs/vision-notes.md session 27); off, an
+    answered roll teaches nothing."""
+    for on in (True, False):
+        pipe, state, _ = _thrown([(40, 200, 3, True), (280, 30, 5)])
+        pipe.learning.on = pipeline(state.game, [observe(scene_from_state(state))]).learning.on and on
+        pipe.applied({"type": "roll", "dice": [3, 5]}, state)
+        assert (pipe._dice_reader.profile is not None, pipe.learning.taught) == ((True, 2) if on else (False, 0))
 
 
 def test_a_roll_answered_with_the_faces_read_teaches_each_die_as_read():
