@@ -75,13 +75,15 @@ def tr(key: str, lang: str | None = None, **params) -> str:
 def camera_words(status: str, lang: str | None = None) -> str:
     """A status of the camera's readers (English words from vision: "board found", "too dark: mean brightness
     ...") in ``lang``: the catalogue's ``status:<words>``, else the words before a colon, a dash or a bracket
-    (their English detail left out), else the status as it is."""
+    (their English detail left out), else a status after the colon ("board pose: too dark"), else the status as
+    it is."""
     text = str(status or "")
+    words_of = catalogue(lang or _current)
     for words in (text, *(text.partition(mark)[0].strip() for mark in (":", " - ", " ("))):
-        found = catalogue(lang or _current).get(f"status:{words}")
+        found = words_of.get(f"status:{words}")
         if found is not None:
             return found + text[len(words):] if words != text and (lang or _current) == DEFAULT else found
-    return text
+    return words_of.get(f"status:{text.partition(': ')[2]}", text)
 
 
 def placeholders(text: str) -> set[str]:

@@ -349,7 +349,7 @@ def test_what_the_camera_says_of_a_frame_is_said_in_german():
 
     said = [status.value for status in PoseStatus] + [MOVING, WAITING_FOR_MOVE]
     said += [FrameQuality(3.0, 1.5, 2.0).problem(1.0), FrameQuality(1.0, 0.5, 2.0, moving=True).problem(1.0)]
-    said += ["a hand or an arm reaches over the board's edge: take it away",
+    said += [f"board pose: {PoseStatus.TOO_DARK.value}", "a hand or an arm reaches over the board's edge: take it away",
              "the board is too small in the picture (1.20 px per mm, at least 2.5 to tell the pieces apart): bring the camera "
              "closer or use a larger picture"]
     for words in said:
