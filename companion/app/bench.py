@@ -1,8 +1,10 @@
 """``python -m companion.app.bench``: cold start to the home screen, and preview fps while recognition runs.
 
-Headless (SDL offscreen). Recognition load: what a real camera runs on the worker (board pose of the
-demo's board, then the dice reader, ONNX), the demo's frames as input, at the worker's rate cap; ``--demo-recognizer`` uses the scripted one instead. Prints one JSON line.
-Not a timed test: numbers depend on the machine (targets: cold start <= 3 s, preview >= 20 fps).
+Headless (SDL offscreen). Recognition load: what a real camera runs on the worker -- the table pipeline
+(``companion.app.camera_session.camera_recognizer``: board pose, board reading, dice, matched against the demo
+game where it stands) -- the demo's frames as input, at the worker's rate cap; ``--demo-recognizer`` uses the
+scripted one instead. Prints one JSON line.
+Not a timed test: numbers depend on the machine (targets: cold start <= 3 s, preview >= 25 fps).
 ``ui_cpu_ms_per_frame`` is the UI thread's own CPU time per preview frame (what the app's code costs; it
 moves less with the machine's load than the fps, which also waits for the GL driver and the other threads).
 """
@@ -30,23 +32,24 @@ def main(argv=None) -> int:
     Config.set("kivy", "log_level", "error")
     from kivy.base import EventLoop
 
-    from companion.app.board import CameraRecognizer
+    from companion.app.camera_session import camera_recognizer
     from companion.app.main import CompanionApp
-    from companion.app.worker import DiceRecognizer
 
     app = CompanionApp(source="demo", data_dir=None)
     app._run_prepare()
     EventLoop.idle()
     cold = time.perf_counter() - T0
     app.start_demo()
-    session = app.session
-    if not args.demo_recognizer:  # a real camera's cost on the worker thread: board pose, then the dice reader
-        real = CameraRecognizer(app.controller.root, DiceRecognizer())
-        real.set_game(session.demo.script.module.name)
+    session, game = app.session, app.controller.session
+    said = {"board": ""}  # the pipeline's last word on the board (what shows that it ran)
+    if not args.demo_recognizer:  # a real camera's cost on the worker thread: the table pipeline on the demo's frames
+        real = camera_recognizer(app.controller.root, None)
+        real.set_position(game.game, game.state, game.history)
 
         def recognize(image, meta):
             result = real(image, meta)
-            return {"status": result.get("status") or result.get("error", "")}
+            said["board"] = result.get("board", said["board"])
+            return {"status": result.get("status") or result.get("board", "")}
 
         session.worker.recognize = recognize  # from the next frame on
     recognized0 = session.worker.processed
@@ -60,7 +63,8 @@ def main(argv=None) -> int:
     result = {"cold_start_s": round(cold, 2), "preview_fps": round(fps, 1),
               "ui_cpu_ms_per_frame": round(cpu * 1000 / frames, 2), "recognitions": session.worker.processed - recognized0,
               "recognition_ms": round(session.worker.last_ms, 1),
-              "overlay_redraws": app.sm.get_screen("table").ids.preview.overlay_uploads, "seconds": round(elapsed, 1)}
+              "overlay_redraws": app.sm.get_screen("table").ids.preview.overlay_uploads, "seconds": round(elapsed, 1),
+              "board": said["board"]}
     app.stop()
     print(json.dumps(result))
     return 0
