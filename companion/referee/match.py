@@ -208,6 +208,12 @@ def match(
             # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
             # character before a trade) is no less a guess for ending in the same visible action
             sure = len({_path_key(s.path) for s, _ in fits}) == 1
+            merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure else []
+            if merged:  # the board settled once after two moves that end where this one does: which was it?
+                options = (succ.path, *merged[:4])
+                names = " | ".join(_path_words(state, p) for p in options)
+                return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit (one move, or two before the board was still): "
+                                   f"{names}", options=options, changed=changed)
             return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
                                sure=sure)
         options = tuple(succ.path for succ, _ in top)
@@ -241,6 +247,46 @@ def match(
     if near:
         hint = " Nearest legal move: " + " | ".join(state.action_to_string(p[-1]) for p in near) + "."
     return MatchResult(MatchKind.MISREAD, f"the board does not match any legal move: {details}.{hint}", options=near, changed=changed)
+
+
+def _path_words(state: State, path: Sequence[Action]) -> str:
+    """A path of actions in words, each said in the state it is taken in."""
+    words, st = [], state.clone()
+    for action in path:
+        words.append(st.action_to_string(action))
+        st.apply_unchecked(action)
+    return "; ".join(words)
+
+
+def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
+               reach: int) -> list[tuple[Action, ...]]:
+    """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
+    dice), that end where ``seen`` shows: the board may settle only after both (bench table, Eulen seed 3 r1,
+    action 117: the body die's step and the head die's flight read as the head die's flight alone, a silent
+    error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more spaces than
+    that to change is not followed."""
+    start = _key(scene_of(state))
+    out: list[tuple[Action, ...]] = []
+    budget = MAX_SUCCESSORS
+    for first in state.legal_actions():
+        mid = state.clone()
+        mid.apply_unchecked(first)
+        middle = scene_of(mid)
+        budget -= 1
+        if budget < 0 or mid.is_terminal() or mid.is_chance_node() or _key(middle) == start:
+            continue
+        if len(differences(middle, seen)[0]) > reach:
+            continue
+        for second in mid.legal_actions():
+            budget -= 1
+            if budget < 0:
+                return out
+            end = mid.clone()
+            end.apply_unchecked(second)
+            scene = scene_of(end)
+            if _key(scene) != _key(middle) and not differences(scene, seen)[0]:
+                out.append((first, second))
+    return out
 
 
 def _path_key(path: Sequence[Action]) -> str:
