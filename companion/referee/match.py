@@ -167,11 +167,13 @@ def match(
     after: Observation | Mapping[str, list[Any]],
     adapter: Any,
     max_depth: int = 2,
+    two_moves: bool = False,
 ) -> MatchResult:
     """Explain the settled observation ``after`` from ``state`` (see the module docstring).
 
     ``before`` is the previous settled observation or scene (``None``: the state's expected scene);
-    it is what ``implied_actions`` compares against.
+    it is what ``implied_actions`` compares against. ``two_moves``: two moves may have been made since the board
+    was last seen settled (two hands reached in): a move that two moves end at as well is asked, with both.
     """
     seen = as_observation(after)
     if not seen.usable:
@@ -208,7 +210,7 @@ def match(
             # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
             # character before a trade) is no less a guess for ending in the same visible action
             sure = len({_path_key(s.path) for s, _ in fits}) == 1
-            merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure else []
+            merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
             if merged:  # the board settled once after two moves that end where this one does: which was it?
                 options = (succ.path, *merged[:4])
                 names = " | ".join(_path_words(state, p) for p in options)
@@ -261,9 +263,9 @@ def _path_words(state: State, path: Sequence[Action]) -> str:
 def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
                reach: int) -> list[tuple[Action, ...]]:
     """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
-    dice), that end where ``seen`` shows: the board may settle only after both (bench table, Eulen seed 3 r1,
-    action 117: the body die's step and the head die's flight read as the head die's flight alone, a silent
-    error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more spaces than
+    dice), that end where ``seen`` shows: two hands reached in and the board settled only after both (bench table,
+    Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's flight
+    alone, a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more spaces than
     that to change is not followed."""
     start = _key(scene_of(state))
     out: list[tuple[Action, ...]] = []

@@ -418,6 +418,8 @@ class TablePipeline:
         self._relit_left = 0
         self._roll: _Roll | None = None
         self._reaches = 0  # hands reaching in since the last action applied
+        self._hands_unsettled = 0  # hands reaching in since the board last settled
+        self._hands_before_settled = 0  # hands that reached in between the board settled before and as it is now
         self._still = 0  # still frames in a row
         self._roll_done: tuple | None = None
         # a roll read with an unsure face, not yet put to the family: (its roll, its proposal, since when (s), the state)
@@ -689,7 +691,9 @@ class TablePipeline:
         self._keep_setup_photo(frame, pose, state, moving)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none)
-        self._reaches += moving and self._still >= self.dice_tracker.settle_frames
+        reach = moving and self._still >= self.dice_tracker.settle_frames
+        self._reaches += reach
+        self._hands_unsettled += reach
         self._still = 0 if moving else self._still + 1
         if moving:
             self.dice_tracker.update([], hand=True)
@@ -771,6 +775,8 @@ class TablePipeline:
         for r, v in reading.items():
             run.reading.setdefault(r, v)
         run.frames += 1
+        if run.frames == self.board_settle:
+            self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
             confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
             self.settled, self._settled_at = replace(obs, confidence=confidence), self.frames
@@ -851,7 +857,7 @@ class TablePipeline:
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
             return []
-        result = match(state, None, obs, self.adapter)
+        result = match(state, None, obs, self.adapter, two_moves=self._hands_before_settled >= 2)
         if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) and hasattr(self.adapter, "offset"):
             result = self._realigned(state, obs, result)
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)

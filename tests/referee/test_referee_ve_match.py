@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from companion.referee.boardmaps import BOARDS_DIR
-from companion.referee.match import MatchKind
-from companion.referee.verzauberte_eulen import match_observation, scene_from_state
+from companion.referee.match import MatchKind, match
+from companion.referee.verzauberte_eulen import ADAPTER, match_observation, scene_from_state
 from companion.vision.boardmap import load_board_map
 from companion.vision.readers import Observation, canonical
 from companion.workshop.boards.bench.verzauberte_eulen import evaluate, sample_states
@@ -171,15 +171,15 @@ def _key(scene):
 
 @pytest.mark.rules("VE-TURN-DICE", "VE-MOVE-EXACT")
 def test_a_board_that_one_move_or_two_moves_of_one_owl_explain_is_asked_not_proposed():
-    """The board may settle only after the same owl moved for two dice (bench table, seed 3 r1, action 117): the
-    one-die move that ends there too is a guess, so the family is asked, with both."""
+    """Two hands reached in and the board settled only after the same owl moved for two dice (bench table, seed 3
+    r1, action 117): the one-die move that ends there too is a guess, so the family is asked, with both."""
     state, one, two = _one_move_or_two(fresh_turns())
     after = state.clone()
     for action in two:
         after.apply(action)
-    result = match_observation(state, None, scene_from_state(after))
+    result = match(state, None, scene_from_state(after), ADAPTER, two_moves=True)
     assert result.kind is MatchKind.AMBIGUOUS, result.message
     assert (one,) in result.options and two in result.options
-    single = state.clone()
-    single.apply(one)
-    assert match_observation(state, None, scene_from_state(single)).kind is MatchKind.AMBIGUOUS  # the same board
+    # one hand since the board was last seen: the one move (the board settles between two moves)
+    alone = match_observation(state, None, scene_from_state(after))
+    assert alone.kind is MatchKind.PROPOSED and alone.sure and alone.action == one
