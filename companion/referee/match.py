@@ -200,27 +200,7 @@ def match(
             fits.append((succ, s_soft))
         nearest.append((len(s_hard), len(s_soft), succ))
     if fits:
-        best = min(len(s) for _, s in fits)  # prefer the successor that also explains uncertain regions
-        top = [(succ, s) for succ, s in fits if len(s) == best]
-        if len({_path_key(succ.path[-1:]) for succ, _ in top}) == 1:  # one visible action (shortest path to it)
-            succ, soft_left = min(top, key=lambda t: len(t[0].path))
-            text = "; ".join(state.action_to_string(a) for a in succ.path)
-            if soft_left:
-                text += f" (uncertain, taken from the rules: {', '.join(soft_left)})"
-            # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
-            # character before a trade) is no less a guess for ending in the same visible action
-            sure = len({_path_key(s.path) for s, _ in fits}) == 1
-            merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
-            if merged:  # the board settled once after two moves that end where this one does: which was it?
-                options = (succ.path, *merged[:4])
-                names = " | ".join(_path_words(state, p) for p in options)
-                return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit (one move, or two before the board was still): "
-                                   f"{names}", options=options, changed=changed)
-            return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
-                               sure=sure)
-        options = tuple(succ.path for succ, _ in top)
-        names = " | ".join(state.action_to_string(p[-1]) for p in options)
-        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed)
+        return _fitting(state, fits, seen, changed, adapter, two_moves)
 
     # 2. the change implies an action: illegal (name the rule) or legal but the rest disagrees
     base = as_observation(before) if before is not None else Observation.from_scene(expected)
@@ -249,6 +229,33 @@ def match(
     if near:
         hint = " Nearest legal move: " + " | ".join(state.action_to_string(p[-1]) for p in near) + "."
     return MatchResult(MatchKind.MISREAD, f"the board does not match any legal move: {details}.{hint}", options=near, changed=changed)
+
+
+def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ...], adapter: Any,
+             two_moves: bool) -> MatchResult:
+    """The result when some legal successors agree with every confident region (``fits``: each with the uncertain
+    regions it leaves unexplained)."""
+    best = min(len(s) for _, s in fits)  # prefer the successor that also explains uncertain regions
+    top = [(succ, s) for succ, s in fits if len(s) == best]
+    if len({_path_key(succ.path[-1:]) for succ, _ in top}) != 1:
+        options = tuple(succ.path for succ, _ in top)
+        names = " | ".join(state.action_to_string(p[-1]) for p in options)
+        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed)
+    succ, soft_left = min(top, key=lambda t: len(t[0].path))  # one visible action (shortest path to it)
+    text = "; ".join(state.action_to_string(a) for a in succ.path)
+    if soft_left:
+        text += f" (uncertain, taken from the rules: {', '.join(soft_left)})"
+    # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
+    # character before a trade) is no less a guess for ending in the same visible action
+    sure = len({_path_key(s.path) for s, _ in fits}) == 1
+    merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
+    if merged:  # the board settled once after two moves that end where this one does: which was it?
+        options = (succ.path, *merged[:4])
+        names = " | ".join(_path_words(state, p) for p in options)
+        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit (one move, or two before the board was still): "
+                           f"{names}", options=options, changed=changed)
+    return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
+                       sure=sure)
 
 
 def _path_words(state: State, path: Sequence[Action]) -> str:
