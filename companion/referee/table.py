@@ -853,7 +853,9 @@ class TablePipeline:
                 held, self._held = self._held, None
                 return self._board_confirms(state, held[1], obs)
             if self._board_open:
-                return self._once(("board", self._settled_key), len(hard), TableEvent(
+                # its own evidence: the roll answered, the same board is a move to ask about (Eulen seed 3 r1, action
+                # 117: two moves fitting it went unasked, and the next board was read from before both)
+                return self._once(("roll for the board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
             return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fake_table import frame, observe, pipeline, run
-from test_referee_ve_match import _one_move_or_two, fresh_turns
+from test_referee_ve_match import _key, _one_move_or_two, fresh_turns
 
 from companion.referee.table import MOVE, QUESTION
 from companion.referee.verzauberte_eulen import scene_from_state
@@ -28,3 +28,46 @@ def test_a_board_seen_only_after_two_hands_is_asked_where_two_moves_end_as_one_d
             assert events[0].sure and events[0].actions == (one,)
         else:
             assert events[0].reason == "several" and two in events[0].options
+
+
+def _roll_then_two_moves_fit():
+    """A Verzauberte Eulen roll, and a move after it that two of its dice make alike: (state, roll, after both)."""
+    import random
+
+    from companion.games.verzauberte_eulen.rules import VerzauberteEulen
+    from companion.referee.dice import wanted_dice
+
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = VerzauberteEulen(players=["A", "B", "C"]).new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node() and wanted_dice(state):
+                roll = state.sample_chance(rng)
+                rolled = state.clone()
+                rolled.apply(roll)
+                seen: dict[tuple, object] = {}
+                for move in rolled.legal_actions():
+                    after = rolled.clone()
+                    after.apply(move)
+                    key = _key(scene_from_state(after))
+                    if key in seen:
+                        return state, roll, after
+                    seen[key] = move
+            state.apply_unchecked(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    pytest.fail("no roll after which two dice make the same move")
+
+
+@pytest.mark.rules("VE-TURN-ROLL", "VE-TURN-DICE")
+def test_a_board_that_moved_before_its_roll_was_read_is_asked_about_once_the_roll_is_answered():
+    """The board shows a move while the roll was not read: the family is asked for the roll, and then, the move
+    being one of two, for the move (Eulen seed 3 r1, action 117: the second question was never asked, the next
+    board was read from before both moves, and a move was confirmed that was not made)."""
+    state, roll, after = _roll_then_two_moves_fit()
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
+    frames = [frame() for _ in range(6)] + [frame(hand=True)] + [frame(1) for _ in range(6)]
+    asked = [e for _, e in run(pipe, frames, state) if e.kind == QUESTION]
+    assert [e.reason for e in asked] == ["dice"]
+    rolled = state.clone()
+    rolled.apply(roll)
+    pipe.applied(roll, state)
+    assert [(e.kind, e.reason) for e in pipe.reevaluate(rolled)] == [(QUESTION, "several")]
