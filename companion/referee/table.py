@@ -854,7 +854,10 @@ class TablePipeline:
                 return self._board_confirms(state, held[1], obs)
             if self._board_open:
                 # its own evidence: the roll answered, the same board is a move to ask about (Eulen seed 3 r1, action
-                # 117: two moves fitting it went unasked, and the next board was read from before both)
+                # 117: two moves fitting it went unasked, and the next board was read from before both); not asked
+                # at all where that board was asked about already
+                if ("board", self._settled_key) in self._said:
+                    return []
                 return self._once(("roll for the board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
