@@ -417,6 +417,7 @@ class TablePipeline:
         # and no die lay unread before it (0: no such change)
         self._relit_left = 0
         self._roll: _Roll | None = None
+        self._kept_over: _Roll | None = None  # a roll kept for a later roll when a throw was spent on the roll entered
         self._reaches = 0  # hands reaching in since the last action applied
         self._hands_unsettled = 0  # hands reaching in since the board last settled
         self._hands_before_settled = 0  # hands that reached in between the board settled before and as it is now
@@ -460,7 +461,8 @@ class TablePipeline:
         specs = wanted_dice(before) if before.is_chance_node() else []
         if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
-            roll = self._roll
+            roll = self._roll if self._kept_over is None or self._roll is not None and not self._roll.used else self._kept_over
+            self._kept_over = None
             pending = roll is not None and not roll.used
             said = Counter((READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
             # dice of other kinds than this roll's (a d8 where two d6 were due) are a later roll's (the pipeline lags
@@ -500,7 +502,8 @@ class TablePipeline:
                 if pending:  # the family's answer names the faces of dice read unsure: the reader learns them
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
-                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
+                if roll is self._roll:  # dice kept over lie no longer: the last throw lies where it fell
+                    self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
         was = self.adapter.scene_from_state(before)
         self._behind = (self._behind + [(was, before.action_to_string(action))])[-8:]
         self._reaches = 0
@@ -554,7 +557,7 @@ class TablePipeline:
         """Report the dice in view again once they are still (the family asks for a new reading): the dice of
         the last roll are looked for again against the frame from before their throw."""
         self.dice_tracker.forget()
-        self._roll, self._played, self._roll_done, self._held = None, [], None, None
+        self._roll, self._played, self._roll_done, self._held, self._kept_over = None, [], None, None, None
         if self._before_throw is not None:
             self._before = self._before_throw
 
@@ -1004,6 +1007,9 @@ class TablePipeline:
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
+            if self._kept_over is not None and (earlier is None or earlier.used):
+                earlier = self._kept_over
+            self._kept_over = None
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) \
                 or self._passed_over(earlier, roll.dice)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
@@ -1021,6 +1027,11 @@ class TablePipeline:
                 self._roll.used = True  # the roll the family entered before it settled here
                 self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
                 self._answered = None
+                if earlier is not None and earlier.kept and not earlier.used:
+                    # still a later roll's: this throw was the roll entered (bench table, Eagle Kingdoms seed 4 r1, action
+                    # 334: a 1+5 kept when the Enchanted Die was entered, forgotten when that die settled and was spent
+                    # on it; the next pair thrown was confirmed, sure, for the 1+5's roll)
+                    self._kept_over = earlier
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
 

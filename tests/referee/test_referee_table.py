@@ -1108,3 +1108,41 @@ def test_kept_dice_spent_on_a_roll_they_contradict_leave_that_roll_unseen():
     frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, throw[0]), (300, 180, throw[1])])
     offered = [e for _, e in run(pipe, frames, after) if e.kind == DICE]
     assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
+@pytest.mark.rules("EK-TWO-2", "EK-ED-GIVE")
+def test_dice_kept_for_a_later_roll_outlast_an_enchanted_die_spent_on_the_face_entered_before_it_settled():
+    """Bench table, Eagle Kingdoms seed 4 r1 (action 334): after a failed roll, a 1+5 was offered as the second roll
+    while the Enchanted Die was thrown unseen; the family entered the Enchanted Die and its face, and the 1+5 was kept
+    for the roll after. The Enchanted Die then settled and was spent on the face entered -- and the kept 1+5 was
+    forgotten with it, so the next pair thrown was confirmed, sure, for the roll the 1+5 had been."""
+    state = play_until(lambda s: s.phase == "roll" and sum(s.hands[s.player]) > 0)
+    failed = next(a for a in state.legal_actions() if _after(state, a).phase == SECOND)
+    second = _after(state, failed)
+    enchanted = _after(second, {"type": "roll-enchanted"})
+    give = _after(enchanted, {"type": "enchanted", "face": 1})  # EK-ED-GIVE: a choice the camera does not see
+    gift = give.legal_actions()[0]
+    nxt = _after(give, gift)
+    assert not give.is_chance_node() and [d.kind for d in wanted_dice(nxt)] == ["d6", "d6"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    clock = iter(range(1000))  # one time line for the whole test: the state changes between the feeds
+
+    def feed(frames, at):
+        return [e for img in frames for e in pipe.process(img, next(clock) / 10, at) if e.kind == DICE]
+
+    feed(still(6), state)
+    pipe.applied(failed, state)  # entered by a tap before the second throw
+    kept = [(40, 200, 1), (280, 30, 5)]
+    feed([frame(hand=True)] + still(1) + still(10, dice=kept), second)
+    pipe.applied({"type": "roll-enchanted"}, second)
+    pipe.reevaluate(enchanted)  # as the table screen does after each action
+    pipe.applied({"type": "enchanted", "face": 1}, enchanted)  # entered before the Enchanted Die settled
+    events = [e for e in pipe.reevaluate(give) if e.kind == DICE]
+    d8 = still(12, dice=[(280, 200, 1, False, "d8")])  # the kept pair taken up, the Enchanted Die thrown
+    events += feed([frame(hand=True)] + still(4) + [frame(hand=True)] + d8, give)
+    pipe.applied(gift, give)
+    events += [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    pair = [(40, 200, 6), (280, 30, 6)]  # the next pair thrown, where the kept pair lay
+    events += feed([frame(hand=True)] + still(4) + [frame(hand=True)] + still(12, dice=pair), nxt)
+    assert events and not [e for e in events if e.sure], [(e.sure, e.message) for e in events]
+    assert any("earlier throw" in e.message for e in events)  # the kept 1+5 said as the reason to doubt
