@@ -271,9 +271,9 @@ def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen
                reach: int) -> list[tuple[Action, ...]]:
     """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
     dice), that end where ``seen`` shows: two hands reached in and the board settled only after both (bench table,
-    Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's flight
-    alone, a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more spaces than
-    that to change is not followed."""
+    Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's flight alone,
+    a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more
+    spaces than that to change is not followed."""
     start = _key(scene_of(state))
     out: list[tuple[Action, ...]] = []
     budget = MAX_SUCCESSORS

@@ -461,8 +461,7 @@ class TablePipeline:
         specs = wanted_dice(before) if before.is_chance_node() else []
         if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
-            roll = self._roll if self._kept_over is None or self._roll is not None and not self._roll.used else self._kept_over
-            self._kept_over = None
+            roll, self._kept_over = self._last_roll(), None
             pending = roll is not None and not roll.used
             said = Counter((READER_KIND.get(s.kind, s.kind), str(v)) for s, v in zip(specs, dice_values(action), strict=False))
             # dice of other kinds than this roll's (a d8 where two d6 were due) are a later roll's (the pipeline lags
@@ -1006,10 +1005,7 @@ class TablePipeline:
         timings["dice"] = (time.perf_counter() - t0) * 1000
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
-            earlier = self._roll  # dice seen while an earlier roll is owed may be a later roll's
-            if self._kept_over is not None and (earlier is None or earlier.used):
-                earlier = self._kept_over
-            self._kept_over = None
+            earlier, self._kept_over = self._last_roll(), None  # dice seen while an earlier roll is owed may be a later roll's
             owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) \
                 or self._passed_over(earlier, roll.dice)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
@@ -1034,6 +1030,12 @@ class TablePipeline:
                     self._kept_over = earlier
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
+
+    def _last_roll(self) -> _Roll | None:
+        """The last throw settled, or dice kept for a later roll when that throw was spent already."""
+        if self._kept_over is not None and (self._roll is None or self._roll.used):
+            return self._kept_over
+        return self._roll
 
     def _expected_dice(self, state: State | None) -> dict[str, int] | None:
         """The dice a throw may show now (reader kind -> how many), beyond which finds are trimmed: the roll the game
