@@ -278,23 +278,19 @@ def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen
     out: list[tuple[Action, ...]] = []
     budget = MAX_SUCCESSORS
     for first in state.legal_actions():
+        budget -= 1
+        if budget < 0:
+            break
         mid = state.clone()
         mid.apply_unchecked(first)
         middle = scene_of(mid)
-        budget -= 1
-        if budget < 0 or mid.is_terminal() or mid.is_chance_node() or _key(middle) == start:
+        if mid.is_terminal() or mid.is_chance_node() or _key(middle) == start:
             continue
         if len(differences(middle, seen)[0]) > reach:
             continue
-        for second in mid.legal_actions():
-            budget -= 1
-            if budget < 0:
-                return out
-            end = mid.clone()
-            end.apply_unchecked(second)
-            scene = scene_of(end)
-            if _key(scene) != _key(middle) and not differences(scene, seen)[0]:
-                out.append((first, second))
+        seconds = legal_successors(mid, scene_of, max_depth=1)  # the moves after it that show
+        budget -= len(seconds)
+        out += [(first, *second.path) for second in seconds if not differences(second.scene, seen)[0]]
     return out
 
 
