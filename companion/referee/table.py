@@ -864,7 +864,10 @@ class TablePipeline:
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
             return []
-        result = match(state, None, obs, self.adapter, two_moves=self._hands_before_settled >= 2)
+        # two hands since the board last settled, or since the last action (the first move unseen: Eagle Kingdoms seed 6
+        # r1, action 161 -- a capture on a space read unsure, then a trade; "pass, trade" was proposed surely)
+        two_hands = max(self._hands_before_settled, self._reaches) >= 2
+        result = match(state, None, obs, self.adapter, two_moves=two_hands)
         if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) and hasattr(self.adapter, "offset"):
             result = self._realigned(state, obs, result)
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)

@@ -30,6 +30,22 @@ def test_a_board_seen_only_after_two_hands_is_asked_where_two_moves_end_as_one_d
             assert events[0].reason == "several" and two in events[0].options
 
 
+@pytest.mark.rules("VE-TURN-DICE", "VE-MOVE-EXACT")
+def test_a_board_that_settled_unchanged_between_two_hands_is_asked_where_two_moves_end_as_one_does():
+    """The first move was not seen (the board settled between the hands, read as before: a piece on a space read
+    unsure), the second was: one move and two moves end at the board seen (Eagle Kingdoms seed 6 r1, action 161)."""
+    state, _one, two = _one_move_or_two(fresh_turns())
+    after = state.clone()
+    for action in two:
+        after.apply(action)
+    shown = [observe(scene_from_state(state)), observe(scene_from_state(after))]
+    frames = [frame() for _ in range(6)] + [frame(hand=True)] + [frame() for _ in range(6)] + [frame(hand=True)] \
+        + [frame(1) for _ in range(6)]
+    events = [e for _, e in run(pipeline(state.game, shown), frames, state) if e.kind in (MOVE, QUESTION)]
+    assert [(e.kind, e.reason) for e in events] == [(QUESTION, "several")], [e.message for e in events]
+    assert two in events[0].options
+
+
 def _roll_then_two_moves_fit():
     """A Verzauberte Eulen roll, and a move after it that two of its dice make alike: (state, roll, after both)."""
     import random
