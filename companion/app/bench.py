@@ -16,6 +16,7 @@ import json
 import time
 
 T0 = time.perf_counter()
+FIRST_WORD_WAIT_S = 60.0  # how long the bench waits, after its timed window, for the pipeline's first word on the board
 
 
 def main(argv=None) -> int:
@@ -58,6 +59,9 @@ def main(argv=None) -> int:
         EventLoop.idle()
     elapsed = time.perf_counter() - t
     cpu = time.thread_time() - cpu0
+    waited = time.perf_counter()
+    while not args.demo_recognizer and not said["board"] and time.perf_counter() - waited < FIRST_WORD_WAIT_S:
+        EventLoop.idle()  # a loaded machine: the pipeline's first word may come after the timed window
     fps = (app.preview_frames - frames0) / elapsed
     frames = max(1, app.preview_frames - frames0)
     result = {"cold_start_s": round(cold, 2), "preview_fps": round(fps, 1),
