@@ -173,7 +173,7 @@ def match(
 
     ``before`` is the previous settled observation or scene (``None``: the state's expected scene);
     it is what ``implied_actions`` compares against. ``two_moves``: two moves may have been made since the board
-    was last seen settled (two hands reached in): a move that two moves end at as well is asked, with both.
+    was last seen to change (two hands reached in): a move that two moves end at as well is asked, with both.
     """
     seen = as_observation(after)
     if not seen.usable:
@@ -270,9 +270,9 @@ def _path_words(state: State, path: Sequence[Action]) -> str:
 def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
                reach: int) -> list[tuple[Action, ...]]:
     """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
-    dice), that end where ``seen`` shows: two hands reached in and the board settled only after both (bench table,
-    Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's flight alone,
-    a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more
+    dice), that end where ``seen`` shows: two hands reached in and the board was not seen to change between them
+    (bench table, Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's
+    flight alone, a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more
     spaces than that to change is not followed."""
     start = _key(scene_of(state))
     out: list[tuple[Action, ...]] = []
