@@ -163,6 +163,44 @@ def test_pips_the_detector_took_for_dice_are_no_dice_and_the_die_is_read_where_i
     assert [(r.value, r.uncertain) for r in found] == [(5, False)] and len(reader.boxes) == 1
 
 
+class _PartReader(_MissingReader):
+    """A detector that boxes part of a die (three quarters of its side, at its corner) and reads it surely as a 2,
+    and a speck of the table art beside it surely as a 1; the classifier, given a box, reads as _MissingReader."""
+
+    def __init__(self, speck):
+        super().__init__()
+        self.speck = speck
+
+    def read(self, image):
+        from companion.vision.reader import Reading
+
+        white = np.argwhere(image.min(axis=2) >= 245)
+        if not len(white):
+            return []
+        (y0, x0), part = white.min(axis=0), DIE * 3 // 4
+        sx, sy = self.speck
+        return [Reading("d6", 2, 0.99, (int(x0), int(y0), part, part), False),
+                Reading("d6", 1, 0.99, (sx, sy, part, part), False)]
+
+
+def test_a_find_smaller_than_a_die_is_read_again_on_a_die_sized_box_and_a_speck_read_so_as_no_die_is_dropped():
+    """Bench table, Eagle Kingdoms seed 5 r2, action 110: the detector boxed two of a 4's pips (12 x 11 px where a
+    die is 14.9) and the find was read surely as a 2 -- a 4+6 confirmed as 2+6, a silent error. Read again on a box a
+    die and a half wide round it, it reads 4 surely. In the same film, specks of the board beside thrown dice were
+    found as small boxes read surely as "1"; read so, none is a die."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(5)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (250, 250, 250), -1)
+    reader = _PartReader(speck=(340, 220))
+    assert [(r.value, r.uncertain) for r in reader.read(with_die)] == [(2, False), (1, False)]
+    found = DiceWindows(reader).read(with_die, before, DIE)
+    assert [(r.value, r.uncertain) for r in found] == [(5, False)]
+    x, y, w, h = found[0].box
+    assert w >= DIE and x <= 300 and y <= 200 and x + w >= 300 + DIE and y + h >= 200 + DIE  # the whole die boxed
+
+
 def test_a_patch_pasted_into_the_frame_before_a_throw_keeps_that_frames_light():
     """Where a hand moved pieces, the frame before a throw takes the new picture's pixels; under a lamp whose
     pool moved meanwhile, pasted as they are they read as changes (the printed dice pictures of the pieces
