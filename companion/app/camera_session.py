@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from companion.app import overlay, theme
-from companion.app.board import is_usable
 from companion.app.calibration import camera_profiles, load_camera_profile
 from companion.app.demo import DemoScript, board_geometry, board_size_mm, demo_view
 from companion.app.demo_render import renderer_for
@@ -42,6 +41,11 @@ from companion.vision.sources import FrameGrabber, RenderedSource, SourceError, 
 
 Deliver = Callable[[int, dict[str, Any], float], None]
 Geometry = dict[str, tuple[float, float]]
+USABLE = ("board found", "markers partly hidden")  # the pose stage's words for a board whose spaces can be marked
+
+
+def is_usable(status: str) -> bool:
+    return status in USABLE
 
 
 def camera_recognizer(user_dir: Path, camera: Any) -> TableRecognizer:

@@ -12,6 +12,13 @@ confirmed; the recognizer saves that look per game in the family's folder (``boa
 atomically) and hands it to the next game's pipeline. ``look`` in the observation says so once: ``taught``,
 ``damaged`` (the saved look could not be used: the box is read as drawn until the next set-up teaches it) or
 ``not_saved`` (with ``why``).
+
+The board's pose for the overlays: ``board`` (the pose stage's words), ``homography`` (board mm -> frame px, while
+the pose is usable), ``board_source`` (markers, or tapped: the family's four tapped corners -- a still picture keeps
+saying where its pose came from) and the view angle. Tapped corners hold while no marker is in view, for a
+pipeline built anew for the same board too (the board taught, the dice registered again), until the picture
+changes. A camera profile made for another picture size is set aside, said once in the family's words
+(``camera_warning``).
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ class TableRecognizer:
         self._info: BoardInfo | None = None
         self._why = ""
         self._taps: list[tuple[float, float]] | None = None
+        self._kept_taps: tuple[str, list, np.ndarray] | None = None  # (game, corners, frame) of the taps in force
+        self._source = "none"  # where the pose came from: markers | tapped | none (not "tracked": said as before)
         self._again = False
         self.asked_again = 0  # how often the family asked for the dice in view to be read again
         self._seen: list = []  # the history the pipeline was told about
@@ -80,9 +89,12 @@ class TableRecognizer:
             self._version += 1
 
     def tap_corners(self, corners_px: list[tuple[float, float]] | None) -> None:
+        """Four tapped board corners (top-left, top-right, bottom-right, bottom-left) for the next frame; None
+        forgets them."""
         with self._lock:
             self._taps = [tuple(map(float, c)) for c in corners_px] if corners_px else None
             if corners_px is None:
+                self._kept_taps = None
                 self._version += 1
 
     def set_dice_profile(self, profile: Any) -> None:
@@ -120,17 +132,15 @@ class TableRecognizer:
             pipeline.read_dice_again()
         out: dict[str, Any] = {}
         if taps is not None:
-            from companion.vision.pose import PoseError
-
-            try:
-                pipeline.tap_corners(image, taps)
-            except PoseError as exc:
-                return {"board": "board not in view", "board_reason": str(exc)}
+            refused = self._tap(pipeline, image, taps)
+            if refused:
+                return refused
         state, history = self._catch_up(pipeline, position)
         if self._profile_version:  # a profile was chosen (the reader is built now, not at the first roll)
             self._use_profile(pipeline.dice_reader() if pipeline.dice_kinds else None)
+        camera = pipeline.camera
         events = pipeline.process(image, meta.get("captured_at"), state)
-        out.update(self._pose_words(events[0]))
+        out.update(self._pose_words(pipeline, events[0], camera, image))
         self._keep_look(pipeline)
         if self._look_notice is not None:
             out["look"], self._look_notice = self._look_notice, None
@@ -216,6 +226,8 @@ class TableRecognizer:
             self._why = str(exc)
             return None
         self._look_kept = 0
+        self._source = "none"
+        self._tap_again(wanted[0])
         if self._pipeline.look_error:  # a look saved by another version, that its reader cannot use
             self._look_notice = {"kind": "damaged", "why": self._pipeline.look_error}
         return self._pipeline
@@ -269,14 +281,60 @@ class TableRecognizer:
         self._seen = list(history)
         return state, history
 
-    @staticmethod
-    def _pose_words(status: Any) -> dict[str, Any]:
+    # -- the board's pose ----------------------------------------------------------------------------------
+    def _tap(self, pipeline: Any, image: np.ndarray, taps: list) -> dict[str, Any] | None:
+        """The family's tapped corners to the pose stage, kept for a pipeline built anew; their refusal, or None."""
+        from companion.vision.pose import PoseError
+
+        try:
+            pipeline.tap_corners(image, taps)
+        except PoseError as exc:
+            return {"board": "board not in view", "board_reason": str(exc)}
+        with self._lock:
+            if self._built is not None and self._version == self._built[1]:  # not forgotten meanwhile
+                self._kept_taps = (pipeline.game.name, taps, image)
+        return None
+
+    def _tap_again(self, game: str) -> None:
+        """A pipeline built anew for the same board (taught, dice registered, another game): the taps still hold."""
+        with self._lock:
+            kept = self._kept_taps
+        if kept is None or kept[0] != game:
+            return
+        from companion.vision.pose import PoseError
+
+        try:
+            self._pipeline.tap_corners(kept[2], kept[1])
+        except PoseError:
+            self._kept_taps = None
+
+    def _pose_words(self, pipeline: Any, status: Any, camera: Any, image: np.ndarray) -> dict[str, Any]:
+        """The frame's status event in the observation's words; ``camera``: the profile the frame was read with."""
+        if self._kept_taps is not None and not getattr(pipeline.tracker, "has_tapped_corners", False):
+            self._kept_taps = None  # the picture changed since: tap again
         info = dict(status.info)
         out = {k: info[k] for k in ("board", "board_reason", "board_source", "homography", "view_angle", "view_leaning",
-                                    "view_lean_limit", "camera_warning") if k in info}
+                                    "view_lean_limit") if k in info}
+        if out.get("board_source") == "tracked":  # a still picture keeps the pose it had: say where that came from
+            out["board_source"] = self._source if self._source != "none" else "tracked"
+        elif "board_source" in out:
+            self._source = out["board_source"]
+        if "camera_warning" in info:
+            out["camera_warning"] = self._set_aside(camera, image) if camera is not None else info["camera_warning"]
         if status.message != info.get("board"):
             out["status"] = status.message  # moving, waiting for the board, a refusal's reason
         return out
+
+    def _set_aside(self, camera: Any, image: np.ndarray) -> str:
+        """A profile calibrated for another picture size would bend the picture wrongly: the pipeline set it aside,
+        and it is not used again for a pipeline built anew. Why, in the family's words."""
+        from companion.app.i18n import tr
+
+        with self._lock:
+            if self.camera is camera:
+                self.camera = None
+        w, h = camera.image_size
+        return tr("camera:profile_size", name=camera.name, profile=f"{w}x{h}", frame=f"{image.shape[1]}x{image.shape[0]}")
 
 
 def observation_of(event: Any) -> dict[str, Any]:

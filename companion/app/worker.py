@@ -18,8 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from companion.referee.dice import READER_KIND, in_game_terms, reader_kinds
-
 Recognize = Callable[[np.ndarray, dict[str, Any]], dict[str, Any]]
 
 
@@ -102,80 +100,3 @@ class RecognitionWorker:
         if self._thread.is_alive():
             self._thread.join(timeout)
 
-
-class DiceRecognizer:
-    """The camera path: the vision package's dice reader, its motion meter and its settle tracker.
-
-    Reports ``{"dice": [...]}`` once a roll has settled (every die still, same value, for a few
-    frames, and nothing moving in view: a hand over the dice pauses reading), else a ``status``. Built
-    lazily; a missing or damaged model gives ``error``. ``kinds`` and the reported kinds are the games'
-    names (``READER_KIND``); the reader answers only with those kinds (dice reader ruling 6).
-    """
-
-    def __init__(self, kinds: tuple[str, ...] = tuple(READER_KIND), registry=None):
-        self.kinds = tuple(kinds)
-        self.registry = registry  # the family's registered dice (show each die once): readings get .identity
-        self._reader = None
-        self._tracker = None
-        self._motion = None
-        self._read_again_after: float | None = None
-        self.error = ""
-
-    def _ensure(self) -> bool:
-        if self._reader is not None:
-            return True
-        if self.error:
-            return False
-        try:
-            from companion.vision.motion import MotionMeter
-            from companion.vision.reader import DiceReader
-            from companion.vision.tracker import SettleTracker
-
-            self._reader = DiceReader(kinds=reader_kinds(self.kinds), registry=self.registry)
-            if self._tracker is None:
-                self._tracker = SettleTracker()
-                self._motion = MotionMeter()
-        except Exception as exc:  # ModelError, missing onnxruntime (Android: see android/README.md)
-            self.error = f"The dice reader is not available ({exc}); enter the dice by hand."
-            return False
-        return True
-
-    def set_kinds(self, kinds) -> None:
-        """The kinds of dice of the game now played (its ``Game.dice_kinds``); call on the worker's thread.
-        The reader is built again for them at the next frame."""
-        kinds = tuple(kinds) or tuple(READER_KIND)
-        if kinds != self.kinds:
-            self.kinds = kinds
-            self._reader = None
-
-    def set_registry(self, registry) -> None:
-        """Use these registered dice from the next frame on (None: dice of one kind stay anonymous)."""
-        self.registry = registry
-        if self._reader is not None:
-            self._reader.registry = registry
-
-    def read_again(self, after: float | None = None) -> None:
-        """Report the dice in view again, once settled, although they were reported before. Applies from the
-        first frame captured at or after ``after`` (time.monotonic(); now by default): a frame captured
-        earlier would be dropped by the app as outdated, and the roll lost again."""
-        self._read_again_after = time.monotonic() if after is None else after
-
-    def __call__(self, image: np.ndarray, meta: dict[str, Any]) -> dict[str, Any]:
-        if not self._ensure():
-            return {"error": self.error}
-        after = self._read_again_after
-        if after is not None and meta.get("captured_at", after) >= after:
-            self._read_again_after = None
-            self._tracker.forget()
-        readings = self._reader.read(image)
-        moving = self._motion.moving(image)
-        roll = self._tracker.update(readings, hand=moving)
-        if roll is None:
-            status = "waiting: something is moving over the table" if moving else \
-                "reading dice" if readings else "no dice in view"
-            return {"status": status, "live": [_in_game_terms(r) for r in readings]}
-        return {"dice": [_in_game_terms(r) for r in roll.dice]}
-
-
-def _in_game_terms(reading) -> dict[str, Any]:
-    return in_game_terms(reading.as_json())

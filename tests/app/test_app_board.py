@@ -13,10 +13,10 @@ import pytest
 from journal_tools import as_format_1
 
 from companion.app import overlay
-from companion.app.board import CameraRecognizer
 from companion.app.calibration import board_map_for, load_registry, reference_map_path
 from companion.app.controller import Controller
 from companion.app.setup_flow import BoardTeaching, DiceRegistration, dice_roles
+from companion.app.table_camera import TableRecognizer
 from companion.app.words import space_name
 from companion.app.worker import RecognitionWorker
 from companion.vision.boardmap import MapSource, load_board_map, load_user_map
@@ -42,13 +42,14 @@ def _corner_px_error(board, H_true, H_est):
     return float(np.abs(a - b).max())
 
 
-def test_camera_recognizer_tracks_the_board_of_the_game(scene, tmp_path):
+def test_the_camera_tracks_the_board_of_the_game(scene, tmp_path):
     board, image, H = scene
-    rec = CameraRecognizer(tmp_path)
+    rec = TableRecognizer(tmp_path)
     assert rec(image, {}) == {}  # no game chosen yet: nothing to look for
     rec.set_game(GAME)
     obs = rec(image, {})
-    assert obs["board"] == "board found" and obs["board_map"] == MapSource.REFERENCE.value
+    assert obs["board"] == "board found" and obs["board_source"] == "markers"
+    assert rec.info.source == MapSource.REFERENCE.value and rec._pipeline.tracker.board is rec.info.map
     assert _corner_px_error(board, H, obs["homography"]) < 3.0
     assert rec.info.geometry()["shield"] == board.region("shield").center_mm
     blank = np.full_like(image, 90)
@@ -60,13 +61,13 @@ def test_camera_recognizer_tracks_the_board_of_the_game(scene, tmp_path):
     assert info is None and "no board map" in why
 
 
-def test_camera_recognizer_says_when_the_camera_sees_the_table_too_obliquely(tmp_path):
+def test_the_camera_says_when_it_sees_the_table_too_obliquely(tmp_path):
     """Dice are read poorly beyond about 45 degrees from straight down (pose_config.json "view"): the camera
     path reports the angle and whether it is past that, so the app can advise raising the camera."""
     from companion.workshop.boards.synth_table import camera_homography, render_scene
 
     board = load_board_map(reference_map_path(GAME))
-    rec = CameraRecognizer(tmp_path)
+    rec = TableRecognizer(tmp_path)
     rec.set_game(GAME)
     seen = {}
     for tilt in (15, 60):
@@ -105,10 +106,12 @@ def test_teach_the_board_from_taps_saves_the_fitted_map_the_tracker_then_uses(sc
     assert user.source is MapSource.FITTED
     moved = np.subtract(user.map.region("shield").center_mm, board.region("shield").center_mm)
     assert abs(moved[0] - 4.0) < 1.5 and abs(moved[1]) < 1.5
-    rec = CameraRecognizer(tmp_path)
+    rec = TableRecognizer(tmp_path)
     rec.set_game(GAME)
     obs = rec(image, {})
-    assert obs["board_map"] == MapSource.FITTED.value and obs["board"] in ("board found", "markers partly hidden")
+    assert rec.info.source == MapSource.FITTED.value and obs["board"] in ("board found", "markers partly hidden")
+    assert rec._pipeline.board is rec.info.map and rec._pipeline.tracker.board is rec.info.map  # read and tracked
+    assert np.allclose(rec._pipeline.board.region("shield").center_mm, user.map.region("shield").center_mm)
 
 
 def test_teaching_with_a_wild_tap_is_explained_and_starts_over(scene, tmp_path):
@@ -150,35 +153,26 @@ def test_show_each_die_once_registers_every_role_and_the_reader_can_tell_them_ap
     assert not DiceRegistration(GAME, tmp_path).needed  # two alike d6: nothing to tell apart
 
 
-def test_camera_recognizer_hands_the_registered_dice_to_the_dice_reader(tmp_path, scene):
+def test_the_camera_hands_the_registered_dice_and_the_games_kinds_to_the_dice_reader(tmp_path, scene):
     board, image, _ = scene
-
-    class Dice:
-        registry = "unset"
-        kinds = "unset"
-
-        def set_registry(self, registry):
-            self.registry = registry
-
-        def set_kinds(self, kinds):
-            self.kinds = kinds
-
-        def __call__(self, image, meta):
-            return {"status": "no dice in view"}
-
+    rec = TableRecognizer(tmp_path)
+    rec.set_game("verzauberte-eulen")
+    rec(image, {})
+    assert rec._pipeline.registry is None  # none registered yet: dice of one kind stay anonymous
     reg = DiceRegistration("verzauberte-eulen", tmp_path)
     for c in [(30, 30, 200), (200, 60, 30), (40, 180, 40)]:
         alone, box = _dice_frame([c])
         reg.capture(alone, [{"kind": "d6", "box": box[0]}])
-    dice = Dice()
-    rec = CameraRecognizer(tmp_path, dice)
-    rec.set_game("verzauberte-eulen")
-    obs = rec(image, {})
-    assert obs["status"] == "no dice in view" and [d.name for d in dice.registry.dice] == ["head", "body", "eye"]
-    assert dice.kinds == ("d6",)  # the reader looks only for this game's dice (ruling 6)
+    rec.set_game("verzauberte-eulen", reload=True)  # as the set-up screen does once every die was shown
+    rec(image, {})
+    pipeline = rec._pipeline
+    assert [d.name for d in pipeline.registry.dice] == ["head", "body", "eye"]
+    reader = pipeline.dice_reader()
+    assert reader.registry is pipeline.registry
+    assert pipeline.dice_kinds == ("d6",) and reader.kinds == ("d6",)  # only this game's dice (ruling 6)
     rec.set_game("mighty-magpies")
     rec(image, {})
-    assert dice.kinds == ("colour",)
+    assert rec._pipeline.dice_kinds == ("colour",) and rec._pipeline.dice_reader().kinds == ("magpie",)  # the reader's word
 
 
 def test_overlay_layer_is_transparent_and_only_made_when_something_shows():
@@ -358,7 +352,7 @@ def test_corner_tapping_names_each_corner_allows_redo_and_checks_the_four(scene)
 def test_tapped_corners_find_the_board_without_markers_until_the_picture_changes(scene, tmp_path):
     board, image, H = scene
     hidden = _hide_markers(board, image, H)
-    rec = CameraRecognizer(tmp_path)
+    rec = TableRecognizer(tmp_path)
     rec.set_game(GAME)
     obs = rec(hidden, {})
     assert obs["board"] == "board not in view" and "homography" not in obs  # no marker: no pose
@@ -399,20 +393,22 @@ def test_camera_profile_is_loaded_or_explained_and_reaches_the_pose_stage(scene,
     profile, why = load_camera_profile(good)
     assert why == "" and profile.name == "desk-cam"
     assert good in camera_profiles(tmp_path, cameras_dir=tmp_path / "none")
-    rec = CameraRecognizer(tmp_path, camera=profile)
+    rec = TableRecognizer(tmp_path, camera=profile)
     rec.set_game(GAME)
-    obs = rec(image, {})
-    assert obs["board"] == "board found" and rec._tracker.camera is profile
+    obs = rec(image, {})  # the pipeline undistorts each frame with the profile before the pose stage
+    assert obs["board"] == "board found" and rec._pipeline.camera is profile
     assert _corner_px_error(board, H, obs["homography"]) < 3.0  # a distortion-free profile changes nothing
     rec.set_camera(None)
     rec(image, {})
-    assert rec._tracker.camera is None
+    assert rec._pipeline.camera is None
     # a profile of another picture size would bend this picture wrongly: said once, set aside
     rec.set_camera(CameraProfile("hd-cam", (1280, 720), K, np.zeros(5)))
     obs = rec(image, {})
     assert obs["camera_warning"] == tr("camera:profile_size", name="hd-cam", profile="1280x720", frame="960x720")
-    assert obs["board"] == "board found" and rec.camera is None and rec._tracker.camera is None
+    assert obs["board"] == "board found" and rec.camera is None and rec._pipeline.camera is None
     assert "camera_warning" not in rec(image, {})
+    rec.set_game(GAME, reload=True)  # a pipeline built anew does not take the profile set aside again
+    assert "camera_warning" not in rec(image, {}) and rec._pipeline.camera is None
     # the overlay projects board points through the profile's distortion onto the raw picture
     bent = CameraProfile("bent", (960, 720), K, np.array([-0.3, 0.1, 0, 0, 0]))
     centre = [board.size_mm[0] / 2, board.size_mm[1] / 2]

@@ -115,7 +115,8 @@ def test_rendered_source_paces_frames():
 
 
 def test_worker_hands_each_frames_capture_time_to_the_recognizer_without_changing_the_frames_meta():
-    """DiceRecognizer.read_again applies from the first frame captured after the request: it needs the time."""
+    """The table pipeline times its waits by the frames' capture times (TableRecognizer hands ``captured_at`` to
+    TablePipeline.process: a roll waiting for the move that tells its unsure face, a space read unsure for long)."""
     seen = []
     meta = {"n": 1}
     worker = RecognitionWorker(lambda image, m: seen.append(m) or {}, lambda g, obs, t: None, max_hz=None).start()

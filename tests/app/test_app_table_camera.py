@@ -61,3 +61,38 @@ def test_before_a_game_the_recognizer_says_only_where_the_board_is(tmp_path):
     assert not {"move", "dice", "outcome", "illegal", "question"} & set(observation)
     recognizer.set_game("chess")
     assert recognizer(film.draw(film.shots[0], np.random.default_rng(0)), {})["board"] == "no board map"
+
+
+def test_mighty_magpies_colour_dice_read_by_the_camera_become_the_games_roll_and_are_read_again_on_request(tmp_path):
+    """The reader calls the colour die "magpie"; the game asks for "colour" dice (READER_KIND): the camera's roll
+    reaches the controller in the game's words as the true roll. Asked to read the dice again (the app's "read
+    again"), the camera offers the dice still lying there once more -- once."""
+    film = GameFilm("mighty-magpies", 1, light=False)
+    ctl = Controller(tmp_path, seed=1)
+    ctl.new_game("mighty-magpies", list(film.game.players))
+    ctl.propose(film.actions[0], "manual")  # the set-up, entered by the family (this box's look is not taught)
+    ctl.confirm()
+    assert [s.kind for s in ctl.dice_specs()] == ["colour", "colour"]
+    recognizer = TableRecognizer(tmp_path, camera=film.camera)
+    recognizer.set_game("mighty-magpies")
+    ctl.listeners.append(lambda event, _: recognizer.read_dice_again() if event == "read_again" else None)
+    rng = np.random.default_rng(0)
+
+    def see(shot):
+        recognizer.set_position(ctl.session.game, ctl.session.state, ctl.session.history)
+        observation = recognizer(film.draw(shot, rng), {"captured_at": None})
+        ctl.observe(ctl.generation, observation)
+        return observation
+
+    for shot in film.shots[:60]:  # the roll (the first frames: the set-up lying still)
+        observation = see(shot)
+        if ctl.proposal is not None:
+            break
+    assert ctl.proposal is not None and ctl.proposal.source == "camera", ctl.vision_status
+    assert recognizer._pipeline.dice_reader().kinds == ("magpie",)  # the reader is asked in its own word
+    assert {d["kind"] for d in observation["dice"]} == {"colour"} and {d.kind for d in ctl.proposal.dice} == {"colour"}
+    assert [*ctl.proposal.before, ctl.proposal.action] == [film.actions[1]]
+    assert ctl.read_again() and ctl.proposal is None and recognizer.asked_again == 1
+    again = [see(shot) for _ in range(20)]  # the same dice, still lying there
+    assert ctl.proposal is not None and ctl.proposal.action == film.actions[1]
+    assert sum("dice" in observation for observation in again) == 1

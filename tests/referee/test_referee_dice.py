@@ -151,7 +151,10 @@ def test_an_unclear_find_of_another_kind_is_no_new_throw():
 
 
 def test_kinds_between_the_games_and_the_reader():
+    """The reader is asked only for the game's kinds of dice, in its own words (every kind when none is known)."""
     assert reader_kinds(("colour",)) == ("magpie",)
+    assert reader_kinds(("d6", "d8")) == ("d6", "d8") and reader_kinds(("d6",)) == ("d6",)
+    assert set(reader_kinds(())) == {"d6", "d8", "magpie"}
     assert in_game_terms({"kind": "magpie", "value": "red"})["kind"] == "colour"
     assert usual_roll(load_game("verzauberte-eulen").game_class)[0][0] == "head"
     assert usual_roll(load_game("eagle-kingdoms").game_class) == [("die 1", "d6"), ("die 2", "d6")]

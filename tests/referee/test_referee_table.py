@@ -21,7 +21,7 @@ from companion.games.eagle_kingdoms.rules import (
 )
 from companion.referee.dice import wanted_dice
 from companion.referee.eagle_kingdoms import scene_from_state
-from companion.referee.table import DICE, ILLEGAL, MOVE, QUESTION, SETUP, UNREADABLE_AFTER_S, unseen_decision
+from companion.referee.table import DICE, ILLEGAL, MOVE, MOVING, QUESTION, SETUP, UNREADABLE_AFTER_S, unseen_decision
 
 
 def ek_game(players=3):
@@ -252,6 +252,41 @@ def test_dice_lying_from_the_start_are_not_taken_for_a_throw():
     pipe = pipeline(state.game, [observe(scene_from_state(state))])
     events = run(pipe, still(12, dice=[(40, 200, 3), (280, 30, 5)]), state)
     assert not [e for _, e in events if e.kind == DICE]
+
+
+def _sweep(dice, k):
+    """A frame with a hand at the ``k``-th place of its sweep across the table (the dice lying as they were)."""
+    import cv2
+
+    img = frame(dice=dice)
+    cv2.rectangle(img, (60 + 30 * k, 60), (150 + 30 * k, 200), (120, 150, 200), -1)
+    return img
+
+
+def test_a_hand_over_the_table_pauses_reading_and_the_same_dice_are_not_offered_twice():
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    dice = [(40, 200, 3), (280, 30, 5)]
+    frames = still(4) + [frame(hand=True)] + still(1) + still(8, dice=dice)
+    frames += [_sweep(dice, k) for k in range(4)]  # a hand sweeps over the table, the dice lying as they were
+    frames += still(12, dice=dice)  # the hand has gone
+    said = [pipe.process(img, i / 10, state) for i, img in enumerate(frames)]
+    events = [(i, e.kind) for i, out in enumerate(said) for e in out[1:]]
+    assert [kind for _, kind in events] == [DICE] and events[0][0] < 14  # settled before the hand came, said once
+    assert all(out[0].message == MOVING and out[0].info["refused"] for out in said[14:18])  # reading waits, and says why
+
+
+def test_dice_read_again_are_offered_again_once_settled():
+    """The family asks for the dice in view to be read again (the app's "read again"): the same dice, still lying
+    there, are offered once more -- once."""
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    dice = [(40, 200, 3), (280, 30, 5)]
+    first = [e for _, e in run(pipe, still(4) + [frame(hand=True)] + still(1) + still(14, dice=dice), state) if e.kind == DICE]
+    assert len(first) == 1
+    pipe.read_dice_again()
+    again = [e for img in still(14, dice=dice) for e in pipe.process(img, 2.0, state) if e.kind == DICE]
+    assert [e.actions for e in again] == [first[0].actions] == [({"type": "roll", "dice": [3, 5]},)]
 
 
 @pytest.mark.rules("EK-CAP-MATCH")
