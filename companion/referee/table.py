@@ -409,6 +409,7 @@ class TablePipeline:
         self._answered: Counter | None = None  # (kind, face) of a roll entered before its dice settled
         self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
         self._swallowed = False  # dice lay in view, not the last roll settled, when the frame before a throw was refreshed
+        self._unread_run = 0  # frames running with dice in view that are no settled roll's (a throw not settled yet)
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
@@ -486,7 +487,11 @@ class TablePipeline:
             # is still to settle (bench table EK seed 0 r2, action 119: a kept 1+3 answered 2+6, and the 2+6 settling
             # next was offered surely as the next player's roll)
             behind = pending and roll is not None and roll.kept and read != said
-            self._answered = said if not pending or later or behind else None
+            # unless a throw read in part shows the roll entered: its dice settled already, one of them missed (bench
+            # table, Eagle Kingdoms seed 4 r2, action 152: a 1+3 read as a lone 3, kept for a later roll when 1+3 was
+            # entered; the next 1+3 thrown was spent on it, and the throw after that confirmed, sure, one roll late)
+            in_part = pending and roll is not None and len(roll.readings) < sum(said.values()) and _shows(roll.readings, said)
+            self._answered = said if (not pending or later or behind) and not in_part else None
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
             # dice having settled already (the earlier throw)
@@ -698,6 +703,11 @@ class TablePipeline:
         self._hands_unsettled += reach
         self._still = 0 if moving else self._still + 1
         if moving:
+            # dice that lay unread for as long as an unsure roll takes to settle, taken up: a throw the camera never
+            # read (bench table, Mighty Magpies seed 6 r1, action 1: magpie + magpie read flickering for 15 frames,
+            # never settled; the next throw was confirmed, sure, as the first roll)
+            self._swallowed |= self._unread_run >= 2 * self.dice_tracker.settle_frames
+            self._unread_run = 0
             self.dice_tracker.update([], hand=True)
             self._board_run, self._refused, self._settled_frame = None, (0, ""), None
             self._dice_in_view = []
@@ -990,7 +1000,7 @@ class TablePipeline:
         at_setup = state is None or state.is_chance_node() and not wanted_dice(state)
         reader = self.dice_reader() if not at_setup and state is not None and not state.is_terminal() else None
         if reader is None or self._before is None:  # no frame to tell a thrown die from a piece yet
-            self._dice_in_view = []
+            self._dice_in_view, self._unread_run = [], 0
             return
         t0 = time.perf_counter()
         if self._windows is None or self._windows.reader is not reader:
@@ -1033,6 +1043,7 @@ class TablePipeline:
                     self._kept_over = earlier
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
+        self._unread_run = self._unread_run + 1 if self._unread_dice_lying() else 0
 
     def _last_roll(self) -> _Roll | None:
         """The last throw settled, or dice kept for a later roll when that throw was spent already."""

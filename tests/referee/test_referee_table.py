@@ -1181,3 +1181,38 @@ def test_dice_kept_for_a_later_roll_outlast_an_enchanted_die_spent_on_the_face_e
     events += feed([frame(hand=True)] + still(4) + [frame(hand=True)] + still(12, dice=pair), nxt)
     assert events and not [e for e in events if e.sure], [(e.sure, e.message) for e in events]
     assert any("earlier throw" in e.message for e in events)  # the kept 1+5 said as the reason to doubt
+
+
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_dice_that_lay_unread_until_a_hand_took_them_up_leave_the_next_throw_unsure():
+    """Bench table, Mighty Magpies seed 6 r1 (action 1): the first throw lay in view for 15 frames, one die's face
+    read flickering, never settled; a hand took the dice up and threw again, and that throw was confirmed, sure, as
+    the first roll. Dice that lay unread for as long as an unsure roll takes to settle, then taken up, were a throw
+    the camera missed."""
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    flicker = [frame(dice=[(40, 200, 3 + k % 2, True), (280, 30, 5)]) for k in range(12)]
+    frames = still(4) + [frame(hand=True)] + still(1) + flicker + [frame(hand=True)] + still(1)
+    assert not [e for _, e in run(pipe, frames, state) if e.kind == DICE]  # never settled: never offered
+    events = [e for _, e in run(pipe, still(12, dice=[(60, 24, 6), (250, 214, 5)]), state) if e.kind == DICE]
+    assert [e.actions for e in events] == [({"type": "roll", "dice": [5, 6]},)]
+    assert not events[0].sure and "never read" in events[0].message
+
+
+@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
+def test_a_roll_entered_for_a_throw_read_in_part_is_not_awaited_again():
+    """Bench table, Eagle Kingdoms seed 4 r2 (action 152): a 1+3 was read as a lone 3 (the 1 missed), kept for a
+    later roll when the family entered 1+3; the 1+3 was still awaited, so the next throw, 1+3 again, was spent on it
+    unoffered, and the throw after that was confirmed, sure, one roll late. The throw read in part showed the roll
+    entered: its dice had settled."""
+    state = play_until(lambda s: s.phase == "roll")
+    entered = _failed_roll(state)
+    first, other = entered["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(4) + [frame(hand=True)] + still(1) + still(12, dice=[(40, 200, other)])  # its mate missed
+    run(pipe, frames, state)
+    pipe.applied(entered, state)
+    again = _roll_again(pipe, _after(state, entered))
+    frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, first), (300, 180, other)])  # the same faces
+    events = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
+    assert [e.actions[-1] for e in events] == [{"type": "roll", "dice": [first, other]}]  # offered for this roll
