@@ -142,7 +142,7 @@ def assign_roles(specs: Sequence[DieSpec], found: Sequence[Mapping[str, Any]]
                  ) -> tuple[list[Mapping[str, Any]], list[bool]]:
     """The reading for each die of the roll, and whether its role was only guessed from where it lies.
 
-    A reading with a registered identity takes that role. The others are given the remaining roles left to
+    A reading with a registered identity takes that role, unless another reading has it too. The others are given the remaining roles left to
     right; that is a guess when two or more dice that must be told apart are left showing different faces (with
     one left, it is the only one remaining; with every one left showing the same face, each role gets that face
     whichever die is whose: a duel's tie). Alike dice are simply taken left to right."""
@@ -150,10 +150,13 @@ def assign_roles(specs: Sequence[DieSpec], found: Sequence[Mapping[str, Any]]
         return (r.get("box") or (0, 0, 0, 0))[0]
 
     apart = dice_told_apart([s.role for s in specs])
+    # a role two dice are recognised as is neither's for sure: both are left over (bench table, Verzauberte Eulen
+    # seed 7 r2, action 20: the body die recognised as the eye die beside the eye die, and confirmed, sure, swapped)
+    claims = Counter(r.get("identity") for r in found)
     by_role: dict[str, Mapping[str, Any]] = {}
     for r in found:
         role = r.get("identity")
-        if apart and role and role not in by_role and any(s.role == role for s in specs):
+        if apart and role and claims[role] == 1 and any(s.role == role for s in specs):
             by_role[role] = r
     rest = sorted((r for r in found if all(r is not v for v in by_role.values())), key=left)
     open_roles = [s for s in specs if s.role not in by_role]

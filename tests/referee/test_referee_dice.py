@@ -92,6 +92,20 @@ def test_owl_dice_without_identity_get_guessed_roles_marked_uncertain():
     assert alike.complete and not alike.guessed_roles
 
 
+def test_a_role_two_dice_are_recognised_as_is_neither_dies_and_their_roles_are_asked():
+    """Bench table, Verzauberte Eulen seed 7 r2 (action 20): head 2, body 1, eye 2 thrown; the body die and the eye
+    die were both recognised as the eye die, the head die not at all. The first "eye" took the role, the other two,
+    both showing 2, took head and body unasked: head 2, body 2, eye 1 confirmed, sure."""
+    specs = wanted_dice(_owls_at_roll())
+    assert [s.role for s in specs] == ["head", "body", "eye"]
+    readings = [_reading("d6", 1, 465, identity="eye"), _reading("d6", 2, 598, identity="eye"), _reading("d6", 2, 103)]
+    roll = read_roll(specs, readings)
+    assert roll.complete and roll.guessed_roles and all(d.uncertain for d in roll.dice)
+    one_each = [_reading("d6", 1, 465, identity="body"), _reading("d6", 2, 598, identity="eye"), _reading("d6", 2, 103)]
+    told = read_roll(specs, one_each)
+    assert not told.guessed_roles and [(d.role, d.value) for d in told.dice] == [("head", 2), ("body", 1), ("eye", 2)]
+
+
 def _eagle_at_duel():
     """Eagle Kingdoms at the dice of a challenge (EK-ED-DUEL: the challenger's die and the defender's)."""
     state = load_game("eagle-kingdoms").game_class(players=["A", "B", "C"]).new_initial_state()
