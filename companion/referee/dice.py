@@ -142,10 +142,10 @@ def assign_roles(specs: Sequence[DieSpec], found: Sequence[Mapping[str, Any]]
                  ) -> tuple[list[Mapping[str, Any]], list[bool]]:
     """The reading for each die of the roll, and whether its role was only guessed from where it lies.
 
-    A reading with a registered identity takes that role, unless another reading has it too. The others are given the remaining roles left to
-    right; that is a guess when two or more dice that must be told apart are left showing different faces (with
-    one left, it is the only one remaining; with every one left showing the same face, each role gets that face
-    whichever die is whose: a duel's tie). Alike dice are simply taken left to right."""
+    A reading with a registered identity takes that role, unless another reading has it too. The others are given
+    the remaining roles left to right; that is a guess when two or more dice that must be told apart are left
+    showing different faces (with one left, it is the only one remaining; with every one left showing the same
+    face, each role gets that face whichever die is whose: a duel's tie). Alike dice are simply taken left to right."""
     def left(r: Mapping[str, Any]) -> int:
         return (r.get("box") or (0, 0, 0, 0))[0]
 
