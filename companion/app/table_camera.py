@@ -306,12 +306,14 @@ class TableRecognizer:
         try:
             self._pipeline.tap_corners(kept[2], kept[1])
         except PoseError:
-            self._kept_taps = None
+            with self._lock:
+                self._kept_taps = None
 
     def _pose_words(self, pipeline: Any, status: Any, camera: Any, image: np.ndarray) -> dict[str, Any]:
         """The frame's status event in the observation's words; ``camera``: the profile the frame was read with."""
-        if self._kept_taps is not None and not getattr(pipeline.tracker, "has_tapped_corners", False):
-            self._kept_taps = None  # the picture changed since: tap again
+        if not getattr(pipeline.tracker, "has_tapped_corners", False):
+            with self._lock:
+                self._kept_taps = None  # the picture changed since (or never tapped): tap again
         info = dict(status.info)
         out = {k: info[k] for k in ("board", "board_reason", "board_source", "homography", "view_angle", "view_leaning",
                                     "view_lean_limit") if k in info}

@@ -335,7 +335,7 @@ class DiceWindows:
             return [find]
         side = WHOLE_DIE_BOX * die_px
         x, y = find.box[0] + find.box[2] / 2 - side / 2, find.box[1] + find.box[3] / 2 - side / 2
-        return [r for r in read_boxes(frame, [(x, y, side, side)], seen_at) if not r.uncertain or r.confidence >= MISSED_UNSURE_MIN]
+        return _likely(read_boxes(frame, [(x, y, side, side)], seen_at))
 
     def _missed(self, frame: np.ndarray, places: Sequence[tuple[int, int]], found: list[Any], die_px: float,
                 seen_at: Any) -> list[Any]:
@@ -356,7 +356,7 @@ class DiceWindows:
             if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
             else:
-                readings = [r for r in read_boxes(frame, [box], seen_at) if not r.uncertain or r.confidence >= MISSED_UNSURE_MIN]
+                readings = _likely(read_boxes(frame, [box], seen_at))
             cache[(x // 8, y // 8)] = (look, readings)
             out += readings
         self._missed_cache = cache
@@ -366,6 +366,12 @@ class DiceWindows:
         if seen_at is None:
             return list(self.reader.read(window))
         return list(self.reader.read(window, lambda centres: seen_at(np.asarray(centres) + (x0, y0))))
+
+
+def _likely(readings: Sequence[Any]) -> list[Any]:
+    """Readings of a box read where a die may lie: those read surely, or unsure with a face at least
+    :data:`MISSED_UNSURE_MIN` likely (the rest read no die there)."""
+    return [r for r in readings if not r.uncertain or r.confidence >= MISSED_UNSURE_MIN]
 
 
 def _look(picture: np.ndarray, side: int) -> np.ndarray:
