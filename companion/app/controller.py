@@ -453,8 +453,8 @@ class Controller:
         if state is None or state.is_terminal():
             return ""
         player = state.current_player
-        if player < 0 and hasattr(state, "player"):
-            player = state.player  # a chance node during someone's turn
+        if player < 0:  # a chance node during someone's turn (Verzauberte Eulen keeps it as ``to_move``)
+            player = getattr(state, "player", getattr(state, "to_move", player))
         return state.player_name(player) if player >= 0 else ""
 
     def board_text(self) -> str:

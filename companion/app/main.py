@@ -62,6 +62,7 @@ class CompanionApp(App):
         self.autopilot = Autopilot(self, autoplay, self.tour)
         self.layouts_wanted = layouts  # (sizes,) of the layout tour (--layouts), run after the start and then quit
         self.layout_tour: LayoutTour | None = None
+        self._camera_game: str | None = None  # the game chosen at home when the camera set-up was opened there
         self.controller: Controller | None = None
         self.session: CameraSession | None = None
         self.preview_frames = 0
@@ -132,13 +133,21 @@ class CompanionApp(App):
     def go(self, screen: str) -> None:
         if screen == "table" and self.controller.session is None:
             screen = "home"
+        if screen == "setup" and self.sm.current == "home":  # the camera set up for the game chosen there
+            self._camera_game = self.sm.get_screen("home").chosen_game()
+        elif screen in ("home", "table"):
+            self._camera_game = None
         self.sm.current = screen
         self.session.overlay_dirty = True
         self.session.set_game(self.board_game())
         self.use_dice_profile()
 
     def board_game(self) -> str | None:
-        """The game whose board the camera looks for: the game played, else the one chosen on the home screen."""
+        """The game whose board the camera looks for: the one chosen on the home screen when the camera set-up was
+        opened there (another than the game played, it is the board the family means), else the game played, else the
+        one chosen on the home screen."""
+        if self._camera_game:
+            return self._camera_game
         if self.controller.module is not None:
             return self.controller.module.name
         return self.sm.get_screen("home").chosen_game()

@@ -403,6 +403,13 @@ def _eulen(ctl):
     assert [s.role for s in ctl.dice_specs()] == ["head", "body", "eye"]
 
 
+def test_the_owls_roll_prompt_names_the_player_who_throws(ctl):
+    """The table screen's words at the owls' roll began ", roll the head ...": the player's name was missing."""
+    _eulen(ctl)
+    name = ctl.current_player_name()
+    assert name in ("Ann", "Ben") and ctl.prompt().startswith(f"{name}, ")
+
+
 def _owl_die(value, x, identity=None):
     die = _d6(value, x)
     if identity:
