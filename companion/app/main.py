@@ -133,24 +133,19 @@ class CompanionApp(App):
     def go(self, screen: str) -> None:
         if screen == "table" and self.controller.session is None:
             screen = "home"
-        if screen == "setup" and self.sm.current == "home":  # the camera set up for the game chosen there
-            self._camera_game = self.sm.get_screen("home").chosen_game()
-        elif screen in ("home", "table"):
-            self._camera_game = None
+        if screen in ("home", "table") or screen == "setup" and self.sm.current == "home":  # set-up from home: its game
+            self._camera_game = self.sm.get_screen("home").chosen_game() if screen == "setup" else None
         self.sm.current = screen
         self.session.overlay_dirty = True
         self.session.set_game(self.board_game())
         self.use_dice_profile()
 
     def board_game(self) -> str | None:
-        """The game whose board the camera looks for: the one chosen on the home screen when the camera set-up was
-        opened there (another than the game played, it is the board the family means), else the game played, else the
-        one chosen on the home screen."""
-        if self._camera_game:
-            return self._camera_game
-        if self.controller.module is not None:
-            return self.controller.module.name
-        return self.sm.get_screen("home").chosen_game()
+        """The game whose board the camera looks for: the one chosen at home when the set-up was opened there, else
+        the game played, else the one chosen at home."""
+        if self._camera_game or self.controller.module is None:
+            return self._camera_game or self.sm.get_screen("home").chosen_game()
+        return self.controller.module.name
 
     def use_dice_profile(self) -> None:
         """The camera reads the game's dice with the profile chosen for it; confirmed rolls teach that profile."""
