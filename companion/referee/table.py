@@ -538,13 +538,15 @@ class TablePipeline:
         Dice spent on it with a face read surely that it lacks, or kept once for a later roll and read otherwise than
         it, are another roll's: its own were not seen (rendition 2, action 482: a 1:3 read 1:6, kept when the family
         entered the Enchanted Die, then spent on the 3:6 entered next; the 1:3's roll was confirmed, sure, with the
-        throw after it)."""
+        throw after it). So are dice that settled while an earlier throw was unanswered, spent on a roll they do not read
+        as: the roll entered was an older throw's (seed 8 r2, action 270: an old 5+6, kept and forgotten when a d8 settled
+        after it, was entered; a 2+6 read after the d8 was spent on it, and the next pair confirmed, sure, one roll late)."""
         if used is None:
             self._unseen_rolls += 1
             return
         read = Counter((r.kind, str(r.value)) for r in used.readings)
         read_surely = Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain)
-        if read_surely - said or used.kept and read != said:
+        if read_surely - said or (used.kept or used.owed) and read != said:
             self._unseen_rolls += 1
         elif not used.kept and read_surely == read == said:  # every die read surely, as entered
             self._seen_as_entered()
@@ -1019,7 +1021,8 @@ class TablePipeline:
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier, self._kept_over = self._last_roll(), None  # dice seen while an earlier roll is owed may be a later roll's
-            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) \
+            again = self._read_again(earlier, roll.dice)
+            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) and not again \
                 or self._passed_over(earlier, roll.dice)
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
             # only one of other dice (bench table, Eagle Kingdoms seed 2 r2, action 263: a lone 1 of a 1:4, kept when the
@@ -1028,7 +1031,8 @@ class TablePipeline:
             awaits = owed and earlier is not None and earlier.awaits
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
-                               unseen=self._unseen_rolls, swallowed=self._swallowed, doubted=self._doubt_next,
+                               unseen=self._unseen_rolls, swallowed=self._swallowed or again and earlier.swallowed,
+                               doubted=self._doubt_next or again and earlier.doubted,
                                picture=frame if self.learning.on else None, places=len(self._windows.places))
             self._swallowed = self._doubt_next = False
             self._before_throw = self._before
@@ -1061,6 +1065,26 @@ class TablePipeline:
             return None
         expected = Counter(READER_KIND.get(s.kind, s.kind) for s in wanted)
         return dict(expected | Counter(READER_KIND.get(kind, kind) for _role, kind in usual_roll(type(self.game))))
+
+    @staticmethod
+    def _read_again(earlier: _Roll | None, dice: Sequence[Any]) -> bool:
+        """Whether a settled throw is the offered, unanswered one read again where it lies: as many dice of the same kinds,
+        each where one of them lay (a face read unsure, then surely in a box a few pixels off, settles anew). Not a
+        second throw owed after it (bench table, Mighty Magpies seed 7 r1, action 115: taken for one, it was kept for a
+        later roll and spent on the roll after the next move; the throw truly thrown for that roll was confirmed, sure,
+        one roll late)."""
+        if earlier is None or earlier.used or earlier.kept or not earlier.offered:
+            return False
+        if sorted(r.kind for r in earlier.readings) != sorted(r.kind for r in dice):
+            return False
+        left = list(earlier.readings)
+        for die in dice:
+            x, y = _centre(die.box)
+            hit = next((r for r in left if _lies_at(r, x, y)), None)
+            if hit is None:
+                return False
+            left.remove(hit)
+        return True
 
     @staticmethod
     def _passed_over(earlier: _Roll | None, dice: Sequence[Any]) -> bool:

@@ -616,6 +616,31 @@ def test_far_behind_the_table_one_throw_showing_the_roll_entered_does_not_level_
 
 
 @pytest.mark.rules("EK-TWO-2")
+def test_a_throw_settled_after_an_unanswered_one_and_answered_otherwise_leaves_the_next_throw_unsure():
+    """Bench table, Eagle Kingdoms seed 8 r2 (action 270): one roll entered unseen; an Enchanted Die thrown later settled
+    and was asked about, unanswered; a pair settled after it, one face read unsure, and the family's 5+6 was spent on
+    it -- truly an older pair's, kept for it and forgotten. The camera was two throws behind: the next pair was
+    confirmed, sure, one roll late. A throw that settled while an earlier one was unanswered, answered otherwise than
+    it reads, says the camera lost a throw."""
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6), state)
+    state, last = _enter_unseen_rolls(pipe, state, 1)
+    entered = _failed_roll(state, unlike=[last["dice"]])
+    kept, other = entered["dice"]
+    old = [(40, 200, 7 - other, True), (280, 30, 7 - kept)]
+    assert [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=old), state) if e.kind == DICE]
+    misread = next(v for v in range(1, 7) if v not in (kept, other))
+    owed = [(200, 110, misread, True), (70, 120, other)]
+    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=owed), state) if e.kind == DICE]
+    assert offered and not offered[-1].sure
+    pipe.applied(entered, state)  # the family's roll, read otherwise than the throw it is spent on
+    state = _roll_again(pipe, _after(state, entered))
+    offered = _offered_for_next_throw(pipe, state, entered)
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
+@pytest.mark.rules("EK-TWO-2")
 def test_far_off_the_table_dice_settling_as_the_roll_just_entered_do_not_level_the_camera():
     """Bench table, Eagle Kingdoms r1 seed 0 (action 536): the family's answers had run the game 14 rolls ahead of the
     table; they entered the Enchanted Die's 1, and an old d8 of the table's -- a 1 too, read unsure -- settled next and
@@ -1197,6 +1222,27 @@ def test_dice_that_lay_unread_until_a_hand_took_them_up_leave_the_next_throw_uns
     events = [e for _, e in run(pipe, still(12, dice=[(60, 24, 6), (250, 214, 5)]), state) if e.kind == DICE]
     assert [e.actions for e in events] == [({"type": "roll", "dice": [5, 6]},)]
     assert not events[0].sure and "never read" in events[0].message
+
+
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_a_throw_read_again_where_it_lies_is_the_throw_offered_not_a_later_one():
+    """Bench table, Mighty Magpies seed 7 r1 (action 115): a throw settled with one face read unsure and was offered;
+    read again a moment later in a box a few pixels off, every face sure, it settled anew and was taken for a second
+    throw owed after the first. The family's roll was spent on the first; the second, kept for a later roll, was
+    spent on the roll after the next move, and the throw truly thrown for that roll was confirmed, sure, one roll
+    late. Dice lying where the offered throw's lie are that throw read again."""
+    state = play_until(lambda s: s.phase == "roll")
+    entered = _failed_roll(state)
+    first, other = entered["dice"]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    unsure = still(12, dice=[(40, 200, first, True), (280, 30, other)])
+    sure = still(8, dice=[(42, 200, first), (280, 30, other)])  # the same dice, one boxed 2 px off
+    events = [e for _, e in run(pipe, still(4) + [frame(hand=True)] + still(1) + unsure + sure, state) if e.kind == DICE]
+    assert events and all(e.actions[-1] == entered for e in events)
+    pipe.applied(entered, state)
+    again = _roll_again(pipe, _after(state, entered))
+    lying = [e for _, e in run(pipe, still(12, dice=[(42, 200, first), (280, 30, other)]), again) if e.kind == DICE]
+    assert not lying, [(e.actions, e.message) for e in lying]  # the dice of the roll entered: no later roll's
 
 
 @pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
