@@ -14,6 +14,7 @@ Reader accuracy and speed on rendered scenes of seeded simulated games: :mod:`co
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from companion.games.core import Action
@@ -98,12 +99,25 @@ def describe(region: str, expected: list[Any], seen: list[Any]) -> str:
     return f"{region}: expected {words(expected)}, saw {words(seen)}"
 
 
+def settle_by_rules(_state: EagleState, seen: Observation) -> Observation:
+    """``seen`` with every space read surely as a character and no piece made unsure: a character never stands on the
+    felt without its piece (EK-SETUP-RANDOM, EK-CAP-CHOOSE: a piece leaves the board with its character). Bench table,
+    Eagle Kingdoms seed 9 r2: the empty feather-left-4 read as "no piece with 2" for the rest of the film (the second
+    rendition's art), a difference no move explains -- asked 84 times, and each time the roll due asked too."""
+    odd = [region for region, items in seen.regions.items()
+           if not seen.is_uncertain(region) and _stands(items) and not _has_piece(items)]
+    if not odd:
+        return seen
+    return replace(seen, confidence={**seen.confidence, **dict.fromkeys(odd, 0.0)})
+
+
 class Adapter:
     """The game adapter for :func:`companion.referee.match.match`."""
 
     scene_from_state = staticmethod(scene_from_state)
     implied_actions = staticmethod(implied_actions)
     describe = staticmethod(describe)
+    settle_by_rules = staticmethod(settle_by_rules)
 
 
 ADAPTER = Adapter()

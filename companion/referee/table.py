@@ -410,6 +410,7 @@ class TablePipeline:
         self._unseen_rolls = 0  # rolls entered whose dice the camera did not see, since it was last level with the table
         self._swallowed = False  # dice lay in view, not the last roll settled, when the frame before a throw was refreshed
         self._unread_run = 0  # frames running with dice in view that are no settled roll's (a throw not settled yet)
+        self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
@@ -708,8 +709,9 @@ class TablePipeline:
             # dice that lay unread for as long as an unsure roll takes to settle, taken up: a throw the camera never
             # read (bench table, Mighty Magpies seed 6 r1, action 1: magpie + magpie read flickering for 15 frames,
             # never settled; the next throw was confirmed, sure, as the first roll)
-            self._swallowed |= self._unread_run >= 2 * self.dice_tracker.settle_frames
-            self._unread_run = 0
+            # so are dice kept new through a refresh of the frame before a throw (_remember_before), taken up unsettled
+            self._swallowed |= self._unread_run >= 2 * self.dice_tracker.settle_frames or self._landed and self._unread_run > 0
+            self._unread_run, self._landed = 0, False
             self.dice_tracker.update([], hand=True)
             self._board_run, self._refused, self._settled_frame = None, (0, ""), None
             self._dice_in_view = []
@@ -815,8 +817,7 @@ class TablePipeline:
         for r in lying:
             x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
             if x1 > x0 and y1 > y0:
-                gain = _light_ratio(frame, under, (x0, y0, x1, y1))
-                patch = np.clip(under[y0:y1, x0:x1] * gain, 0, 255).astype(np.uint8)
+                patch = _in_light_of_now(frame, under, (x0, y0, x1, y1))
                 if _covers_more_than_the_die(frame[y0:y1, x0:x1], patch, r.box, (x0, y0)):
                     self._covering.add(tuple(r.box))
                 out[y0:y1, x0:x1] = patch
@@ -858,7 +859,8 @@ class TablePipeline:
             return []
         self._board_done = done
         if state.is_chance_node() and wanted_dice(state):
-            hard, _ = differences(self.adapter.scene_from_state(state), obs)
+            settle = getattr(self.adapter, "settle_by_rules", None)  # what the rules make impossible is no change
+            hard, _ = differences(self.adapter.scene_from_state(state), settle(state, obs) if settle else obs)
             lag = self._lagging(obs) if hard else None
             self._board_open = bool(hard) and lag is None
             if lag is not None:
@@ -1034,7 +1036,7 @@ class TablePipeline:
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and earlier.swallowed,
                                doubted=self._doubt_next or again and earlier.doubted,
                                picture=frame if self.learning.on else None, places=len(self._windows.places))
-            self._swallowed = self._doubt_next = False
+            self._swallowed = self._doubt_next = self._landed = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -1176,11 +1178,15 @@ class TablePipeline:
             return
         self._unread_at_rest = bool(self._dice_in_view) and not spent
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
-            # a refresh after an action with dice lying in view that are no spent roll's: they may be a throw not
-            # settled yet, never read as new again -- the next throw may be a later roll's
-            self._swallowed |= not spent and (self._swallows_a_throw() or self._unread_dice_lying())
-            self._before = frame
-            self._refresh_before = False
+            # a refresh after an action with dice lying in view that are no spent roll's: a throw with a die read surely
+            # stays new (one landing just after a move was entered: bench table, Eagle Kingdoms seed 9 r2, frame 660 --
+            # taken in, a 2+5 read surely was never read, and 97 rolls were asked so); dice all read unsure may be a
+            # piece moved, taken in, or a throw not settled yet, never read as new again -- the next throw may be a
+            # later roll's
+            landed = [] if spent or all(r.uncertain for r in self._dice_in_view) else list(self._dice_in_view)
+            self._swallowed |= not spent and not landed and (self._swallows_a_throw() or self._unread_dice_lying())
+            self._before = _with_patches_of(frame, self._before, landed)
+            self._refresh_before, self._landed = False, bool(landed)
 
     def _relit_now(self, quiet: bool) -> bool:
         """Whether the frame before a throw is to be taken afresh for a change of light (``_relit_left``): when the view
@@ -1550,6 +1556,25 @@ def _covers_more_than_the_die(now: np.ndarray, patch: np.ndarray, box: Sequence[
         return False
     changed = np.abs(now.astype(np.int16) - patch.astype(np.int16)).max(axis=2) > PATCH_CHANGED_LEVELS
     return float(changed[margin].mean()) >= PATCH_CHANGED_SHARE
+
+
+def _in_light_of_now(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
+    """``then``'s patch ``rect`` brought to the light of ``now`` (measured round it in both)."""
+    x0, y0, x1, y1 = rect
+    return np.clip(then[y0:y1, x0:x1] * _light_ratio(now, then, rect), 0, 255).astype(np.uint8)
+
+
+def _with_patches_of(frame: np.ndarray, under: np.ndarray, dice: Sequence[Any]) -> np.ndarray:
+    """``frame`` with what lay under ``dice`` in ``under`` (in the light of now): the frame before a throw taken afresh,
+    the dice lying in it still new."""
+    if not dice or under.shape != frame.shape:
+        return frame
+    out = frame.copy()
+    for r in dice:
+        x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
+        if x1 > x0 and y1 > y0:
+            out[y0:y1, x0:x1] = _in_light_of_now(frame, under, (x0, y0, x1, y1))
+    return out
 
 
 def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:

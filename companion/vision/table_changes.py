@@ -41,6 +41,12 @@ PIP_FIND = 0.5  # a find under a die's side times this is a pip the detector too
 # (1.24-1.94 dice). On the bench's films each such find of a die read its true face surely so (0.97-0.999), each speck
 # 0.52 or less
 WHOLE_DIE_BOX = 1.5
+# a find up to this many dice wide is read on that box too, as a check: where the two faces differ, the find is unsure
+# (bench table, Eagle Kingdoms seed 5 r2, action 341: a 4 at the picture's edge boxed 1.01 dice wide read surely as 2;
+# on the 1.5 box it read 4 at 0.986) or read it unsure (seed 0 r2, action 386: a die printed on a piece, in a place the
+# light had changed, read surely as a 4 -- 3+6 confirmed as 3+4; 0.65 so). On three films' first 150 actions, each of 89
+# die-sized finds of a die read surely (boxed 1.0-1.4 dice wide) read the same face on the 1.5 box, 86 of them surely
+WHOLE_DIE_CHECK = 1.25
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
@@ -329,13 +335,22 @@ class DiceWindows:
     def _whole_die(self, frame: np.ndarray, find: Any, die_px: float, seen_at: Any) -> list[Any]:
         """A find smaller than a die read again on a die-sized box round it (:data:`WHOLE_DIE_BOX`), which then
         stands for it: kept when read surely or, marked unsure, with a face at least :data:`MISSED_UNSURE_MIN` likely;
-        a find read so as no die (a speck of the board) is dropped. A die-sized find is kept as it is."""
+        a find read so as no die (a speck of the board) is dropped. A die-sized find (up to :data:`WHOLE_DIE_CHECK`) is
+        kept as it is when read the same so surely, else marked unsure (in the face read so, when another and likely);
+        a larger find is kept as it is."""
         read_boxes = getattr(self.reader, "read_boxes", None)
-        if read_boxes is None or max(find.box[2], find.box[3]) >= die_px:
+        size = max(find.box[2], find.box[3])
+        if read_boxes is None or size >= WHOLE_DIE_CHECK * die_px:
             return [find]
         side = WHOLE_DIE_BOX * die_px
         x, y = find.box[0] + find.box[2] / 2 - side / 2, find.box[1] + find.box[3] / 2 - side / 2
-        return _likely(read_boxes(frame, [(x, y, side, side)], seen_at))
+        whole = _likely(read_boxes(frame, [(x, y, side, side)], seen_at))
+        if size < die_px:
+            return whole
+        same = [(r.kind, r.value) for r in whole] == [(find.kind, find.value)]
+        if same and not whole[0].uncertain:
+            return [find]
+        return [replace(whole[0] if whole and not same else find, uncertain=True, box=find.box)]
 
     def _missed(self, frame: np.ndarray, places: Sequence[tuple[int, int]], found: list[Any], die_px: float,
                 seen_at: Any) -> list[Any]:

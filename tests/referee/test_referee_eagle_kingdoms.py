@@ -122,6 +122,23 @@ def test_a_misread_the_rules_make_impossible_is_fixed_when_uncertain():
     assert confident.options and confident.options[0][-1] == {"type": "capture", "piece": piece}
 
 
+@pytest.mark.rules("EK-CAP-CHOOSE")
+def test_a_character_read_where_no_piece_lies_is_unsure_by_the_rules():
+    """Bench table, Eagle Kingdoms seed 9 r2: a space emptied by a capture read, surely, as a character standing on
+    the felt ("no piece with 2") for the rest of the film -- no move explains it, and it was asked about 84 times. A
+    piece leaves the board with its character: a character without its piece is a misread, the space unsure."""
+    state = play_until(3, lambda s: s.phase == CAPTURE and s.matching_pieces(s.dice) and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    after = state.clone()
+    after.apply({"type": "capture", "piece": piece})
+    scene = scene_from_state(after)
+    scene[piece] = [{"stand": 2}]  # the felt's art read as a character
+    result = match_observation(after, None, Observation(scene, {}))
+    assert result.kind is MatchKind.UNCHANGED and piece in result.corrected
+    scene[piece] = [{"piece": True}, {"stand": 2}]  # a piece read there surely is no misread the rules settle
+    assert match_observation(after, None, Observation(scene, {})).kind is not MatchKind.UNCHANGED
+
+
 def test_two_pieces_gone_at_once_is_not_one_move():
     state = play_until(9, lambda s: s.phase == CAPTURE and len(s.available_pieces()) >= 2 and s.matching_pieces(s.dice))
     a = PIECE_IDS[state.matching_pieces(state.dice)[0]]

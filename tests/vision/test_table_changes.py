@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 
 from companion.vision.table_changes import changed_places, hand_changes, light_gain, quarter, uneven_light
 
@@ -199,6 +200,46 @@ def test_a_find_smaller_than_a_die_is_read_again_on_a_die_sized_box_and_a_speck_
     assert [(r.value, r.uncertain) for r in found] == [(5, False)]
     x, y, w, h = found[0].box
     assert w >= DIE and x <= 300 and y <= 200 and x + w >= 300 + DIE and y + h >= 200 + DIE  # the whole die boxed
+
+
+class _WholeReader(_MissingReader):
+    """A detector that boxes a white die whole (its own side) and reads it surely as ``face``; the classifier, given a
+    box, reads as _MissingReader (a 5)."""
+
+    def __init__(self, face, second_sure=True):
+        super().__init__()
+        self.face, self.second_sure = face, second_sure
+
+    def read_boxes(self, frame, boxes, seen_at=None):
+        from dataclasses import replace
+
+        out = super().read_boxes(frame, boxes, seen_at)
+        return out if self.second_sure else [replace(r, confidence=0.65, uncertain=True) for r in out]
+
+    def read(self, image):
+        from companion.vision.reader import Reading
+
+        white = np.argwhere(image.min(axis=2) >= 245)
+        if not len(white):
+            return []
+        (y0, x0) = white.min(axis=0)
+        return [Reading("d6", self.face, 0.99, (int(x0), int(y0), DIE, DIE), False)]
+
+
+@pytest.mark.parametrize(("face", "second_sure"), [(2, True), (5, True), (5, False)])
+def test_a_die_sized_find_read_otherwise_on_a_die_and_a_half_box_is_unsure(face, second_sure):
+    """Bench table, Eagle Kingdoms seed 5 r2, action 341: a 4 at the picture's edge, boxed about one die wide, was read
+    surely as 2 -- a 4+5 confirmed as 2+5, a silent error; on a box a die and a half wide it read 4 surely. Seed 0 r2,
+    action 386: a die printed on a piece, where the light had changed, read surely as a 4; so, 4 unsure. A die-sized
+    find is read again so: the same face read surely keeps it sure; another face makes it unsure, shown in the face the
+    second look read, and so does the same face read unsure."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(5)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (250, 250, 250), -1)
+    found = DiceWindows(_WholeReader(face, second_sure)).read(with_die, before, DIE)
+    assert [(r.value, r.uncertain) for r in found] == [(5, face != 5 or not second_sure)]
 
 
 def test_a_patch_pasted_into_the_frame_before_a_throw_keeps_that_frames_light():
