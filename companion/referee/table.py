@@ -1033,8 +1033,8 @@ class TablePipeline:
             awaits = owed and earlier is not None and earlier.awaits
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
-                               unseen=self._unseen_rolls, swallowed=self._swallowed or again and earlier.swallowed,
-                               doubted=self._doubt_next or again and earlier.doubted,
+                               unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
+                               doubted=self._doubt_next or again and bool(earlier and earlier.doubted),
                                picture=frame if self.learning.on else None, places=len(self._windows.places))
             self._swallowed = self._doubt_next = self._landed = False
             self._before_throw = self._before
