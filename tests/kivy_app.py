@@ -8,6 +8,10 @@ import time
 
 import pytest
 
+# Kivy makes its home folder on import; test modules that import the app at collection would otherwise race to make
+# ~/.kivy on a fresh machine (two workers: FileExistsError)
+os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-kivy-"))
+
 LARGEST = (1280, 820)  # an offscreen window cannot grow past the size it was made at: it starts as large as any test needs
 
 
