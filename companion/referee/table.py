@@ -495,8 +495,11 @@ class TablePipeline:
             self._answered = said if (not pending or later or behind) and not in_part else None
             # a roll entered for dice that settled while an earlier throw was unanswered, when that throw shows it
             # too, may be either's: these dice are kept for the next roll (never sure there), the entered roll's
-            # dice having settled already (the earlier throw)
-            either = pending and roll is not None and roll.owed and not roll.kept and _shows(roll.earlier, said, roll.earlier_awaits)
+            # dice having settled already (the earlier throw). So are such dice kept once already for a later roll
+            # (bench table, Eagle Kingdoms seed 10 r1, action 213: 4+5, then 2+2 twice, settled at a forfeit not made;
+            # the last 2+2, kept when the 4+5 was entered, was spent on the first 2+2's roll, and the next throw was
+            # confirmed, sure, for the last one's)
+            either = pending and roll is not None and roll.owed and _shows(roll.earlier, said, roll.earlier_awaits)
             # dice that settled after a throw the camera never read, answered: the roll entered may have been that
             # throw's and these dice the next roll's -- the next throw is not sure (bench table EK seed 1 r1, 183)
             self._doubt_next = bool(pending and roll is not None and roll.swallowed and not later and not either)

@@ -705,6 +705,37 @@ def test_a_throw_settling_after_an_earlier_throw_was_taken_up_unoffered_is_never
         assert sure or "still unanswered" in offered[0].message
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-ED-FORFEIT")
+def test_a_roll_entered_for_an_earlier_throw_that_shows_it_too_leaves_dice_kept_once_for_the_next_roll():
+    """Bench table, Eagle Kingdoms seed 10 r1 (action 213): the pipeline waited at a forfeit while the table played
+    on -- a 4+5, then 2+2 twice running, each taken up for the next. Asked about the last 2+2, the family entered the
+    4+5 (the dice kept for a later roll), then 2+2: that was the first 2+2's roll, which shows it too, yet the last
+    throw's dice were spent on it, and the next throw, a 3+4, was confirmed, sure, for the second 2+2's roll. Dice kept
+    once, answered with a roll the earlier unanswered throw shows, may be either's: they stay kept for the next roll,
+    and the throw after them is not sure."""
+    state = play_until(lambda s: s.phase == FORFEIT and len(s.legal_actions()) > 1)
+    forfeit = state.legal_actions()[0]
+    after = _after(state, forfeit)
+    assert after.is_chance_node()  # the roll comes next: no choice between
+    first = _failed_roll(after)
+    twice = _failed_roll(_roll_again(pipeline(state.game, []), _after(after, first)), unlike=[first["dice"]])
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
+    throws = [[(40, 200, first["dice"][0]), (280, 30, first["dice"][1])],
+              [(60, 24, twice["dice"][0]), (250, 214, twice["dice"][1])],
+              [(150, 60, twice["dice"][0]), (90, 180, twice["dice"][1])]]
+    frames = still(6) + [f for dice in throws for f in [frame(hand=True)] + still(3) + still(12, dice=dice)]
+    assert not [e for _, e in run(pipe, frames, state) if e.kind == DICE]  # the forfeit not made: no roll due
+    pipe.applied(forfeit, state)
+    offered = [e for _, e in run(pipe, still(8, obs_index=1, dice=throws[-1]), after) if e.kind == DICE]
+    assert offered and not offered[-1].sure
+    pipe.applied(first, after)  # the family enters the 4+5: the last throw's dice are kept for a later roll
+    state = _roll_again(pipe, _after(after, first))
+    pipe.applied(twice, state)  # the first 2+2's roll: the last 2+2 may be the next one's
+    state = _roll_again(pipe, _after(state, twice))
+    offered = _offered_for_next_throw(pipe, state, twice)
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
 @pytest.mark.rules("EK-TWO-2")
 def test_dice_thrown_after_a_die_read_alone_and_asked_about_are_never_sure():
     """Bench table, Mighty Magpies rendition 2 taught (action 87): one die of a throw was read alone (its mate
