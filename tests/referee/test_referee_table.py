@@ -718,7 +718,9 @@ def test_a_roll_entered_for_an_earlier_throw_that_shows_it_too_leaves_dice_kept_
     after = _after(state, forfeit)
     assert after.is_chance_node()  # the roll comes next: no choice between
     first = _failed_roll(after)
-    twice = _failed_roll(_roll_again(pipeline(state.game, []), _after(after, first)), unlike=[first["dice"]])
+    rolled = _after(after, first)
+    rolled = rolled if rolled.is_chance_node() else _after(rolled, {"type": "roll-again"})
+    twice = _failed_roll(rolled, unlike=[first["dice"]])
     pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
     throws = [[(40, 200, first["dice"][0]), (280, 30, first["dice"][1])],
               [(60, 24, twice["dice"][0]), (250, 214, twice["dice"][1])],
