@@ -161,6 +161,12 @@ def _key(scene: Mapping[str, list[Any]]) -> tuple:
 # -- the match ----------------------------------------------------------------------------------------
 
 
+def settled_by_rules(adapter: Any, state: State, seen: Observation) -> Observation:
+    """``seen`` with the doubts the game's rules settle alone settled (the adapter's optional ``settle_by_rules``)."""
+    settle: Callable | None = getattr(adapter, "settle_by_rules", None)
+    return settle(state, seen) if settle is not None else seen
+
+
 def match(
     state: State,
     before: Observation | Mapping[str, list[Any]] | None,
@@ -178,9 +184,7 @@ def match(
     seen = as_observation(after)
     if not seen.usable:
         return MatchResult(MatchKind.UNREADABLE, f"board not read: {seen.status}; nothing applied")
-    settle: Callable | None = getattr(adapter, "settle_by_rules", None)  # doubts the game's rules settle alone
-    if settle is not None:
-        seen = settle(state, seen)
+    seen = settled_by_rules(adapter, state, seen)
     expected = adapter.scene_from_state(state)
     hard, soft = differences(expected, seen)
     if not hard:

@@ -38,7 +38,7 @@ import itertools
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,7 +57,7 @@ from companion.referee.dice import (
     wanted_dice,
 )
 from companion.referee.dice_learning import RollLearning
-from companion.referee.match import MatchKind, differences, match
+from companion.referee.match import MatchKind, differences, match, settled_by_rules
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.readers import Observation, canonical
 from companion.vision.table_changes import (
@@ -817,13 +817,10 @@ class TablePipeline:
         if not lying or under is None or under.shape != frame.shape:
             return frame
         out = frame.copy()
-        for r in lying:
-            x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
-            if x1 > x0 and y1 > y0:
-                patch = _in_light_of_now(frame, under, (x0, y0, x1, y1))
-                if _covers_more_than_the_die(frame[y0:y1, x0:x1], patch, r.box, (x0, y0)):
-                    self._covering.add(tuple(r.box))
-                out[y0:y1, x0:x1] = patch
+        for r, (x0, y0, x1, y1), patch in _dice_patches(frame, under, lying):
+            if _covers_more_than_the_die(frame[y0:y1, x0:x1], patch, r.box, (x0, y0)):
+                self._covering.add(tuple(r.box))
+            out[y0:y1, x0:x1] = patch
         return out
 
     def _hide_under_dice(self, obs: Observation, pose: Any) -> Observation:
@@ -862,8 +859,8 @@ class TablePipeline:
             return []
         self._board_done = done
         if state.is_chance_node() and wanted_dice(state):
-            settle = getattr(self.adapter, "settle_by_rules", None)  # what the rules make impossible is no change
-            hard, _ = differences(self.adapter.scene_from_state(state), settle(state, obs) if settle else obs)
+            # what the rules make impossible is no change
+            hard, _ = differences(self.adapter.scene_from_state(state), settled_by_rules(self.adapter, state, obs))
             lag = self._lagging(obs) if hard else None
             self._board_open = bool(hard) and lag is None
             if lag is not None:
@@ -1082,14 +1079,7 @@ class TablePipeline:
             return False
         if sorted(r.kind for r in earlier.readings) != sorted(r.kind for r in dice):
             return False
-        left = list(earlier.readings)
-        for die in dice:
-            x, y = _centre(die.box)
-            hit = next((r for r in left if _lies_at(r, x, y)), None)
-            if hit is None:
-                return False
-            left.remove(hit)
-        return True
+        return _pairs_up(dice, earlier.readings, lambda die, r: _lies_at(r, *_centre(die.box)))
 
     @staticmethod
     def _passed_over(earlier: _Roll | None, dice: Sequence[Any]) -> bool:
@@ -1129,13 +1119,7 @@ class TablePipeline:
         played = self._played if played is None else played
         if not played or not readings:
             return False
-        left = list(played)
-        for r in readings:
-            hit = next((p for p in left if p[0] == r.kind and p[1] == str(r.value) and _lies_at(r, p[2], p[3])), None)
-            if hit is None:
-                return False
-            left.remove(hit)
-        return True
+        return _pairs_up(readings, played, lambda r, p: p[0] == r.kind and p[1] == str(r.value) and _lies_at(r, p[2], p[3]))
 
     def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float, now: np.ndarray | None = None) -> bool:
         """Whether something larger than a die changed since the last frame (a hand, an arm, a shadow: a
@@ -1561,6 +1545,17 @@ def _covers_more_than_the_die(now: np.ndarray, patch: np.ndarray, box: Sequence[
     return float(changed[margin].mean()) >= PATCH_CHANGED_SHARE
 
 
+def _pairs_up(dice: Sequence[Any], others: Sequence[Any], fits: Callable[[Any, Any], bool]) -> bool:
+    """Whether each of ``dice`` fits another one of ``others`` (the first that fits, one to one)."""
+    left = list(others)
+    for die in dice:
+        hit = next((other for other in left if fits(die, other)), None)
+        if hit is None:
+            return False
+        left.remove(hit)
+    return True
+
+
 def _in_light_of_now(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
     """``then``'s patch ``rect`` brought to the light of ``now`` (measured round it in both)."""
     x0, y0, x1, y1 = rect
@@ -1573,11 +1568,17 @@ def _with_patches_of(frame: np.ndarray, under: np.ndarray, dice: Sequence[Any]) 
     if not dice or under.shape != frame.shape:
         return frame
     out = frame.copy()
+    for _r, (x0, y0, x1, y1), patch in _dice_patches(frame, under, dice):
+        out[y0:y1, x0:x1] = patch
+    return out
+
+
+def _dice_patches(frame: np.ndarray, under: np.ndarray, dice: Sequence[Any]) -> Iterator[tuple[Any, tuple, np.ndarray]]:
+    """Per die, its patch's rect and what lay there in ``under``, in the light of ``frame`` (same shape)."""
     for r in dice:
         x0, y0, x1, y1 = _patch_rect(r.box, frame.shape)
         if x1 > x0 and y1 > y0:
-            out[y0:y1, x0:x1] = _in_light_of_now(frame, under, (x0, y0, x1, y1))
-    return out
+            yield r, (x0, y0, x1, y1), _in_light_of_now(frame, under, (x0, y0, x1, y1))
 
 
 def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
