@@ -139,6 +139,11 @@ class Oracle:
         self.config = dict(contents.header.get("config") or {})
         self._actions = contents.actions()
 
+    def ready(self, index: int, frame: int) -> bool:
+        """Whether the family can answer with action ``index`` at ``frame``: a journal has no clock, so always
+        (a film knows when the table made each action: ``companion.workshop.table.bench.FilmedFamily``)."""
+        return True
+
     def answer(self, index: int) -> Action:
         """The true action number ``index`` (0-based)."""
         if index >= len(self._actions):
@@ -162,6 +167,7 @@ class FollowReport:
     journal: str = ""
     error: str = ""
     camera_actions: list[int] = field(default_factory=list)  # indices of the actions confirmed without asking
+    asked_early: int = 0  # questions about an action the table had not made yet (the oracle not ``ready``)
 
     def as_json(self) -> dict[str, Any]:
         """Exactly the fields of issue 20, item 7 (a stop's reason goes to stderr): ``journal`` is the file
@@ -193,6 +199,7 @@ class Follower:
         self.on_event = on_event
         self.size: tuple[int, int] | None = None
         self._index = 0
+        self._question: tuple[int, tuple[Action, ...]] | None = None  # on screen: (at history length, roll path)
         if self.pipeline.table.setup_is_action:
             self._start({})  # the app starts the journal with the game; its set-up is the first action
 
@@ -232,6 +239,8 @@ class Follower:
         if events and events[0].kind == STATUS and events[0].info.get("refused"):
             self.report.refused_frames += 1
         self._act(events)
+        if self._answer():  # a question asked before the table got there, answered once it has
+            self._act(self.pipeline.reevaluate(self.state))
 
     def finish(self) -> None:
         """After the last frame: the game must be over (and a board must have been seen)."""
@@ -292,13 +301,30 @@ class Follower:
             if not self.pipeline.table.setup_is_action:
                 self._align_from_start()
                 return True
-        for proposed in roll_path[:-1] or (None,):
-            answer = self.oracle.answer(len(self.session.history))
-            self._apply(answer, camera=False)
-            if answer != proposed:
-                return True  # not the proposal's decision: the family tapped their own choice instead
-        self._apply(self.oracle.answer(len(self.session.history)), camera=False)  # the roll, its dice fixed if need be
-        return True
+        self._question = (len(self.session.history), tuple(roll_path))
+        moved = self._answer()
+        if self._question is not None:
+            self.report.asked_early += 1
+        return moved
+
+    def _answer(self) -> bool:
+        """The family answers the question on screen as far as the table has played (``Oracle.ready``: asked
+        about an action not made yet, the question stays on screen until it is); True when the game moved on.
+        A decision proposed with the roll and confirmed leaves the roll to answer; any other answer ends the
+        question (the family tapped their own choice), and so does the game moving on otherwise."""
+        moved = False
+        while self._question is not None:
+            at, path = self._question
+            if self.session is None or at != len(self.session.history):
+                self._question = None
+            elif not self.oracle.ready(at, self._index):
+                break
+            else:
+                answer = self.oracle.answer(at)
+                self._apply(answer, camera=False)
+                moved = True
+                self._question = (at + 1, path[1:]) if len(path) > 1 and answer == path[0] else None
+        return moved
 
     def _align_from_start(self) -> None:
         """Falconry told its set-up by the family: the table offset is found from the board next."""

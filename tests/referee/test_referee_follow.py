@@ -75,6 +75,36 @@ def test_follow_confirms_what_it_is_sure_of_and_asks_the_oracle_for_an_unsure_di
     assert header["game"] == "eagle-kingdoms" and header["metadata"]["colours"][:3] == [0, 1, 2]
 
 
+class LateFamily(Oracle):
+    """The family at the table answers about the first roll only from frame ``from_frame`` on (they threw later)."""
+
+    def __init__(self, path, from_frame):
+        super().__init__(path, "eagle-kingdoms")
+        self.from_frame = from_frame
+
+    def ready(self, index, frame):
+        return index == 0 or frame >= self.from_frame
+
+
+def test_a_question_about_an_action_the_table_has_not_made_stays_on_screen_until_it_has(tmp_path):
+    """An oracle that knows when the table made each action (a film) answers a question asked sooner only once it
+    has: the question counts once, as asked early, and nothing is applied before (an oracle that answered at once
+    let the camera run ahead of the table on answers about the future)."""
+    state, setup = placed()
+    roll_1 = {"type": "roll", "dice": [3, 5]}
+    oracle = LateFamily(truth(tmp_path / "true.jsonl", [setup, roll_1]), from_frame=30)
+    g = game()
+    f = Follower(g, tmp_path / "j.jsonl", oracle, pipeline=pipeline(g, [observe(scene_from_state(state))]))
+    frames = still(4) + [frame(hand=True)] + still(2) + still(30, dice=[(40, 200, 3, True), (280, 30, 5)])
+    for i, image in enumerate(frames[:30]):
+        f.feed(i / 10, image)
+    assert journal_actions(tmp_path / "j.jsonl") == [setup]  # asked (the unsure 3), not answered yet
+    assert f.report.asked == 1 and f.report.asked_early == 1
+    f.feed(3.0, frames[30])
+    assert journal_actions(tmp_path / "j.jsonl") == [setup, roll_1]  # answered as soon as the table made it
+    assert f.report.asked == 1 and f.report.asked_early == 1
+
+
 def after(state, action):
     nxt = state.clone()
     nxt.apply(action)

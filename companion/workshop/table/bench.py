@@ -27,7 +27,11 @@ what was taught.
 - ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
   the game followed then differs from the true one, and what follows is its consequence);
 - ``asks_per_turn``: answers taken from the oracle per turn followed (a turn: one player's go; its dice and
-  its move each count; a game that stopped early counts the turns up to there), with ``asks_by_reason``;
+  its move each count; a game that stopped early counts the turns up to there), with ``asks_by_reason``. The
+  oracle is the family at the filmed table (:class:`FilmedFamily`): it answers with an action only once the
+  film has shown the table make it; a question about an action not made yet stays on screen until then
+  (``asked_early`` in details counts them). An oracle that answered at once let the camera run ahead of the
+  table on answers about the future (Eagle Kingdoms s11 r2: 100 actions ahead by the film's frame 2599);
 - ``ms_per_frame_median``: the pipeline's wall clock per frame (motion, pose, board and dice), one thread;
   ``cpu_ms_per_frame_median`` (details) the same in this thread's CPU time (what a busy machine inflates
   least: the speed target is judged on it), and ``stages_cpu_ms`` where it goes: per stage of the pipeline
@@ -72,6 +76,21 @@ def turns_of(states: Sequence[Any]) -> int:
     return max(turns, 1)
 
 
+class FilmedFamily:
+    """The true game as the family at a filmed table knows it: an :class:`~companion.referee.follow.Oracle`
+    that is ready with an action once the film's frame shows the table making it or a later one."""
+
+    def __init__(self, oracle: Any, steps: Sequence[int]):
+        self._oracle, self._steps = oracle, list(steps)
+        self.config = oracle.config
+
+    def ready(self, index: int, frame: int) -> bool:
+        return bool(self._steps) and index < self._steps[min(frame, len(self._steps) - 1)]
+
+    def answer(self, index: int) -> Any:
+        return self._oracle.answer(index)
+
+
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
                 actions: int | None = None, frames: int | None = None) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
@@ -105,7 +124,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
         if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
             reasons[event.reason or event.kind if event.kind != "dice" else "unsure dice"] += 1
 
-    follower = Follower(film.game, journal, Oracle(truth_path, film.game.name), pipeline=pipeline, on_event=on_event)
+    family = FilmedFamily(Oracle(truth_path, film.game.name), [shot.step for shot in film.shots])
+    follower = Follower(film.game, journal, family, pipeline=pipeline, on_event=on_event)
     t0 = time.perf_counter()
     with StageClock() as clock:
         report = follow(((i / 10.0, image) for i, image in enumerate(islice(film.frames(actions), frames))), follower)
@@ -120,7 +140,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
         "seed": seed, "rendition": rendition, "actions": len(truth), "turns": turns_of(film.states[:len(followed) + 1]),
         "followed_exactly": not report.error and followed == truth, "silent_errors": silent, "diverged_at": diverged,
         "followed": len(followed),
-        "asked": report.asked, "asks_by_reason": dict(reasons), "illegal_calls": report.illegal_calls,
+        "asked": report.asked, "asks_by_reason": dict(reasons), "asked_early": report.asked_early,
+        "illegal_calls": report.illegal_calls,
         "frames": report.frames, "refused_frames": report.refused_frames,
         "ms": report.ms, "cpu_ms": report.cpu_ms, "stages": clock.frames, "error": report.error, "seconds": round(seconds, 1),
         "look": look + _look_words(pipeline),
@@ -165,6 +186,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "turns": turns,
         "asked": sum(r["asked"] for r in done),
         "asks_by_reason": dict(reasons),
+        "asked_early": sum(r.get("asked_early", 0) for r in done),
         "illegal_calls": sum(r["illegal_calls"] for r in done),
         "frames": sum(r["frames"] for r in done),
         "refused_frames": sum(r["refused_frames"] for r in done),
