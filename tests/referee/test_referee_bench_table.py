@@ -182,3 +182,22 @@ class _NoOracle:
 
     def answer(self, index):
         raise AssertionError("ready() reads no action")
+
+
+def test_bench_table_films_a_phone_held_upright_when_asked(monkeypatch, capsys):
+    """--upright: the films' frames are 720x1280 portrait pictures, followed like any other."""
+    sizes = []
+
+    class Upright(ShortFilm):
+        def frames(self, actions=None):
+            for image in super().frames(actions):
+                sizes.append(image.shape[:2])
+                yield image
+
+    monkeypatch.setattr(film, "GameFilm", Upright)
+    bench.main(["--json", "--seed", "3", "--games", "1", "--only", "verzauberte-eulen", "--renditions", "2", "--upright"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["run"]["upright"] is True
+    assert sizes and set(sizes) == {(1280, 720)}  # rows x columns: taller than wide
+    assert report["details"]["verzauberte-eulen"]["frames"] == ShortFilm.FRAMES
+    assert report["details"]["verzauberte-eulen"]["refused_frames"] < ShortFilm.FRAMES  # the board was found
