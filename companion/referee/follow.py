@@ -315,7 +315,7 @@ class Follower:
         moved = False
         while self._question is not None:
             at, path = self._question
-            if self.session is None or at != len(self.session.history):
+            if self.oracle is None or self.session is None or at != len(self.session.history):
                 self._question = None
             elif not self.oracle.ready(at, self._index):
                 break
