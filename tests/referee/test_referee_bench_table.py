@@ -162,26 +162,19 @@ def test_bench_profile_reports_the_stages_of_a_short_stretch(monkeypatch, capsys
     assert code == (0 if result["cpu_ms_per_frame"]["median"] <= profile.TARGET_MS else 1)
 
 
-def test_the_filmed_family_answers_an_action_only_from_the_frame_that_shows_the_table_making_it():
+def test_the_filmed_family_answers_an_action_only_from_the_frame_that_shows_the_table_making_it(tmp_path):
     """bench table's oracle is the family at the filmed table: an action is theirs to tell once the film shows it
     being made (a roll from its throw, a move from the hand that makes it), never before -- answers about the future
     let the camera run ahead of the table (Eagle Kingdoms s11 r2: 100 actions by frame 2599)."""
     one = film.GameFilm("mighty-magpies", 3, light=False)
     steps = [shot.step for shot in one.shots]
-    family = bench.FilmedFamily(_NoOracle(), steps)
+    family = bench.FilmedFamily(one.write_truth(tmp_path / "true.jsonl"), one.game.name, steps)
     for index in (3, 5, len(one.actions) - 1):
         first = next(f for f, s in enumerate(steps) if s > index)
         assert not family.ready(index, first - 1) and family.ready(index, first)
         if one.states[index].is_chance_node():  # a roll: told from its throw on, while the dice still tumble
             assert one.shots[first].tumbling or one.shots[first].hand is not None
     assert family.ready(len(one.actions) - 1, len(steps) + 50)  # past the film's end: the whole game is told
-
-
-class _NoOracle:
-    config: dict = {}
-
-    def answer(self, index):
-        raise AssertionError("ready() reads no action")
 
 
 def test_bench_table_films_a_phone_held_upright_when_asked(monkeypatch, capsys):

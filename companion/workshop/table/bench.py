@@ -63,6 +63,8 @@ from typing import Any
 
 import numpy as np
 
+from companion.referee.follow import Oracle
+
 GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
 LANDSCAPE, UPRIGHT = (1280, 720), (720, 1280)  # frame sizes: a phone on its side, a phone held upright
 TARGETS = {"silent_errors_max": 0, "asks_per_turn_max": 0.2, "followed_exactly_min": 0.98, "ms_per_frame_max": 40.0}
@@ -80,19 +82,16 @@ def turns_of(states: Sequence[Any]) -> int:
     return max(turns, 1)
 
 
-class FilmedFamily:
-    """The true game as the family at a filmed table knows it: an :class:`~companion.referee.follow.Oracle`
-    that is ready with an action once the film's frame shows the table making it or a later one."""
+class FilmedFamily(Oracle):
+    """The true game as the family at a filmed table knows it: ready with an action once the film's frame
+    (``steps``: each frame's shot's step) shows the table making it or a later one."""
 
-    def __init__(self, oracle: Any, steps: Sequence[int]):
-        self._oracle, self._steps = oracle, list(steps)
-        self.config = oracle.config
+    def __init__(self, path: str | Path, game_name: str, steps: Sequence[int]):
+        super().__init__(path, game_name)
+        self._steps = list(steps)
 
     def ready(self, index: int, frame: int) -> bool:
         return bool(self._steps) and index < self._steps[min(frame, len(self._steps) - 1)]
-
-    def answer(self, index: int) -> Any:
-        return self._oracle.answer(index)
 
 
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
@@ -105,7 +104,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright)."""
     from itertools import islice
 
-    from companion.referee.follow import Follower, Oracle, follow
+    from companion.referee.follow import Follower, follow
     from companion.referee.table import TablePipeline
     from companion.vision.teach import TeachError
     from companion.workshop.table.film import GameFilm
@@ -128,7 +127,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
         if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
             reasons[event.reason or event.kind if event.kind != "dice" else "unsure dice"] += 1
 
-    family = FilmedFamily(Oracle(truth_path, film.game.name), [shot.step for shot in film.shots])
+    family = FilmedFamily(truth_path, film.game.name, [shot.step for shot in film.shots])
     follower = Follower(film.game, journal, family, pipeline=pipeline, on_event=on_event)
     t0 = time.perf_counter()
     with StageClock() as clock:
