@@ -2,6 +2,7 @@
 
 import itertools
 
+import cv2
 import numpy as np
 import pytest
 
@@ -59,3 +60,22 @@ def test_sure_begins_where_taps_and_silent_errors_cost_least():
     assert cheapest_threshold(conf, right, cost=20, grid=grid) == 0.98
     assert cheapest_threshold(conf, right, cost=1, grid=grid) == 0.6
     assert cheapest_threshold(conf, right, cost=2, grid=grid) == 0.6  # a tie (5 each): the lowest
+
+
+def test_photos_seen_from_afar_shrink_each_photo_to_dice_of_the_asked_size_and_keep_every_photo_apart(tmp_path):
+    """``bench dice --far PX``: each photo shrunk so its median die is PX across, never enlarged; crop sets repeat
+    file names in their class folders, and each shrunk photo keeps its own labels."""
+    from companion.workshop.dice import realdata
+
+    photos = []
+    for value, side in ((3, 80), (5, 12)):
+        folder = tmp_path / str(value)
+        folder.mkdir()
+        img = np.full((200, 300, 3), 90, np.uint8)
+        cv2.imwrite(str(folder / "die.png"), img)
+        photos.append(realdata.Photo(folder / "die.png", [realdata.LabelledDie(value, (40, 40, side, side))]))
+    far = rolls.seen_from_afar(photos, 20, tmp_path / "far")
+    shapes = [cv2.imread(str(p.path)).shape[:2] for p in far]
+    assert shapes == [(50, 75), (200, 300)]  # 80 px dice shrunk by 4; 12 px dice left as they are
+    assert [(p.dice[0].value, p.dice[0].box) for p in far] == [(3, (10, 10, 20, 20)), (5, (40, 40, 12, 12))]
+    assert [p.path.name for p in far] == ["die.png", "die.png"] and far[0].path != far[1].path

@@ -121,3 +121,21 @@ def test_the_classifiers_training_crops_pass_the_blank_eighth_face_share_to_the_
     monkeypatch.setattr(synth, "render_scene", recording)
     crops = train._cls_chunk((3, 2, 48, train.CROP_JITTER, 0.5))
     assert seen == [0.5, 0.5] and crops
+
+
+def test_the_classifiers_small_dice_share_blurs_crops_as_a_die_seen_from_afar():
+    """``train --small-dice``: a share of the crops is shrunk to a die 13-30 px across and scaled back, so the
+    sharp dice of the real photos also teach the small dice a phone at the table's side sees."""
+    from companion.workshop.dice import train
+
+    sharp = np.indices((48, 48)).sum(axis=0) % 2 * 255  # pip-sized detail a small die cannot show
+    crops = np.repeat(np.stack([sharp] * 3, axis=-1)[None].astype(np.uint8), 8, axis=0)
+    upright = np.ones(8, bool)
+
+    def detail(x):
+        return float(np.mean([cv2.Laplacian(c[..., 0], cv2.CV_32F).var() for c in x]))
+
+    as_seen = train.cls_batch_augment(np.random.default_rng(0), crops, upright)
+    from_afar = train.cls_batch_augment(np.random.default_rng(0), crops, upright, small_share=1.0)
+    assert from_afar.shape == crops.shape and from_afar.dtype == np.uint8
+    assert detail(from_afar) < 0.1 * detail(as_seen)

@@ -10,6 +10,9 @@ on the four games' boards without any dice (``boards``), the median ms per 1280x
 onnxruntime thread, and that of the motion meter that holds a roll back while something moves over the
 table. Exit status 0, or 2 when the models cannot be loaded.
 
+``--far PX`` measures instead the real validation photos shrunk so that their dice are PX pixels across, as a
+phone at the table's side sees them (``rolls.evaluate_from_afar``).
+
 ``--films`` measures instead the dice of the whole-game films of ``companion bench table``, die by die (found,
 sure and right, sure and wrong, unsure; per die kind and game; :mod:`companion.workshop.table.dice_films`).
 """
@@ -73,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.films:
         return _films(args)
+    if args.far is not None:
+        return _from_afar(args)
     from companion.vision.reader import DiceReader
 
     try:
@@ -108,7 +113,41 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--film-seeds", default="0,1", help="seeds of the films of each game (default 0,1)")
     ap.add_argument("--film-rolls", type=int, default=30, help="settled rolls per film (default 30)")
     ap.add_argument("--film-frames", type=int, default=3, help="still frames read per roll (default 3)")
+    ap.add_argument("--far", type=float, default=None, metavar="PX",
+                    help="only the real validation photos seen from afar: shrunk so their dice are PX pixels across "
+                         "(20: a phone at the table's side)")
     return ap
+
+
+def _from_afar(args: argparse.Namespace) -> int:
+    """The real sets' validation photos seen from afar (``rolls.evaluate_from_afar``), untaught."""
+    import tempfile
+    from pathlib import Path
+
+    from companion.vision.reader import DiceReader
+
+    if not realdata.available():
+        print(f"error: no datasets at {realdata.datasets_root()}", file=sys.stderr)
+        return 2
+    if not 4 <= args.far <= 400:
+        print(f"error: --far takes a die's size in pixels, 4 to 400, not {args.far:g}", file=sys.stderr)
+        return 2
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            result = rolls.evaluate_from_afar(lambda kinds: DiceReader(kinds=kinds, threads=1), args.far, Path(folder))
+    except ModelError as exc:
+        print(f"error: {exc.reason}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"from_afar": result}))
+        return 0
+    print(f"the real validation photos seen from afar (dice shrunk to {args.far:g} px across, JPEG), untaught:")
+    for r in result:
+        print(f"  {r['dataset']} ({r['photos_counted']} photos)")
+        print("    " + _roll_line("as seen from the side", r["untaught"]))
+        if "untaught_from_above" in r:
+            print("    " + _roll_line("its photos from above, as seen from above", r["untaught_from_above"]))
+    return 0
 
 
 def _films(args: argparse.Namespace) -> int:

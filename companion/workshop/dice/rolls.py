@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -164,6 +165,43 @@ def evaluate_real(make_reader) -> list[dict]:
     """``evaluate_set`` for every set that has validation photos."""
     sets = dict.fromkeys(d for (d, _), role in realdata.SPLITS.items() if role == "valid")
     return [evaluate_set(make_reader, d) for d in sets]
+
+
+def seen_from_afar(photos: list[realdata.Photo], die_px: float, folder: Path) -> list[realdata.Photo]:
+    """The photos as a phone at the table's side sees their dice: each shrunk so that its median labelled die is
+    ``die_px`` across (never enlarged), saved under ``folder`` as JPEG (quality 80) with its own name (its view
+    stays known), its labels scaled with it. Photos that cannot be read or label no die are left out."""
+    out = []
+    for i, p in enumerate(photos):
+        img = cv2.imread(str(p.path))
+        if img is None or not p.dice:
+            continue
+        scale = min(1.0, die_px / float(np.median([max(d.box[2], d.box[3]) for d in p.dice])))
+        if scale < 1.0:
+            img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        if not ok:
+            continue
+        path = folder / f"{i:05d}" / p.path.name  # a folder each: crop sets repeat names in their class folders
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(jpeg.tobytes())  # read back by its content, whatever its name's ending
+        dice = [realdata.LabelledDie(d.value, tuple(int(round(c * scale)) for c in d.box), d.kind) for d in p.dice]
+        out.append(realdata.Photo(path, dice))
+    return out
+
+
+def evaluate_from_afar(make_reader, die_px: float, folder: Path) -> list[dict]:
+    """Every set's validation photos seen from afar (``seen_from_afar``), read untaught: as seen from the side, and
+    its photos from above as the table pipeline reads dice seen from above."""
+    out = []
+    for dataset in dict.fromkeys(d for (d, _), role in realdata.SPLITS.items() if role == "valid"):
+        splits = [s for (d, s) in realdata.SPLITS if d == dataset and realdata.SPLITS[(d, s)] == "valid"]
+        photos = [q for s in splits for q in seen_from_afar(_photos(dataset, s), die_px, folder / dataset / s)]
+        kinds = tuple(k for k in KINDS if any(d.kind == k for q in photos for d in q.dice)) or ("d6",)
+        reader = make_reader(kinds)
+        out.append({"dataset": dataset, "die_px": die_px, "photos_counted": len(photos),
+                    "untaught": tally(reader, photos, dataset), **from_above_figures(reader, photos, dataset)})
+    return out
 
 
 def synthetic_boxes(make_reader, boxes_per_kind: int = 4, teach_scenes: int = 10, test_scenes: int = 30,

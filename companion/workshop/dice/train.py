@@ -67,6 +67,12 @@ BOARD_SHARE, REAL_SHARE = 0.2, 0.9
 # (models/dice_detector.md, "This run")
 DEFAULT_SEED = 1
 CROP_SCALE = classify.DEFAULTS["crop_scale"]
+# Dice this many pixels across are what a phone at the table's side sees (16 mm dice at 1280x720 through a
+# wide lens: about 20 px); the real photos' dice are mostly far larger. Shrinking 30% of each batch so was
+# tried (session 32, docs/vision-notes.md): the films' dice read far better, real dice seen from afar hardly,
+# and the real photos' sure readings were more often wrong, so the committed models train without it.
+SMALL_DIE_PX = (13.0, 30.0)
+DEFAULT_SMALL_DICE = 0.0
 
 
 # ---------------------------------------------------------------- synthetic data (worker functions)
@@ -516,12 +522,26 @@ def train_detector(torch, syn_imgs, syn_targets, real_scenes, seed, steps, minut
 
 
 # ---------------------------------------------------------------- classifier training
-def cls_batch_augment(rng, x, upright):
-    """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise). Crops seen by an upright
-    camera (``upright``) are not turned: there the upward face is the one at the top of the image."""
+def shrunk_die(rng, im: np.ndarray) -> np.ndarray:
+    """The crop of a die seen from afar: shrunk to a die SMALL_DIE_PX across (JPEG at that size, as a phone's
+    frame is), then scaled back up as the reader scales a small find (classify.crop)."""
+    side = max(8, int(round(rng.uniform(*SMALL_DIE_PX) * CROP_SCALE)))
+    small = cv2.resize(im, (side, side), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.7:
+        ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(50, 95))])
+        small = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else small
+    return cv2.resize(small, im.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+
+
+def cls_batch_augment(rng, x, upright, small_share: float = 0.0):
+    """x: N x S x S x 3 uint8 -> augmented copy (rotations, colour, blur, noise; ``small_share`` of them seen
+    from afar, shrunk_die). Crops seen by an upright camera (``upright``) are not turned: there the upward face
+    is the one at the top of the image."""
     out = np.empty_like(x)
     for i in range(len(x)):
         im = x[i] if upright[i] else np.rot90(x[i], int(rng.integers(4)))
+        if small_share and rng.random() < small_share:
+            im = shrunk_die(rng, np.ascontiguousarray(im))
         im = im.astype(np.float32)
         im = im * rng.uniform(0.7, 1.3) + rng.uniform(-25, 25)
         im = im * rng.uniform(0.92, 1.08, 3)
@@ -588,9 +608,10 @@ def episode_loss(torch, emb, labels: np.ndarray):
 
 
 def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, minutes, log, net_options=None,
-                     episodes: dict | None = None, episode_weight: float = 0.5):
+                     episodes: dict | None = None, episode_weight: float = 0.5, small_share: float = 0.0):
     """``net_options``: keyword arguments of nets.DiceClassifier (grid, layers, embed_dim). ``episodes``
-    (``episode_index``) trains the embedding head beside the linear one, ``episode_weight`` times its loss."""
+    (``episode_index``) trains the embedding head beside the linear one, ``episode_weight`` times its loss.
+    ``small_share``: the share of crops seen as small dice (shrunk_die)."""
     from tqdm import tqdm
 
     from companion.workshop.dice.nets import DiceClassifier
@@ -611,7 +632,7 @@ def train_classifier(torch, x_train, y_train, u_train, weights, seed, steps, min
         if use_episodes:
             ep_idx, ep_labels = sample_episode(rng, episodes)
             idx = np.concatenate([idx, ep_idx])
-        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx])))
+        xb = torch.from_numpy(classify.normalize(cls_batch_augment(rng, x_train[idx], u_train[idx], small_share)))
         xb = xb.contiguous(memory_format=torch.channels_last)
         yb = torch.from_numpy(y_train[idx[:batch]])
         lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / total))) * min(1.0, (step + 1) / 50)
@@ -751,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
                    **CLASSIFIER_ARCHS[args.cls_arch]}
     episodes = episode_index(y_train, domains, dies) if args.embed_dim else None
     cls, cls_steps = train_classifier(torch, x_train, y_train, u_train, w, args.seed, args.cls_steps, args.minutes_cls, log,
-                                      net_options, episodes)
+                                      net_options, episodes, small_share=args.small_dice)
 
     # calibration
     x_cal = np.concatenate([x_cal_s] + ([np.stack([c[0] for c in rcal])] if rcal else []))
@@ -932,6 +953,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--board-scenes", type=int, default=BOARD_SCENES, help="synthetic dice scenes on boards, per model")
     ap.add_argument("--embed-dim", type=int, default=DEFAULT_EMBED_DIM,
                     help="classifier's embedding head for taught dice profiles (0: none)")
+    ap.add_argument("--small-dice", type=float, default=DEFAULT_SMALL_DICE,
+                    help="share of the classifier's crops shrunk to a die 13-30 px across and scaled back (train.shrunk_die)")
     ap.add_argument("--quick", action="store_true", help="a tiny smoke run (minutes -> seconds)")
     ap.add_argument("--out", type=Path, default=None, help="models folder (default models/)")
     ap.add_argument("--calibrate-looking-down", action="store_true",
