@@ -68,6 +68,7 @@ class _Find:
     region: Region | None = None
     marker: int | None = None
     size_mm: float | None = None
+    relit: float | None = None  # the same share once the change of light round the find is taken out
 
 
 # -- the filter -------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ def filter_dice(
     finds = [_locate(r, H, pose, board) for r in readings]
     changes = _changes(frame, before, [f.reading.box for f in finds], H)
     if changes is not None:
-        finds = [dataclasses.replace(f, changed=c) for f, c in zip(finds, changes, strict=True)]
+        finds = [dataclasses.replace(f, changed=c, relit=r) for f, (c, r) in zip(finds, changes, strict=True)]
     kept: list[_Find] = []
     for f in finds:
         why = _why_not(f, settled)
@@ -120,7 +121,8 @@ def _why_not(f: _Find, settled: Any) -> str:
         return "nothing changed here since the frame before the roll: it is part of the board or a piece that stood there all along"
     if f.size_mm is not None and f.size_mm > MAX_DIE_MM:
         return f"too large for a die ({f.size_mm:.0f} mm across on the table)"
-    new_here = f.changed is not None and f.changed >= CHANGED_MIN
+    # on a marker or a piece, a change that the light of the place alone explains (a shadow gone) is no die thrown
+    new_here = f.changed is not None and f.changed >= CHANGED_MIN and (f.relit is None or f.relit >= CHANGED_MIN)
     if f.marker is not None and not new_here:
         return f"lies on the board's marker {f.marker}: its printed squares, not a die"
     if f.region is not None and not new_here:
@@ -284,8 +286,9 @@ def _to_board(px: np.ndarray, H: np.ndarray, pose: Any) -> np.ndarray:
 
 
 def _changes(frame: np.ndarray, before: Any, boxes: Sequence[Sequence[float]], H_now: np.ndarray | None
-             ) -> list[float] | None:
-    """For each box, the share of its middle that changed since ``before`` (None: no usable frame before)."""
+             ) -> list[tuple[float, float]] | None:
+    """For each box, the share of its middle that changed since ``before``, as the whole frame's exposure explains
+    it and as the middle's own light does too (:func:`_changed_share`); None: no usable frame before."""
     if before is None or not len(boxes):
         return None if before is None else []
     image, H_before = (before if isinstance(before, tuple) else (before, None))
@@ -302,7 +305,8 @@ def _changes(frame: np.ndarray, before: Any, boxes: Sequence[Sequence[float]], H
     gain = _exposure_gain(frame, image)
     out = []
     for box in boxes:
-        out.append(_changed_share(frame, image, box, gain, now_to_before))
+        out.append((_changed_share(frame, image, box, gain, now_to_before),
+                    _changed_share(frame, image, box, gain, now_to_before, local_light=True)))
     return out
 
 
@@ -322,13 +326,16 @@ def _exposure_gain(frame: np.ndarray, before: np.ndarray) -> np.ndarray:
 
 
 def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], gain: np.ndarray,
-                   now_to_before: np.ndarray | None) -> float:
+                   now_to_before: np.ndarray | None, local_light: bool = False) -> float:
     """The share of the box's middle that differs from ``before`` by more than ``CHANGE_LEVEL``: a pixel
     outside the range its 3 x 3 neighbourhood had before (a camera on a stand jitters by a pixel), in any
     channel. With ``now_to_before`` (the two poses disagree) the frame before is compared both as it is
     and warped through the poses, and the smaller change counts: a camera that stood still and a pose a
-    little off, or a camera that moved and a pose that follows it. (uint8 OpenCV operations throughout:
-    a dozen finds cost about a millisecond.)"""
+    little off, or a camera that moved and a pose that follows it. ``local_light``: the frame before is also
+    brought to the light of the place round the find (:func:`_place_light`, one gain for all channels): a shadow
+    that came or went changes the place round a die-sized find as much as its middle, a die thrown there only
+    its middle. (uint8 OpenCV operations
+    throughout: a dozen finds cost about a millisecond.)"""
     x, y, w, h = (float(v) for v in box)
     cx, cy = x + w / 2, y + h / 2
     hw, hh = max(2.0, w * CORE / 2), max(2.0, h * CORE / 2)
@@ -345,8 +352,11 @@ def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], 
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
     share = 1.0
     scale = tuple(float(g) for g in gain) + (0.0,) * (4 - len(gain))
+    light = _place_light(frame, before, (cx, cy, w, h), gain) if local_light else 1.0
     for then in thens:
         t = cv2.multiply(cv2.GaussianBlur(then, (3, 3), 0), scale)  # saturates at 255, as the camera does
+        if local_light:
+            t = cv2.multiply(t, (light,) * 3 + (0.0,))
         lo, hi = cv2.erode(t, _NEIGHBOURS)[2:-2, 2:-2], cv2.dilate(t, _NEIGHBOURS)[2:-2, 2:-2]
         diff = cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now))
         if diff.ndim == 3:
@@ -356,6 +366,18 @@ def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], 
 
 
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
+
+
+def _place_light(frame: np.ndarray, before: np.ndarray, centre_size: tuple[float, float, float, float],
+                 gain: np.ndarray) -> float:
+    """How much brighter the place round a find is now than before (beyond the whole frame's ``gain``): the ratio of
+    the median brightness of a window twice the find's box (0.25-4). A die thrown there changes a quarter of that
+    window at most; a shadow that came or went, all of it."""
+    cx, cy, w, h = centre_size
+    x0, y0, x1, y1 = (int(round(v)) for v in (cx - w, cy - h, cx + w, cy + h))
+    now = _padded_crop(frame, x0, y0, x1, y1).astype(np.float32)
+    then = _padded_crop(before, x0, y0, x1, y1).astype(np.float32) * np.asarray(gain, np.float32)
+    return float(np.clip((np.median(now) + 1.0) / (np.median(then) + 1.0), 0.25, 4.0))
 
 
 def _padded_crop(img: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:

@@ -109,6 +109,24 @@ def test_what_did_not_change_since_before_the_roll_is_no_die_and_a_die_on_a_piec
     assert out.rejected[0][0] is stand and "nothing changed" in out.rejected[0][1]
 
 
+def test_a_shadow_gone_from_a_piece_is_no_die_thrown_there_and_a_die_thrown_beside_it_is(table):
+    """A shadow over the stand's space in the frame before the roll, gone now (the light changed between turns):
+    the stand's place changed only by its light, and stays the stand (bench table, Eagle Kingdoms seed 13 r2,
+    action 143: a character tile read as a sure 6 in the place of a die)."""
+    before, after = table
+    shaded = before.copy()
+    (x0, y0), (x1, y1) = px(45 + 46 * 2 - 10, 45 + 46 * 2 - 10), px(45 + 46 * 3 + 10, 45 + 46 * 3 + 10)
+    shaded[y0:y1, x0:x1] = (shaded[y0:y1, x0:x1] * 0.55).astype(np.uint8)
+    stand = find(square_centre(2, 2))
+    die_on_stand_space = find((square_centre(2, 2)[0] + 14, square_centre(2, 2)[1] + 12), side_mm=14)
+    die_on_empty = find(square_centre(0, 0), side_mm=14)
+    out = filter_dice([stand, die_on_stand_space, die_on_empty], after, pose=H, board=BOARD,
+                      settled=settled_with_stand(), before=shaded)
+    assert out.dice == [die_on_stand_space, die_on_empty]
+    (rejected, why), = out.rejected
+    assert rejected is stand and "stand (7)" in why
+
+
 def test_the_change_survives_an_exposure_change_and_a_pixel_of_jitter(table):
     before, after = table
     brighter = np.clip(np.roll(after.astype(np.float32), 1, axis=1) * 1.3, 0, 255).astype(np.uint8)
