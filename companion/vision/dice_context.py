@@ -287,8 +287,8 @@ def _to_board(px: np.ndarray, H: np.ndarray, pose: Any) -> np.ndarray:
 
 def _changes(frame: np.ndarray, before: Any, boxes: Sequence[Sequence[float]], H_now: np.ndarray | None
              ) -> list[tuple[float, float]] | None:
-    """For each box, the share of its middle that changed since ``before``, as the whole frame's exposure explains
-    it and as the middle's own light does too (:func:`_changed_share`); None: no usable frame before."""
+    """For each box, the share of its middle that changed since ``before``: once the whole frame's exposure is taken
+    out, and once the light round the box too (:func:`_changed_share`); None: no usable frame before."""
     if before is None or not len(boxes):
         return None if before is None else []
     image, H_before = (before if isinstance(before, tuple) else (before, None))
@@ -334,8 +334,7 @@ def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], 
     little off, or a camera that moved and a pose that follows it. ``local_light``: the frame before is also
     brought to the light of the place round the find (:func:`_place_light`, one gain for all channels): a shadow
     that came or went changes the place round a die-sized find as much as its middle, a die thrown there only
-    its middle. (uint8 OpenCV operations
-    throughout: a dozen finds cost about a millisecond.)"""
+    its middle. (uint8 OpenCV operations throughout: a dozen finds cost about a millisecond.)"""
     x, y, w, h = (float(v) for v in box)
     cx, cy = x + w / 2, y + h / 2
     hw, hh = max(2.0, w * CORE / 2), max(2.0, h * CORE / 2)
