@@ -288,7 +288,7 @@ def _to_board(px: np.ndarray, H: np.ndarray, pose: Any) -> np.ndarray:
 def _changes(frame: np.ndarray, before: Any, boxes: Sequence[Sequence[float]], H_now: np.ndarray | None
              ) -> list[tuple[float, float]] | None:
     """For each box, the share of its middle that changed since ``before``: once the whole frame's exposure is taken
-    out, and once the light round the box too (:func:`_changed_share`); None: no usable frame before."""
+    out, and once the light round the box too (:func:`_changed_shares`); None: no usable frame before."""
     if before is None or not len(boxes):
         return None if before is None else []
     image, H_before = (before if isinstance(before, tuple) else (before, None))
@@ -305,8 +305,7 @@ def _changes(frame: np.ndarray, before: Any, boxes: Sequence[Sequence[float]], H
     gain = _exposure_gain(frame, image)
     out = []
     for box in boxes:
-        out.append((_changed_share(frame, image, box, gain, now_to_before),
-                    _changed_share(frame, image, box, gain, now_to_before, local_light=True)))
+        out.append(_changed_shares(frame, image, box, gain, now_to_before))
     return out
 
 
@@ -325,16 +324,17 @@ def _exposure_gain(frame: np.ndarray, before: np.ndarray) -> np.ndarray:
     return np.clip(ratio, 0.5, 2.0).astype(np.float32)
 
 
-def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], gain: np.ndarray,
-                   now_to_before: np.ndarray | None, local_light: bool = False) -> float:
+def _changed_shares(frame: np.ndarray, before: np.ndarray, box: Sequence[float], gain: np.ndarray,
+                    now_to_before: np.ndarray | None) -> tuple[float, float]:
     """The share of the box's middle that differs from ``before`` by more than ``CHANGE_LEVEL``: a pixel
     outside the range its 3 x 3 neighbourhood had before (a camera on a stand jitters by a pixel), in any
     channel. With ``now_to_before`` (the two poses disagree) the frame before is compared both as it is
     and warped through the poses, and the smaller change counts: a camera that stood still and a pose a
-    little off, or a camera that moved and a pose that follows it. ``local_light``: the frame before is also
-    brought to the light of the place round the find (:func:`_place_light`, one gain for all channels): a shadow
-    that came or went changes the place round a die-sized find as much as its middle, a die thrown there only
-    its middle. (uint8 OpenCV operations throughout: a dozen finds cost about a millisecond.)"""
+    little off, or a camera that moved and a pose that follows it. Two shares: with the frame before brought
+    to the whole frame's exposure (``gain``), and brought to the light of the place round the find as well
+    (:func:`_place_light`, one gain for all channels): a shadow that came or went changes the place round a
+    die-sized find as much as its middle, a die thrown there only its middle. (uint8 OpenCV operations
+    throughout: a dozen finds cost about a millisecond.)"""
     x, y, w, h = (float(v) for v in box)
     cx, cy = x + w / 2, y + h / 2
     hw, hh = max(2.0, w * CORE / 2), max(2.0, h * CORE / 2)
@@ -342,26 +342,27 @@ def _changed_share(frame: np.ndarray, before: np.ndarray, box: Sequence[float], 
     x0, x1 = int(max(1, np.floor(cx - hw))), int(min(W_img - 1, np.ceil(cx + hw)))
     y0, y1 = int(max(1, np.floor(cy - hh))), int(min(H_img - 1, np.ceil(cy + hh)))
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return 0.0
+        return 0.0, 0.0
     now = cv2.GaussianBlur(frame[y0 - 1:y1 + 1, x0 - 1:x1 + 1], (3, 3), 0)[1:-1, 1:-1]
     thens = [_padded_crop(before, x0 - 2, y0 - 2, x1 + 2, y1 + 2)]
     if now_to_before is not None:
         shift = np.array([[1, 0, x0 - 2], [0, 1, y0 - 2], [0, 0, 1]], np.float64)
         thens.append(cv2.warpPerspective(before, now_to_before @ shift, (x1 - x0 + 4, y1 - y0 + 4),
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
-    share = 1.0
-    scale = tuple(float(g) for g in gain) + (0.0,) * (4 - len(gain))
-    light = _place_light(frame, before, (cx, cy, w, h), gain) if local_light else 1.0
-    for then in thens:
-        t = cv2.multiply(cv2.GaussianBlur(then, (3, 3), 0), scale)  # saturates at 255, as the camera does
-        if local_light:
-            t = cv2.multiply(t, (light,) * 3 + (0.0,))
-        lo, hi = cv2.erode(t, _NEIGHBOURS)[2:-2, 2:-2], cv2.dilate(t, _NEIGHBOURS)[2:-2, 2:-2]
-        diff = cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now))
-        if diff.ndim == 3:
-            diff = diff.max(axis=2)
-        share = min(share, cv2.countNonZero((diff > CHANGE_LEVEL).astype(np.uint8)) / diff.size)
-    return share
+    light = _place_light(frame, before, (cx, cy, w, h), gain)
+    shares = []
+    for place_gain in (1.0, light):
+        scale = tuple(float(g) * place_gain for g in gain) + (0.0,) * (4 - len(gain))
+        share = 1.0
+        for then in thens:
+            t = cv2.multiply(cv2.GaussianBlur(then, (3, 3), 0), scale)  # saturates at 255, as the camera does
+            lo, hi = cv2.erode(t, _NEIGHBOURS)[2:-2, 2:-2], cv2.dilate(t, _NEIGHBOURS)[2:-2, 2:-2]
+            diff = cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now))
+            if diff.ndim == 3:
+                diff = diff.max(axis=2)
+            share = min(share, cv2.countNonZero((diff > CHANGE_LEVEL).astype(np.uint8)) / diff.size)
+        shares.append(share)
+    return shares[0], shares[1]
 
 
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
