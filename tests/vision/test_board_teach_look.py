@@ -171,3 +171,31 @@ def test_eagle_kingdoms_taught_felt_follows_a_lamps_colour(light):
     assert obs.usable, obs.status
     wrong = [r for r in set(truth) | set(obs.regions) if canonical(obs.regions.get(r)) != canonical(truth.get(r))]
     assert [r for r in wrong if not obs.is_uncertain(r)] == []
+
+
+def test_a_colour_taught_from_blurred_far_pieces_leaves_the_prints_colour_to_read_pieces_up_close(board):
+    """A set-up photo may show a colour only on two owls in a far nest, a few pixels across: the blur mixed
+    their light notches and neighbours into their rims, and the blue body was taught with twice its print's
+    red (Verzauberte Eulen film s13 r1; later, blue owls seen up close in the cave were 0.40 from that colour
+    and refused the frame as "something covers the board"). On the config's own print the print's colour
+    stays a second prototype of that colour; on another box's print only the taught colour counts."""
+    truth = scene_from_state(sample_states(3, 0)[2])
+    frame, _ = render(board, truth, np.random.default_rng(5))
+    smeared = {"palettes": {"body": {"blue": [183.0, 97.0, 70.0]}}}
+    reader = EulenReader(board, appearance=smeared)
+    assert reader.look.printed["body"].keys() == {"blue"}
+    obs = reader.read(frame.image)
+    assert obs.usable, obs.status
+    blue = sorted(r for r, pieces in truth.items() for p in pieces if isinstance(p, dict) and p.get("owl", {}).get("body") == "blue")
+    assert blue and all(canonical(obs.regions.get(r)) == canonical(truth[r]) and not obs.is_uncertain(r) for r in blue)
+    foreign = EulenReader(board, appearance={**smeared, "board_bgr": [120.0, 160.0, 90.0]})
+    assert foreign.look.printed == {}
+
+
+def test_a_colour_with_two_prototypes_is_one_name_and_its_margin_is_to_another_colour():
+    from companion.vision.readers.discs import Prototypes
+
+    protos = Prototypes(("board", "blue", "red", "blue"), np.array([[1.0, 1.0, 1.0], [1.1, 0.45, 0.27], [0.24, 0.2, 0.9], [1.1, 0.44, 0.13]]))
+    best, d1, d2 = protos.classify(np.array([[1.1, 0.44, 0.13]]))
+    assert best.tolist() == [1] and d1[0] == pytest.approx(0.0, abs=1e-9)
+    assert d2[0] > 1.0  # the nearest other colour (red), not the blue taught beside it

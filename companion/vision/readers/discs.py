@@ -192,7 +192,7 @@ class Prototypes:
     """Named colour prototypes (ratios to the bare board): one set (K, 3), or one per spot (N, K, 3)
     when the board under each spot has its own colour (a taught print with art)."""
 
-    names: tuple[str, ...]
+    names: tuple[str, ...]  # a name may repeat: one colour, several prototypes
     vectors: np.ndarray  # (K, 3) or (N, K, 3)
 
     @classmethod
@@ -227,10 +227,12 @@ class Prototypes:
         hue = np.linalg.norm(lr - level, axis=2)
         bright = np.maximum(np.abs(level[..., 0]) - np.log(max(light_tolerance, 1.0)), 0.0)
         d = np.sqrt(hue**2 + bright**2)
-        order = np.argsort(d, axis=1)
-        best = order[:, 0]
-        rows = np.arange(len(ratios))
-        return best, d[rows, best], d[rows, order[:, 1]]
+        # a name may have several prototypes (a taught colour and the print's): the index returned is the name's
+        # first, and the second-best distance is that of the nearest other name
+        first = np.array([self.names.index(n) for n in self.names])
+        best = first[np.argmin(d, axis=1)]
+        d2 = np.where(first[None, :] == best[:, None], np.inf, d).min(axis=1)
+        return best, d.min(axis=1), d2
 
 
 def confidence(d1: np.ndarray, d2: np.ndarray, max_distance: float, margin_scale: float) -> np.ndarray:
@@ -256,6 +258,7 @@ class Look:
     palettes: Mapping[str, Mapping[str, np.ndarray]]
     empty_known: np.ndarray  # (N,) bool: False where a taught print's bare board under the spot was never seen
     untaught: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours another box did not teach
+    printed: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)  # feature -> the config's colours taught over
 
     def unsure_feature(self, feature: str) -> bool:
         """Whether no colour of ``feature`` was taught on another box than the config's: its pieces
@@ -277,7 +280,11 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
     """The config's look (one board colour, the palettes) with what ``appearance`` taught put over it;
     a spot whose bare board the teaching photo did not show keeps the taught board's median. On a box
     whose bare board is not the config's, the config's colours of the pieces the photo did not show
-    are only a guess (``Look.untaught``): the readers mark what rests on them unsure."""
+    are only a guess (``Look.untaught``): the readers mark what rests on them unsure. On the config's own
+    print, the config's colours of the pieces taught stay beside the taught ones (``Look.printed``): a set-up
+    photo may show a colour only on a few pieces far off, a few pixels across, where the blur mixes their
+    rims, light notches and neighbours into them (Verzauberte Eulen films: a blue body's red channel taught at
+    1.1-2x its print's; docs/vision-notes.md, session 33); the print's colour still reads such a piece up close."""
     appearance = appearance or {}
     board = np.asarray(appearance.get("board_bgr") or board_bgr, np.float64)
     refs = np.asarray(appearance.get("refs_bgr") or [board] * n_refs, np.float64)
@@ -295,12 +302,15 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
     out = {}
     foreign = bool(appearance.get("board_bgr")) and float(photometry.colour_mismatch(board, np.asarray(board_bgr, np.float64))[0]) > FOREIGN_PRINT_MISMATCH
     untaught: dict[str, frozenset[str]] = {}
+    printed: dict[str, dict[str, np.ndarray]] = {}
     for feature, pal in palettes.items():
         taught = appearance.get("palettes", {}).get(feature, {})
         out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
         if foreign:
             untaught[feature] = frozenset(name for name in pal if name not in taught)
-    return Look(refs, empty, out, known, untaught)
+        else:  # the config's own print: its colours of the pieces taught stay a second prototype
+            printed[feature] = {name: np.asarray(bgr, np.float64) for name, bgr in pal.items() if name in taught}
+    return Look(refs, empty, out, known, untaught, printed)
 
 
 def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr: np.ndarray,

@@ -43,6 +43,7 @@ from companion.vision.pose import BoardTracker, PoseResult
 from companion.vision.readers import Observation, TrackedReader, read_file_main
 from companion.vision.readers.discs import (
     PRINTED,
+    Look,
     Prototypes,
     bare_board_points,
     board_light,
@@ -150,11 +151,19 @@ class EulenReader(TrackedReader):
         palette = cfg["palette_bgr"]
         look = look_from(appearance, cfg["board_bgr"], {"body": palette, "head": palette}, len(self._refs), len(self.spots))
         self.look = look
+        self._body_protos = self._prototypes(look, "body", (cfg["classify"]["empty_name"],))
+        self._head_protos = self._prototypes(look, "head", ())
+
+    @staticmethod
+    def _prototypes(look: Look, feature: str, bare: tuple[str, ...]) -> Prototypes:
+        """``feature``'s colours as taught, and the print's beside those taught on the config's box (``Look.printed``);
+        ``bare``: the bare board's name first, when the feature may be missing (no owl on the spot)."""
         empty = look.empty  # (N, 3): the bare board under each spot
-        body = np.stack([empty] + [np.broadcast_to(look.palettes["body"][c], empty.shape) for c in COLOURS], axis=1)
-        head = np.stack([np.broadcast_to(look.palettes["head"][c], empty.shape) for c in COLOURS], axis=1)
-        self._body_protos = Prototypes((cfg["classify"]["empty_name"], *COLOURS), body / empty[:, None, :])
-        self._head_protos = Prototypes(COLOURS, head / empty[:, None, :])
+        printed = look.printed.get(feature, {})
+        names = (*bare, *COLOURS, *printed)
+        colours = [empty] * len(bare) + [look.palettes[feature][c] for c in COLOURS] + list(printed.values())
+        vectors = np.stack([np.broadcast_to(c, empty.shape) for c in colours], axis=1)
+        return Prototypes(names, vectors / empty[:, None, :])
 
     def _samples(self, frame: np.ndarray, pose: PoseResult, marks: photometry.Photometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Normalised (head, body, reference patch) median colours."""
