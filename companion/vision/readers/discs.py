@@ -308,9 +308,22 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
         out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
         if foreign:
             untaught[feature] = frozenset(name for name in pal if name not in taught)
-        else:  # the config's own print: its colours of the pieces taught stay a second prototype
-            printed[feature] = {name: np.asarray(bgr, np.float64) for name, bgr in pal.items() if name in taught}
+        else:
+            printed[feature] = _prints_beside(pal, taught, board_bgr)
     return Look(refs, empty, out, known, untaught, printed)
+
+
+def _prints_beside(palette: Mapping[str, Any], taught: Mapping[str, Any], board_bgr: Sequence[float]) -> dict[str, np.ndarray]:
+    """The config's colours of the pieces taught on its own print, to stay beside the taught ones: those whose
+    taught colour is still nearest its own printed colour (a colour taught from a photo that did not show the
+    set-up it was said to -- another colour -- is no blurred copy of it, and the photo must not read as taught)."""
+    names = [n for n in palette if n in taught]
+    if not names:
+        return {}
+    board = np.asarray(board_bgr, np.float64)
+    protos = Prototypes.from_palette(palette, board, list(palette))
+    best, _d1, _d2 = protos.classify(np.array([np.asarray(taught[n], np.float64) for n in names]) / board)
+    return {n: np.asarray(palette[n], np.float64) for n, b in zip(names, best, strict=True) if protos.names[b] == n}
 
 
 def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr: np.ndarray,
