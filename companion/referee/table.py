@@ -599,7 +599,10 @@ class TablePipeline:
         reader, before = self.reading.reader, self.look
         look = teach_appearance(reader, frame, scene, pose=pose)
         seen = self.reading.read(frame, pose)  # the look must read its own photo as the scene it was taught
-        hard, _soft = differences(scene, seen) if seen.usable else ([seen.status], [])
+        hard, soft = differences(scene, seen) if seen.usable else ([seen.status], [])
+        # and none of its pieces may match no colour on the very photo the colours were taught from (a photo of
+        # another set-up: its owls' heads match none; the reader reads such a piece unsure, elsewhere a far head)
+        hard += [r for r in soft if r in seen.extra.get("unmatched", ())]
         if hard:
             reader.teach(before)
             raise TeachError(f"taught so, the photo does not read as the set-up confirmed ({', '.join(hard[:6])})")

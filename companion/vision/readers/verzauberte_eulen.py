@@ -20,7 +20,10 @@ like bare board is an empty spot. Vocabulary: ``{"owl": {"head": "red", "body": 
 A frame without a usable pose, too blurred or too small for the owls' heads, where an arm reaches
 over the board's edge, where bare-board patches or spots show colours that belong to nothing on the
 board (a hand, a sleeve), or whose bare board is not the colour this reader knows (another print:
-teach the board), gives an unusable observation with the reason.
+teach the board), gives an unusable observation with the reason. A head alone far from every colour,
+on a body ring read as one colour, is no such sign: a head is a few pixels across on the far side of
+the board, and in dim light the camera's noise there moves its colour; that owl is read unsure, its
+space listed in the observation's ``extra["unmatched"]`` (a look taught from a photo is checked by it).
 """
 
 from __future__ import annotations
@@ -240,8 +243,12 @@ class EulenReader(TrackedReader):
         hconf = confidence(hd1, hd2, float(cl["max_distance"]), float(cl["margin_scale"]))
         occupied = bi > 0
         conf = np.where(occupied, np.minimum(bconf, hconf), bconf)
-        conf = np.where(self._split_rings(ring_top, unclipped, base, bi), np.minimum(conf, 0.5), conf)
-        unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])))
+        split = self._split_rings(ring_top, unclipped, base, bi)
+        conf = np.where(split, np.minimum(conf, 0.5), conf)
+        # a head far from every colour on a body ring read whole is an owl whose head is misread (a few pixels
+        # far off, in dim light), not a cover: unsure (its conf is at most 0.5), not a sign of a hand
+        unread = occupied & (hd1 > float(cl["max_distance"])) & ~split
+        unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])) & ~unread)
         # a spot whose bare board the teaching photo never showed (an owl stood there) and that matches
         # no owl: it may well be empty -- unsure, not a sign of a hand
         unseen = unknown & ~self.look.empty_known
@@ -280,7 +287,8 @@ class EulenReader(TrackedReader):
             usable=True,
             status=f"read ({pose.message})",
             timings_ms=timings,
-            extra={"pose_status": pose.status.value, "spots": n_spots, **photometry.summary(marks)},
+            extra={"pose_status": pose.status.value, "spots": n_spots, **photometry.summary(marks),
+                   "unmatched": sorted({self.spots[i].region for i in np.flatnonzero(unread)})},
         )
 
 
