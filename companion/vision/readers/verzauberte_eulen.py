@@ -247,8 +247,9 @@ class EulenReader(TrackedReader):
         conf = np.where(split, np.minimum(conf, 0.5), conf)
         # a head far from every colour on a body ring read whole is an owl whose head is misread (a few pixels
         # far off, in dim light), not a cover: unsure (its conf is at most 0.5), not a sign of a hand
-        unread = occupied & (hd1 > float(cl["max_distance"])) & ~split
-        unknown = (bd1 > float(cl["max_distance"])) | (occupied & (hd1 > float(cl["max_distance"])) & ~unread)
+        far_head = occupied & (hd1 > float(cl["max_distance"]))
+        unread = far_head & ~split
+        unknown = (bd1 > float(cl["max_distance"])) | (far_head & split)
         # a spot whose bare board the teaching photo never showed (an owl stood there) and that matches
         # no owl: it may well be empty -- unsure, not a sign of a hand
         unseen = unknown & ~self.look.empty_known
