@@ -98,11 +98,16 @@ def test_hidden_and_uncertain_spaces_count_as_holding_a_piece(table):
     assert not out.dice and "may hold a piece" in out.rejected[0][1]
 
 
-def test_what_did_not_change_since_before_the_roll_is_no_die_and_a_die_on_a_piece_is_kept(table):
-    before, after = table
+def stand_and_two_dice():
+    """Finds: the stand on r2c2, a die thrown on its space beside it, a die on the empty r0c0."""
     stand = find(square_centre(2, 2))
     die_on_stand_space = find((square_centre(2, 2)[0] + 14, square_centre(2, 2)[1] + 12), side_mm=14)
-    die_on_empty = find(square_centre(0, 0), side_mm=14)
+    return stand, die_on_stand_space, find(square_centre(0, 0), side_mm=14)
+
+
+def test_what_did_not_change_since_before_the_roll_is_no_die_and_a_die_on_a_piece_is_kept(table):
+    before, after = table
+    stand, die_on_stand_space, die_on_empty = stand_and_two_dice()
     out = filter_dice([stand, die_on_stand_space, die_on_empty], after, pose=H, board=BOARD,
                       settled=settled_with_stand(), before=before)
     assert out.dice == [die_on_stand_space, die_on_empty]
@@ -117,9 +122,7 @@ def test_a_shadow_gone_from_a_piece_is_no_die_thrown_there_and_a_die_thrown_besi
     shaded = before.copy()
     (x0, y0), (x1, y1) = px(45 + 46 * 2 - 10, 45 + 46 * 2 - 10), px(45 + 46 * 3 + 10, 45 + 46 * 3 + 10)
     shaded[y0:y1, x0:x1] = (shaded[y0:y1, x0:x1] * 0.55).astype(np.uint8)
-    stand = find(square_centre(2, 2))
-    die_on_stand_space = find((square_centre(2, 2)[0] + 14, square_centre(2, 2)[1] + 12), side_mm=14)
-    die_on_empty = find(square_centre(0, 0), side_mm=14)
+    stand, die_on_stand_space, die_on_empty = stand_and_two_dice()
     out = filter_dice([stand, die_on_stand_space, die_on_empty], after, pose=H, board=BOARD,
                       settled=settled_with_stand(), before=shaded)
     assert out.dice == [die_on_stand_space, die_on_empty]
