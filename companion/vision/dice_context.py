@@ -350,19 +350,23 @@ def _changed_shares(frame: np.ndarray, before: np.ndarray, box: Sequence[float],
         thens.append(cv2.warpPerspective(before, now_to_before @ shift, (x1 - x0 + 4, y1 - y0 + 4),
                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
     light = _place_light(frame, before, (cx, cy, w, h), gain)
-    shares = []
-    for place_gain in (1.0, light):
-        scale = tuple(float(g) * place_gain for g in gain) + (0.0,) * (4 - len(gain))
-        share = 1.0
-        for then in thens:
-            t = cv2.multiply(cv2.GaussianBlur(then, (3, 3), 0), scale)  # saturates at 255, as the camera does
-            lo, hi = cv2.erode(t, _NEIGHBOURS)[2:-2, 2:-2], cv2.dilate(t, _NEIGHBOURS)[2:-2, 2:-2]
-            diff = cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now))
-            if diff.ndim == 3:
-                diff = diff.max(axis=2)
-            share = min(share, cv2.countNonZero((diff > CHANGE_LEVEL).astype(np.uint8)) / diff.size)
-        shares.append(share)
-    return shares[0], shares[1]
+    blurred = [cv2.GaussianBlur(then, (3, 3), 0) for then in thens]
+    return _share_changed(now, blurred, gain, 1.0), _share_changed(now, blurred, gain, light)
+
+
+def _share_changed(now: np.ndarray, thens: Sequence[np.ndarray], gain: np.ndarray, place_gain: float) -> float:
+    """The least share of ``now`` changed beyond its neighbours in any of ``thens`` (blurred crops of the frame
+    before, each a pixel shifted) brought to ``gain`` times ``place_gain``."""
+    scale = tuple(float(g) * place_gain for g in gain) + (0.0,) * (4 - len(gain))
+    share = 1.0
+    for then in thens:
+        t = cv2.multiply(then, scale)  # saturates at 255, as the camera does
+        lo, hi = cv2.erode(t, _NEIGHBOURS)[2:-2, 2:-2], cv2.dilate(t, _NEIGHBOURS)[2:-2, 2:-2]
+        diff = cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now))
+        if diff.ndim == 3:
+            diff = diff.max(axis=2)
+        share = min(share, cv2.countNonZero((diff > CHANGE_LEVEL).astype(np.uint8)) / diff.size)
+    return share
 
 
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
