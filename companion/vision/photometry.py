@@ -219,6 +219,9 @@ def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,
     return out[0], out[1]
 
 
+LUMA_BGR = np.array([0.114, 0.587, 0.299])
+
+
 def measure(frame: np.ndarray, pose: Any, board: BoardMap, markers: Sequence[int] | None = None) -> Photometry | None:
     """The markers' black and white in ``frame`` (through ``pose``), or None when no marker is a
     trustworthy reference (none used, or too little contrast: covered, glare)."""
@@ -239,6 +242,10 @@ def measure(frame: np.ndarray, pose: Any, board: BoardMap, markers: Sequence[int
     m = len(ids)
     black = np.median(s[: m * nb].reshape(m, nb, 3), axis=1)
     white = np.median(s[m * nb:].reshape(m, nb, 3), axis=1)
+    # Black ink reflects every channel alike: its colour is the paper's. A JPEG keeps colour at half
+    # resolution and bleeds the lamp-tinted paper round the one-cell border into it; its luma is sharp.
+    ratio = (black @ LUMA_BGR) / np.maximum(white @ LUMA_BGR, 1.0)
+    black = ratio[:, None] * white
     ok = (white - black).min(axis=1) >= MIN_CONTRAST
     if not ok.any():
         return None

