@@ -314,6 +314,7 @@ class _Roll:
     doubted: bool = False  # the roll entered before it was answered for dice that may have been this roll's
     missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
     places: int = 0  # die-sized places the throw changed (:attr:`DiceWindows.places`): more than its dice read, one was missed
+    strays: int = 0  # of those places, the ones no die read lies at, nor the last roll's dice taken up: a move unseen?
 
 
 # On since session 27: ten whole films of the three dice games followed exactly with it, no silent error; session 15's
@@ -321,6 +322,7 @@ class _Roll:
 # behind the table, not a die the profile made sure (docs/vision-notes.md, session 27).
 LEARN_FROM_ANSWERS = True
 UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
+STRAY_DOUBT = 3  # places changed by a throw that its dice do not explain from which it is not sure (a throw: 0-1)
 BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
 WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board
 MOVING = "something is moving over the table"  # the status of a frame with a hand or motion (not read)
@@ -1038,7 +1040,8 @@ class TablePipeline:
             self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
                                doubted=self._doubt_next or again and bool(earlier and earlier.doubted),
-                               picture=frame if self.learning.on else None, places=len(self._windows.places))
+                               picture=frame if self.learning.on else None, places=len(self._windows.places),
+                               strays=_strays(self._windows.places, roll.dice, gone, die_px))
             self._swallowed = self._doubt_next = self._landed = False
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
@@ -1272,13 +1275,14 @@ class TablePipeline:
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
         roll of 1+2)."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
-                and roll.unseen < UNSEEN_DOUBT and not roll.swallowed and not roll.doubted:
+                and roll.unseen < UNSEEN_DOUBT and not roll.swallowed and not roll.doubted and roll.strays < STRAY_DOUBT:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
             "dice lying before them were never read" if roll.swallowed else \
             "the roll before was answered for dice that may have been this one's" if roll.doubted else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
             f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= UNSEEN_DOUBT else \
+            f"{roll.strays} other places on the table changed since the last action" if roll.strays >= STRAY_DOUBT else \
             f"hands reached in {roll.reaches} times since the last action"
         return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
 
@@ -1494,6 +1498,15 @@ def _rolls_after_a_missed_roll(state: State, event: TableEvent, scene_of: Any) -
                 yield path.chance, path.chance.chance_action(values)
             except GameError:
                 continue
+
+
+def _strays(places: Sequence[tuple[int, int]], dice: Sequence[Any], gone: Sequence[tuple[float, float]], die_px: float) -> int:
+    """Places changed since the frame before a throw that neither a die read nor the last roll's dice taken up
+    explain: a piece moved, dice taken up that were never read -- the table went on while the camera did not see
+    it (bench table, Mighty Magpies seed 13 r2, action 55: a roll and a flight made while the board was refused,
+    the next throw, read with seven such places, was confirmed for the roll missed)."""
+    near = [_centre(d.box) for d in dice] + list(gone)
+    return sum(not any(abs(px - x) <= 0.8 * die_px and abs(py - y) <= 0.8 * die_px for x, y in near) for px, py in places)
 
 
 def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:

@@ -171,6 +171,21 @@ def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_i
         assert sure or "was a roll missed" in events[0].message
 
 
+def test_a_throw_that_changed_more_of_the_table_than_its_dice_is_not_sure():
+    """A throw changes the table where its dice fell (and where the last dice were taken up). Three more places
+    changed, no die read at them: a piece moved, dice taken up that were never read -- the table went on while
+    the camera did not see it, and these dice may be a later roll's (bench table, Mighty Magpies s13 r2, action 55:
+    a roll and a flight made while the board was refused; the next throw was confirmed for the roll missed)."""
+    state = play_until(lambda s: s.phase == "roll")
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for strays, sure in (((), True), (((300, 200),), True), (((300, 200), (200, 20), (20, 20)), False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        frames = still(6) + [frame(hand=True)] + still(8, dice=dice, missed=strays)
+        events = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure, (strays, events)
+        assert sure or "3 other places on the table changed" in events[0].message
+
+
 def _capture_then_roll(state):
     """At a capture of a piece on the eagle (not the shield's), after which the next roll is due."""
     pieces = state.matching_pieces(state.dice) if state.phase == CAPTURE else []
