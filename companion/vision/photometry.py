@@ -219,7 +219,7 @@ def marker_points(side_mm: float, centre_mm: Sequence[float], per_side: int = 5,
     return out[0], out[1]
 
 
-LUMA_BGR = np.array([0.114, 0.587, 0.299])
+LUMA_BGR = np.array([0.114, 0.587, 0.299])  # BT.601 luma in BGR order: what a JPEG keeps at full resolution
 
 
 def measure(frame: np.ndarray, pose: Any, board: BoardMap, markers: Sequence[int] | None = None) -> Photometry | None:
