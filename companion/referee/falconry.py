@@ -106,13 +106,18 @@ class FalconryAdapter:
         sure) is the engine's top card on that space, with the engine's stack there: a marker never covers
         (FA-MARK-1: placed in open spaces only), and a noble's one bird or falconer (FA-CARDS) still on its space
         lies on what it lay on. At 0.6-0.8 px/mm a border read a millimetre short left one marker
-        unsure for a whole film (Falconry seed 3), and every later move that could have taken it away asked."""
-        doubt = [r for r in seen.extra.get("covers_doubt") or () if seen.is_uncertain(r) and r not in seen.hidden]
+        unsure for a whole film (Falconry seed 3), and every later move that could have taken it away asked.
+        So is such a card read surely with the other answer: no one action changes only whether the top card on a
+        space covers another (Falconry s15 r1, from action 28: a bird on a claimed marker read surely as lying on
+        an open space, "has no bird left in hand" called 17 times)."""
+        doubt = {r for r in seen.extra.get("covers_doubt") or () if seen.is_uncertain(r) and r not in seen.hidden}
         scene = self.scene_from_state(state)
         fixed = {}
-        for region in doubt:
+        for region in sorted(set(scene) & set(seen.regions) - set(seen.hidden)):
             want, read = _top(scene.get(region)), _top(seen.regions.get(region))
-            if want is not None and read is not None and _same_card(want, read):
+            if want is None or read is None or not _same_card(want, read):
+                continue
+            if region in doubt or want["covers"] != read["covers"] and not seen.is_uncertain(region):
                 fixed[region] = [want]
         if not fixed:
             return seen

@@ -163,3 +163,31 @@ def test_a_covers_doubt_over_another_card_than_the_engines_is_not_settled():
     state, adapter, seen = _doubt_over_own_marker("E")
     result = match(state, None, seen, adapter)
     assert not (result.kind is MatchKind.PROPOSED and result.sure), result.message
+
+
+@pytest.mark.rules("FA-BIRD-CLAIM", "FA-CARDS", "FA-MARK-1")
+def test_a_bird_on_a_claimed_marker_read_surely_as_on_an_open_space_is_still_the_engines():
+    """A bird that claimed a marker stays on it until it moves (FA-BIRD-CLAIM), and a noble has one bird (FA-CARDS):
+    read surely as lying on an open space (a border read short), it is still the engine's bird on its marker -- no
+    one action changes only that. The marker laid beside it is proposed, not called illegal ("has no bird left in
+    hand": Falconry s15 r1, 17 calls)."""
+    import random
+
+    rng = random.Random(4)
+    adapter = FalconryAdapter()
+    for _ in range(200):
+        state = duel()
+        while not state.is_terminal() and not any(c[-1]["covers"] and c[-1]["kind"] == "bird"
+                                                  for c in adapter.scene_from_state(state).values()):
+            state.apply(rng.choice(state.legal_actions()))
+        places = [] if state.is_terminal() else [a for a in state.legal_actions() if a["type"] == "place" and a["kind"] == "marker"]
+        if places:
+            break
+    after = state.clone()
+    after.apply(places[0])
+    scene = adapter.scene_from_state(after)
+    bird = next(r for r, c in scene.items() if c[-1]["kind"] == "bird" and c[-1]["covers"])
+    scene[bird] = [{**scene[bird][-1], "covers": False}]
+    result = match(state, None, Observation(scene, {}), adapter)
+    assert result.kind is MatchKind.PROPOSED and result.sure, result.message
+    assert result.actions == (places[0],)
