@@ -68,10 +68,12 @@ from companion.vision.table_changes import (
     hand_changes,
     in_light_of,
     quarter,
+    reaches_the_edge,
     uneven_light,
 )
 
 BOARD_SETTLE_FRAMES = 3
+HAND_GONE_WAIT_S = 3.0  # the longest the frame before a throw waits for an arm still in view to go
 RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
 SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
@@ -416,6 +418,7 @@ class TablePipeline:
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
+        self._touched_at = 0.0  # when something larger than a die last changed (s)
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -1132,7 +1135,8 @@ class TablePipeline:
         hand moving slowly over the board changes less of the picture than the motion meter asks for).
         Where such things passed, what changed is a piece moved or dice picked up, not a die thrown: once
         the view is quiet again, the frame before a throw takes those parts of the new picture (a magpie
-        disc or a stand put down by hand is never taken for a die)."""
+        disc or a stand put down by hand is never taken for a die) -- once the arm has gone from the picture
+        (:meth:`_arm_in_view`)."""
         now = quarter(frame) if now is None else now
         last, self._last_quarter = self._last_quarter, now
         if last is None or last.shape != now.shape:
@@ -1142,7 +1146,10 @@ class TablePipeline:
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             self._touched = touched if self._touched is None else self._touched | touched
+            self._touched_at = self._clock
             return True
+        if self._arm_in_view(now, die_px):
+            return False
         if self._touched is not None:
             if self._before is not None and self._before.shape == frame.shape:
                 relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
@@ -1152,6 +1159,19 @@ class TablePipeline:
                 self._before = np.where(mask[..., None], in_light_of(frame, self._before, self._touched), self._before)
             self._touched = None
         return False
+
+    def _arm_in_view(self, now: np.ndarray, die_px: float) -> bool:
+        """Whether an arm still reaches in where hands passed, in a view where nothing larger than a die changed
+        since the last frame: a hand held still over the table, or moving slowly along its arm (each frame then
+        changes only a finger's width at its ends; ``reaches_the_edge``). The frame before a throw waits for it to
+        go (for at most ``HAND_GONE_WAIT_S`` after the last larger change): taken in, the places the hand covered
+        and left later stay changed since before the throw -- read for dice, and counted as the throw's strays (a
+        slower family's film, Mighty Magpies seed 5 r2: fingertips taken in as a hand drew back from the dice it
+        had picked up, four strays at each of 16 throws)."""
+        if self._touched is None or self._before is None or self._clock - self._touched_at > HAND_GONE_WAIT_S:
+            return False
+        before = quarter(self._before)
+        return before.shape == now.shape and reaches_the_edge(now, before, self._touched, die_px)
 
     def _remember_before(self, frame: np.ndarray) -> None:
         """The frame before a throw: refreshed whenever the table is at rest with no new die on it -- nothing

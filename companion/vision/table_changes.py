@@ -51,6 +51,7 @@ WHOLE_DIE_BOX = 1.5
 # dice wide among the 89, one more is made unsure so
 WHOLE_DIE_CHECK = 1.45
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
+EDGE_Q = 2  # quarter-size px: the picture's edge, where an arm reaching in crosses it
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
 
@@ -234,6 +235,20 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndar
     reach = int(max(3, 4 * side)) * 2 + 1  # four dice around the hand
     near = cv2.dilate(np.isin(labels, big).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
     return ((labels > 0) & (near > 0)).astype(np.uint8)
+
+
+def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, touched: np.ndarray, die_px: float) -> bool:
+    """Whether what a hand changed (``touched``: quarter-size mask of where hands passed) still differs from the
+    table before it (``was_q``) at the picture's edge, at least a die wide: the arm is still in view -- held still,
+    or moving slowly along itself, when nothing larger than a die changes from one frame to the next. An arm
+    comes in over the edge of the picture, and a hand that has gone leaves the edge as it was."""
+    edge = np.zeros(touched.shape, bool)
+    edge[:EDGE_Q], edge[-EDGE_Q:], edge[:, :EDGE_Q], edge[:, -EDGE_Q:] = True, True, True, True
+    where = edge & (touched > 0)
+    if not where.any():
+        return False
+    changed = _over(_light_matched_diff(now_q, was_q), CHANGE_LEVEL) > 0
+    return int(np.count_nonzero(changed & where)) >= max(2.0, EDGE_Q * die_px / 4)  # a die wide across the edge
 
 
 def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:

@@ -194,3 +194,33 @@ def test_bench_table_films_a_phone_held_upright_when_asked(monkeypatch, capsys):
     assert sizes and set(sizes) == {(1280, 720)}  # rows x columns: taller than wide
     assert report["details"]["verzauberte-eulen"]["frames"] == ShortFilm.FRAMES
     assert report["details"]["verzauberte-eulen"]["refused_frames"] < ShortFilm.FRAMES  # the board was found
+
+
+def test_a_slower_familys_film_takes_three_frames_for_each_stretch_of_a_hand_and_holds_it_still():
+    """``pace``: each stretch of a hand's way (and each tumbling frame of a throw) takes that many frames;
+    ``hover``: the hand stays still that long over the piece it takes and where it puts it. The game is the same."""
+    one = film.GameFilm("falconry", 5, light=False)
+    slow = film.GameFilm("falconry", 5, light=False, pace=3, hover=6)
+    assert slow.actions == one.actions and slow.shots[-1].step == one.shots[-1].step
+    hands = [[s for s in f.shots if s.hand is not None] for f in (one, slow)]
+    moves = len(hands[0]) // 4  # in over the piece taken, over where it goes, out
+    assert moves > 0 and len(hands[1]) == 3 * len(hands[0]) + 2 * 6 * moves
+    held = [s for s in hands[1] if s.hand_from is None]
+    assert len(held) == 2 * 6 * moves and all(s.hand_from is not None for s in hands[0])
+    stretches = [s for s in hands[1] if s.hand_from is not None]
+    assert all(np.hypot(s.hand[0] - s.hand_from[0], s.hand[1] - s.hand_from[1]) > 0 for s in stretches[:3])
+
+
+def test_bench_table_films_a_slower_family_when_asked(monkeypatch, capsys):
+    made = []
+
+    class Slow(ShortFilm):
+        def __init__(self, *args, **kwargs):
+            made.append((kwargs.get("pace"), kwargs.get("hover")))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(film, "GameFilm", Slow)
+    bench.main(["--json", "--seed", "3", "--games", "1", "--only", "verzauberte-eulen", "--renditions", "2", "--slow"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["run"]["slow"] == bench.SLOW and made == [(bench.SLOW["pace"], bench.SLOW["hover"])]
+    assert report["details"]["verzauberte-eulen"]["frames"] == ShortFilm.FRAMES

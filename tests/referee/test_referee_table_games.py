@@ -74,3 +74,18 @@ def test_a_film_cut_after_its_first_actions_shows_their_frames_only():
     cut = sum(1 for shot in film.shots if shot.step <= 2)
     assert 0 < cut < len(film)
     assert sum(1 for _ in film.frames(2)) == cut
+
+
+def test_a_hand_drawing_back_slowly_from_the_dice_it_took_leaves_the_next_throw_sure(tmp_path):
+    """A slower family (``GameFilm(pace=3, hover=6)``): a hand drawing back along its own arm changes only a
+    fingertip's width from one frame to the next, nothing larger than a die. The frame before the next throw
+    takes in where it passed only once the arm has gone from the picture: taken in while the fingertips were
+    there, the places they left stayed changed, four strays that made the next roll unsure ("was a roll
+    missed?")."""
+    film = GameFilm("mighty-magpies", 5, rendition=2, pace=3, hover=6)
+    second_roll = next(i for i, shot in enumerate(film.shots) if shot.step == 4 and shot.tumbling)
+    assert film.shots[second_roll - 1].hand is not None  # the hand took the first roll's dice just before
+    _report, _follower, events = followed(film, second_roll + 16, tmp_path)
+    rolls = [e for e in events if e.kind == "dice"]
+    assert len(rolls) == 2, [(e.kind, e.message) for e in events if e.kind != "status"]
+    assert rolls[1].sure and "was a roll missed" not in rolls[1].message

@@ -4,7 +4,14 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.table_changes import changed_places, hand_changes, light_gain, quarter, uneven_light
+from companion.vision.table_changes import (
+    changed_places,
+    hand_changes,
+    light_gain,
+    quarter,
+    reaches_the_edge,
+    uneven_light,
+)
 
 DIE = 16
 
@@ -57,6 +64,27 @@ def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away
     mask = cv2.resize(hand_changes(quarter(after), quarter(before), DIE), (640, 360), interpolation=cv2.INTER_NEAREST)
     assert mask[130, 90] and mask[120, 165] and not mask[28, 288]
     assert not hand_changes(quarter(before), quarter(before), DIE).any()
+
+
+def test_an_arm_still_in_view_reaches_the_pictures_edge_and_one_gone_leaves_it_as_it_was():
+    """A hand held still, or drawing back slowly along its arm, changes nothing larger than a die from one frame
+    to the next: whether the arm is still in view is told at the picture's edge, where it came in."""
+    before = table(3)
+    arm = before.copy()
+    cv2.rectangle(arm, (300, 150), (360, 359), (120, 150, 200), -1)  # an arm in from the bottom edge
+    cv2.ellipse(arm, (330, 150), (40, 35), 0, 0, 360, (120, 150, 200), -1)  # its hand over the table
+    touched = cv2.dilate(hand_changes(quarter(arm), quarter(before), DIE), np.ones((9, 9), np.uint8))
+    assert touched[-1].any()  # the arm came in over the edge
+    assert reaches_the_edge(quarter(arm), quarter(before), touched, DIE)
+    gone = before.copy()
+    cv2.circle(gone, (330, 150), 6, (0, 0, 220), -1)  # the piece it put down stays
+    assert not reaches_the_edge(quarter(gone), quarter(before), touched, DIE)
+    die_at_edge = gone.copy()
+    cv2.rectangle(die_at_edge, (200, 360 - DIE), (200 + DIE, 359), (250, 250, 250), -1)
+    assert not reaches_the_edge(quarter(die_at_edge), quarter(before), touched, DIE)  # not where the hand passed
+    elsewhere = np.zeros_like(touched)
+    elsewhere[20:40, 20:40] = 1  # hands that passed away from the edge (a shadow's edge inside the picture)
+    assert not reaches_the_edge(quarter(arm), quarter(before), elsewhere, DIE)
 
 
 class _Reader:

@@ -3,7 +3,7 @@
 Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
-                          [--actions N] [--upright]
+                          [--actions N] [--upright] [--slow]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -41,6 +41,10 @@ what was taught.
 ``--upright`` films the games as a phone held upright sees them: 720x1280 portrait frames (the same lens, light,
 hands and JPEG), the board across the picture's narrow side.
 
+``--slow`` films a slower family (``SLOW``): each hand's way and each throw's tumble takes three frames where
+it took one, and a hand stays still for six frames (0.6 s at 10 frames a second) over the piece it takes and
+again where it puts it -- a hand held over the board long enough for the board to look settled under it.
+
 ``--actions N`` films and follows only the first N true actions of each game (to trace a divergence early in
 a long game; the game is then "stopped", never followed exactly; its silent errors and asks count as usual).
 
@@ -67,6 +71,7 @@ from companion.referee.follow import Oracle
 
 GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
 LANDSCAPE, UPRIGHT = (1280, 720), (720, 1280)  # frame sizes: a phone on its side, a phone held upright
+SLOW = {"pace": 3, "hover": 6}  # a slower family's film (GameFilm's pace and hover)
 TARGETS = {"silent_errors_max": 0, "asks_per_turn_max": 0.2, "followed_exactly_min": 0.98, "ms_per_frame_max": 40.0}
 
 
@@ -95,13 +100,15 @@ class FilmedFamily(Oracle):
 
 
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
-                actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE) -> dict[str, Any]:
+                actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE,
+                pace: int = 1, hover: int = 0) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
     reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
     pipeline learns it again from the set-up photo once the set-up is confirmed. ``actions``: film only the
     first that many true actions. ``frames``: follow only the film's first so many frames (a profile; the
-    game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright)."""
+    game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright). ``pace``,
+    ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`)."""
     from itertools import islice
 
     from companion.referee.follow import Follower, follow
@@ -110,7 +117,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     from companion.workshop.table.film import GameFilm
     from companion.workshop.table.stages import StageClock
 
-    film = GameFilm(game, seed, rendition=rendition, size=size)
+    film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover)
     pipeline = TablePipeline(film.game, camera=film.camera, registry=film.registry())
     look = ""
     if taught:
@@ -221,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="hand each pipeline a look taught before the film from one photo of the box as dealt "
                              "(the set-up teaches it anyway, as in the app)")
     parser.add_argument("--upright", action="store_true", help="film as a phone held upright sees: 720x1280 frames")
+    parser.add_argument("--slow", action="store_true",
+                        help="film a slower family: hands and throws three times as long, hands held still over the board")
     args = parser.parse_args(argv)
     games = [g.strip() for g in args.only.split(",") if g.strip()]
     try:
@@ -244,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for k in range(args.games):
                     try:
                         results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions,
-                                                   size=UPRIGHT if args.upright else LANDSCAPE))
+                                                   size=UPRIGHT if args.upright else LANDSCAPE,
+                                                   **(SLOW if args.slow else {})))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -264,7 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ok = all(meets_targets({**report[g], **details[g]}) for g in games)
     report["targets"] = dict(TARGETS)
     report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught,
-                     **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {})}
+                     **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {}),
+                     **({"slow": SLOW} if args.slow else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

@@ -15,6 +15,9 @@ position, and on top of it, frame by frame:
   picks them up for the next throw;
 - a hand (and arm, from the nearest edge of the picture) reaching in to make each move the board
   shows, blurred while it moves; the position changes under it;
+- a slower family with ``pace`` and ``hover``: each stretch of a hand's way, and each tumbling frame of a
+  throw, takes ``pace`` frames (the pieces moved are in the hand on the way), and the hand stays still for
+  ``hover`` frames over the piece it takes and where it puts it;
 - the light, changed now and then between turns while nothing else moves: warm, cool, dim, or a soft
   shadow over part of the board;
 - sensor noise and JPEG compression (1280x720 JPEG by default).
@@ -82,6 +85,30 @@ class Shot:
     step: int = 0  # the true actions done before this frame (its physical events shown)
 
 
+def _towards(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+def _lifted(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """The position while a hand carries the pieces of a move: each region keeps only the pieces it still has
+    after the move (those that go elsewhere are in the hand, those that come are not put down yet)."""
+    out: dict[str, Any] = {}
+    for region, pieces in before.items():
+        if not isinstance(pieces, list):  # a card's stack (Falconry): it stays unless the move takes it
+            if region in after:
+                out[region] = pieces
+            continue
+        left = [json.dumps(p, sort_keys=True) for p in (after.get(region) or [])]
+        kept = []
+        for piece in pieces or []:
+            key = json.dumps(piece, sort_keys=True)
+            if key in left:
+                left.remove(key)
+                kept.append(piece)
+        out[region] = kept
+    return out
+
+
 def true_game(name: str, seed: int, players: int | None = None) -> tuple[Game, list[Action], list[State]]:
     """A seeded simulated game: (game, actions, states before each action + the final state)."""
     rng = random.Random(seed)
@@ -111,7 +138,7 @@ class GameFilm:
 
     def __init__(self, game: str, seed: int, *, players: int | None = None, rendition: int = 1,
                  size: tuple[int, int] = (1280, 720), lens_k1: float = -0.12, light: bool = True,
-                 hands: bool = True, quality: int | None = 85, tries: int = 30):
+                 hands: bool = True, quality: int | None = 85, tries: int = 30, pace: int = 1, hover: int = 0):
         from companion.referee.table_games import table_game
 
         self.name = game
@@ -121,6 +148,8 @@ class GameFilm:
         self.light = light
         self.hands = hands
         self.quality = quality
+        self.pace = max(1, int(pace))  # frames per stretch of a hand's way and per tumbling frame: a slower family
+        self.hover = max(0, int(hover))  # frames a hand stays still over the piece it takes and where it puts it
         self.rng = np.random.default_rng(seed)
         self.table = table_game(game)
         self.board = self.table.board_map()
@@ -216,7 +245,9 @@ class GameFilm:
         return self.table.adapter().scene_from_state(state)
 
     def _scene_id(self, state: State) -> int:
-        scene = self.scene_of(state)
+        return self._index_scene(self.scene_of(state))
+
+    def _index_scene(self, scene: dict[str, Any]) -> int:
         key = json.dumps(scene, sort_keys=True)
         if key not in self._scene_index:
             self._scene_index[key] = len(self._scenes)
@@ -308,6 +339,18 @@ class GameFilm:
         def still(n: int) -> None:
             shots.extend(Shot(scene, list(dice), light=(light, 1.0), light_from=light) for _ in range(n))
 
+        def reach(at: int, lying: list[Die], a: tuple[float, float], b: tuple[float, float], stay: int = 0,
+                  on_the_way: int | None = None) -> None:
+            """The hand from ``a`` to ``b`` in ``pace`` frames over position ``at`` (``on_the_way`` until the last of
+            them: the pieces it carries in the hand), then held still there for ``stay`` frames."""
+            was = a
+            for k in range(1, self.pace + 1):
+                now = b if k == self.pace else _towards(a, b, k / self.pace)
+                shown = at if k == self.pace or on_the_way is None else on_the_way
+                shots.append(Shot(shown, lying, hand=now, hand_from=was, light=(light, 1.0)))
+                was = now
+            shots.extend(Shot(at, lying, hand=b, light=(light, 1.0)) for _ in range(stay))
+
         def step(i: int) -> None:  # the shots since the last call show true action i
             for shot in shots[marked[0]:]:
                 shot.step = i
@@ -325,11 +368,11 @@ class GameFilm:
                     centre = tuple(np.mean([(d.x, d.y) for d in dice], axis=0))
                     edge = self._edge(centre)
                     near = (0.75 * centre[0] + 0.25 * edge[0], 0.75 * centre[1] + 0.25 * edge[1])
-                    shots.append(Shot(scene, list(dice), hand=centre, hand_from=edge, light=(light, 1.0)))
-                    shots.append(Shot(scene, [], hand=near, hand_from=centre, light=(light, 1.0)))
+                    reach(scene, list(dice), edge, centre)
+                    reach(scene, [], centre, near)
                 dice = self._throw(specs, action, rng)
-                for k in range(3):
-                    shots.append(Shot(scene, self._tumbling(dice, k, rng), tumbling=True, light=(light, 1.0)))
+                for k in range(3 * self.pace):
+                    shots.append(Shot(scene, self._tumbling(dice, k / self.pace, rng), tumbling=True, light=(light, 1.0)))
                 still(STILL["roll"])
             if new_scene != scene:
                 take, put = self._hand_path(self._scenes[scene], self._scenes[new_scene])
@@ -337,10 +380,11 @@ class GameFilm:
                     start, end = self._edge(take), self._edge(put)
                     come = ((start[0] + take[0]) / 2, (start[1] + take[1]) / 2)
                     leave = ((end[0] + put[0]) / 2, (end[1] + put[1]) / 2)
-                    shots.append(Shot(scene, list(dice), hand=come, hand_from=start, light=(light, 1.0)))
-                    shots.append(Shot(scene, list(dice), hand=take, hand_from=come, light=(light, 1.0)))
-                    shots.append(Shot(new_scene, list(dice), hand=put, hand_from=take, light=(light, 1.0)))
-                    shots.append(Shot(new_scene, list(dice), hand=leave, hand_from=put, light=(light, 1.0)))
+                    reach(scene, list(dice), start, come)
+                    reach(scene, list(dice), come, take, self.hover)
+                    carried = self._index_scene(_lifted(self._scenes[scene], self._scenes[new_scene])) if self.pace > 1 else None
+                    reach(new_scene, list(dice), take, put, self.hover, carried)
+                    reach(new_scene, list(dice), put, leave)
                 scene = new_scene
                 still(STILL["move"])
             elif not specs:
@@ -446,8 +490,9 @@ class GameFilm:
                              die.value if value is None else value, size, 0.25, LIGHT_DIR, die.material)
         return out[0]
 
-    def _tumbling(self, dice: list[Die], k: int, rng: random.Random) -> list[Die]:
-        """The dice flying in: ``k`` = 0, 1, 2 frames before they lie still, from the side they were thrown."""
+    def _tumbling(self, dice: list[Die], k: float, rng: random.Random) -> list[Die]:
+        """The dice flying in: ``k`` from 0 to under 3, 3 - ``k`` frames (of a family at pace 1) before they lie
+        still, from the side they were thrown."""
         out = []
         for die in dice:
             far = (3 - k) * 0.12 * self.size[0]
