@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -69,11 +69,13 @@ from companion.vision.table_changes import (
     in_light_of,
     quarter,
     reaches_the_edge,
+    slow_hand_changes,
     uneven_light,
 )
 
 BOARD_SETTLE_FRAMES = 3
-HAND_GONE_WAIT_S = 3.0  # the longest the frame before a throw waits for an arm still in view to go
+SLOW_HAND_FRAMES = 3  # a hand moving slowly is seen against the frame this many back
+HAND_GONE_WAIT_S = 4.0  # the longest the frame before a throw waits, from the hands' coming, for an arm in view to go
 RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
 SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
@@ -417,8 +419,11 @@ class TablePipeline:
         self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._last_quarter: np.ndarray | None = None
+        self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
+        self._fast_hand_at = 0  # the last frame in which something larger than a die changed from the frame before
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
-        self._touched_at = 0.0  # when something larger than a die last changed (s)
+        self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
+        self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -1139,14 +1144,25 @@ class TablePipeline:
         (:meth:`_arm_in_view`)."""
         now = quarter(frame) if now is None else now
         last, self._last_quarter = self._last_quarter, now
+        back = self._quarters[0] if len(self._quarters) == SLOW_HAND_FRAMES else None
+        self._quarters.append(now)
         if last is None or last.shape != now.shape:
             self._touched = None
             return moving
         hand = hand_changes(now, last, die_px)
+        if moving or hand.any():
+            self._fast_hand_at = self.frames
+        elif back is not None and back.shape == now.shape and self.frames - self._fast_hand_at > SLOW_HAND_FRAMES:
+            # only after a while with no fast change: a hand that went fast differs from a frame a few back, and the
+            # dice it threw change the view frame to frame (bench table, Mighty Magpies seed 13 r2, action 15: dice
+            # landing where the hand had taken them up were taken into the frame before the throw, one never read)
+            hand = slow_hand_changes(now, last, back, die_px)
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
-            self._touched = touched if self._touched is None else self._touched | touched
-            self._touched_at = self._clock
+            if self._touched is None:
+                self._touched, self._untouched, self._touched_at = touched, last, self._clock
+            else:
+                self._touched |= touched
             return True
         if self._arm_in_view(now, die_px):
             return False
@@ -1163,24 +1179,28 @@ class TablePipeline:
     def _arm_in_view(self, now: np.ndarray, die_px: float) -> bool:
         """Whether an arm still reaches in where hands passed, in a view where nothing larger than a die changed
         since the last frame: a hand held still over the table, or moving slowly along its arm (each frame then
-        changes only a finger's width at its ends; ``reaches_the_edge``). The frame before a throw waits for it to
-        go (for at most ``HAND_GONE_WAIT_S`` after the last larger change): taken in, the places the hand covered
-        and left later stay changed since before the throw -- read for dice, and counted as the throw's strays (a
-        slower family's film, Mighty Magpies seed 5 r2: fingertips taken in as a hand drew back from the dice it
-        had picked up, four strays at each of 16 throws)."""
-        if self._touched is None or self._before is None or self._clock - self._touched_at > HAND_GONE_WAIT_S:
+        changes only a finger's width at its ends). Told at the picture's edge, against the last frame before the
+        hands came (``reaches_the_edge``; the frame before a throw may be older than a change of light). The frame
+        before a throw waits for it to go, for at most ``HAND_GONE_WAIT_S`` from the hands' coming: taken in, the
+        places the hand covered and then left stay changed since before the throw -- read for dice, and counted as
+        the throw's strays (a slower family's film, Mighty Magpies seed 5 r2: fingertips taken in as a hand drew back
+        from the dice it had picked up, four strays at a dozen throws)."""
+        untouched = self._untouched
+        if self._touched is None or untouched is None or self._clock - self._touched_at > HAND_GONE_WAIT_S:
             return False
-        before = quarter(self._before)
-        return before.shape == now.shape and reaches_the_edge(now, before, self._touched, die_px)
+        return untouched.shape == now.shape and reaches_the_edge(now, untouched, die_px)
 
     def _remember_before(self, frame: np.ndarray) -> None:
         """The frame before a throw: refreshed whenever the table is at rest with no new die on it -- nothing
         die-sized changed since the last frame (a thrown die is too small for the motion meter: it may still
         be rolling) and no die read where the picture changed since ``before``, or only the dice of the roll
-        just used -- and kept from a throw until its roll is used."""
+        just used -- and kept from a throw until its roll is used. Not while an arm is still in view (a hand held
+        still is a table at rest to the frame-to-frame checks; ``_track_hands`` waits for it to go)."""
         windows = self._windows
         if windows is None or self._before is None:
             self._before = frame
+            return
+        if self._touched is not None:
             return
         roll = self._roll
         spent = roll is not None and roll.used and self._just_played(self._dice_in_view)

@@ -25,6 +25,8 @@ from companion.vision.classify import crop
 CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
 CHANGE_GROW_LEVEL = 14.0  # grey levels a pixel next to a surely changed one may differ by and still be the die's: a pale
 # die on a dark table in dim light changes by more than CHANGE_LEVEL only between its pips, in pieces too small to keep
+HAND_LEVEL = CHANGE_GROW_LEVEL  # grey levels a slow or resting arm changes a quarter-size pixel by (all of it: it is
+# large, where a die's change is kept only with a core of CHANGE_LEVEL)
 CHANGE_CORE_PX = 2  # quarter-size pixels changed by CHANGE_LEVEL a place needs, grown or not (noise grows nothing)
 CHANGED_MIN = 0.25  # share of a find's middle that must have changed
 DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
@@ -52,6 +54,7 @@ WHOLE_DIE_BOX = 1.5
 WHOLE_DIE_CHECK = 1.45
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 EDGE_Q = 2  # quarter-size px: the picture's edge, where an arm reaching in crosses it
+EDGE_LIGHT_DICE = 16  # dice along the picture's edge over which the light is matched (an arm is a few dice wide)
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
 
@@ -222,12 +225,13 @@ def _over(diff: np.ndarray, level: float) -> np.ndarray:
     return ((diff[..., 0] > level) | (diff[..., 1] > level) | (diff[..., 2] > level)).astype(np.uint8)
 
 
-def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndarray:
+def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: float = CHANGE_LEVEL) -> np.ndarray:
     """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
     hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
     nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
-    light does not change from one frame to the next; a hand is not light)."""
-    count, stats, _centres, labels = _changes(_over(_light_matched_diff(now_q, was_q, local_light=False), CHANGE_LEVEL))
+    light does not change from one frame to the next; a hand is not light). ``level``: the grey levels a pixel
+    must change by."""
+    count, stats, _centres, labels = _changes(_over(_light_matched_diff(now_q, was_q, local_light=False), level))
     side = die_px / 4
     big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
     if not big:
@@ -237,18 +241,44 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> np.ndar
     return ((labels > 0) & (near > 0)).astype(np.uint8)
 
 
-def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, touched: np.ndarray, die_px: float) -> bool:
-    """Whether what a hand changed (``touched``: quarter-size mask of where hands passed) still differs from the
-    table before it (``was_q``) at the picture's edge, at least a die wide: the arm is still in view -- held still,
-    or moving slowly along itself, when nothing larger than a die changes from one frame to the next. An arm
-    comes in over the edge of the picture, and a hand that has gone leaves the edge as it was."""
-    edge = np.zeros(touched.shape, bool)
-    edge[:EDGE_Q], edge[-EDGE_Q:], edge[:, :EDGE_Q], edge[:, -EDGE_Q:] = True, True, True, True
-    where = edge & (touched > 0)
-    if not where.any():
-        return False
-    changed = _over(_light_matched_diff(now_q, was_q), CHANGE_LEVEL) > 0
-    return int(np.count_nonzero(changed & where)) >= max(2.0, EDGE_Q * die_px / 4)  # a die wide across the edge
+def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray, die_px: float) -> np.ndarray:
+    """:func:`hand_changes` against a frame a few back (``back_q``), kept only where the picture still changes
+    from the last frame (``last_q``): a hand moving slowly along its own arm changes, from one frame to the next,
+    only a fingertip's width at its ends and a rim of its palm, nothing larger than a die; against a frame a few
+    back it changes a hand's length. A view that has come to rest is no hand moving, whatever it was a few frames
+    back. Seen by :data:`HAND_LEVEL`: a slow hand is no blur, and a dark hand on a dark board in dim light
+    changes most of its pixels by less than a die's."""
+    hand = hand_changes(now_q, back_q, die_px, HAND_LEVEL)
+    if not hand.any():
+        return hand
+    still = _over(_light_matched_diff(now_q, last_q, local_light=False), HAND_LEVEL)
+    return hand if (still & hand).any() else np.zeros_like(hand)
+
+
+def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:
+    """Whether something at least two dice wide differs from the table before it (``was_q``) at the picture's edge:
+    an arm still in view -- held still, or moving slowly along itself, when nothing larger than a die changes from
+    one frame to the next. An arm comes in over the edge of the picture, and one that has gone leaves the edge as
+    it was; a die thrown to the edge is narrower. The light is matched along the edge, a stretch of
+    :data:`EDGE_LIGHT_DICE` dice at a time: a lamp or a shadow's soft edge changes the edge slowly along it, an arm
+    across it."""
+    now, was = _around_the_edge(now_q), _around_the_edge(was_q)
+    ratio = np.log((now + 1.0) / (was + 1.0))
+    half = max(2, int(EDGE_LIGHT_DICE * die_px / 8))
+    padded = np.concatenate([ratio[-half:], ratio, ratio[:half]])  # the edge goes round
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=0)
+    light = np.median(windows, axis=-1)
+    off = np.abs(now - was * np.exp(light)) > HAND_LEVEL
+    return int(np.count_nonzero(off.any(axis=1))) >= 2 * die_px / 4  # two dice wide along the edge
+
+
+def _around_the_edge(picture: np.ndarray) -> np.ndarray:
+    """The picture's outermost :data:`EDGE_Q` pixels, averaged across, once round (float32, n x 3)."""
+    p = picture.astype(np.float32)
+    q = EDGE_Q
+    top, bottom = p[:q].mean(axis=0), p[-q:].mean(axis=0)[::-1]
+    right, left = p[:, -q:].mean(axis=1), p[:, :q].mean(axis=1)[::-1]
+    return np.concatenate([top, right, bottom, left])
 
 
 def changed_places(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> list[tuple[int, int]]:

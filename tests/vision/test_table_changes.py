@@ -10,6 +10,7 @@ from companion.vision.table_changes import (
     light_gain,
     quarter,
     reaches_the_edge,
+    slow_hand_changes,
     uneven_light,
 )
 
@@ -71,20 +72,38 @@ def test_an_arm_still_in_view_reaches_the_pictures_edge_and_one_gone_leaves_it_a
     to the next: whether the arm is still in view is told at the picture's edge, where it came in."""
     before = table(3)
     arm = before.copy()
-    cv2.rectangle(arm, (300, 150), (360, 359), (120, 150, 200), -1)  # an arm in from the bottom edge
-    cv2.ellipse(arm, (330, 150), (40, 35), 0, 0, 360, (120, 150, 200), -1)  # its hand over the table
-    touched = cv2.dilate(hand_changes(quarter(arm), quarter(before), DIE), np.ones((9, 9), np.uint8))
-    assert touched[-1].any()  # the arm came in over the edge
-    assert reaches_the_edge(quarter(arm), quarter(before), touched, DIE)
+    cv2.rectangle(arm, (300, 150), (340, 359), (120, 150, 200), -1)  # an arm in from the bottom edge
+    cv2.ellipse(arm, (320, 150), (30, 26), 0, 0, 360, (120, 150, 200), -1)  # its hand over the table
+    assert reaches_the_edge(quarter(arm), quarter(before), DIE)
     gone = before.copy()
-    cv2.circle(gone, (330, 150), 6, (0, 0, 220), -1)  # the piece it put down stays
-    assert not reaches_the_edge(quarter(gone), quarter(before), touched, DIE)
+    cv2.circle(gone, (320, 150), 6, (0, 0, 220), -1)  # the piece it put down stays
+    assert not reaches_the_edge(quarter(gone), quarter(before), DIE)
     die_at_edge = gone.copy()
     cv2.rectangle(die_at_edge, (200, 360 - DIE), (200 + DIE, 359), (250, 250, 250), -1)
-    assert not reaches_the_edge(quarter(die_at_edge), quarter(before), touched, DIE)  # not where the hand passed
-    elsewhere = np.zeros_like(touched)
-    elsewhere[20:40, 20:40] = 1  # hands that passed away from the edge (a shadow's edge inside the picture)
-    assert not reaches_the_edge(quarter(arm), quarter(before), elsewhere, DIE)
+    assert not reaches_the_edge(quarter(die_at_edge), quarter(before), DIE)  # a die thrown to the edge
+    lamp = np.clip(arm.astype(np.float32) * (0.8, 0.95, 1.1), 0, 255).astype(np.uint8)
+    assert reaches_the_edge(quarter(lamp), quarter(before), DIE)  # in another light
+    shade = np.ones((360, 640), np.float32)
+    shade[:, :260] = np.linspace(0.55, 1.0, 260)[None, :]  # a soft shadow over the left of the picture and its edges
+    shadow = (before * shade[..., None]).astype(np.uint8)
+    assert not reaches_the_edge(quarter(shadow), quarter(before), DIE)
+    assert reaches_the_edge(quarter((arm * shade[..., None]).astype(np.uint8)), quarter(before), DIE)
+
+
+def test_a_hand_moving_slowly_along_its_arm_is_seen_against_a_frame_a_few_back_until_it_rests():
+    before = table(4)
+
+    def hand_at(y):
+        img = before.copy()
+        cv2.rectangle(img, (300, 0), (340, y), (120, 150, 200), -1)
+        cv2.ellipse(img, (320, y), (30, 26), 0, 0, 360, (120, 150, 200), -1)
+        return quarter(img)
+
+    back, last, now = hand_at(50), hand_at(100), hand_at(125)  # 25 px a frame, down its own arm
+    assert not hand_changes(now, last, DIE).any()  # from frame to frame: a rim of the palm
+    mask = cv2.resize(slow_hand_changes(now, last, back, DIE), (640, 360), interpolation=cv2.INTER_NEAREST)
+    assert mask[140, 320]  # the palm's way since three frames back
+    assert not slow_hand_changes(now, now, back, DIE).any()  # come to rest: no hand moving
 
 
 class _Reader:
