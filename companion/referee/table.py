@@ -716,11 +716,13 @@ class TablePipeline:
         moving = self._track_hands(frame, moving, self._die_px(pose), small)
         self._keep_setup_photo(frame, pose, state, moving)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
-        # settle: a throw missed in between would have been one (a hand's brief pause is none)
+        # settle: a throw missed in between would have been one (a hand's brief pause is none, nor a hand held still
+        # with its arm in view: a slower family's film, Eagle Kingdoms seed 18 r2, each hand held over a piece counted
+        # as a second reach, and the throw after it was asked)
         reach = moving and self._still >= self.dice_tracker.settle_frames
         self._reaches += reach
         self._hands_unsettled += reach
-        self._still = 0 if moving else self._still + 1
+        self._still = 0 if moving or self._touched is not None else self._still + 1
         if moving:
             # dice that lay unread for as long as an unsure roll takes to settle, taken up: a throw the camera never
             # read (bench table, Mighty Magpies seed 6 r1, action 1: magpie + magpie read flickering for 15 frames,
