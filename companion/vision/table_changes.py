@@ -54,6 +54,8 @@ WHOLE_DIE_BOX = 1.5
 WHOLE_DIE_CHECK = 1.45
 LIGHT_SPREAD_Q = 12.0  # quarter-size px (about three dice): the light next to a patch is measured this wide
 EDGE_Q = 2  # quarter-size px: the picture's edge, where an arm reaching in crosses it
+EDGE_ARM_DICE = 3  # dice along the picture's edge an arm covers at least (a die thrown to the edge covers one)
+CLIPPED = 245.0  # a channel this bright may be clipped by the sensor: its change tells nothing of the light
 EDGE_LIGHT_DICE = 16  # dice along the picture's edge over which the light is matched (an arm is a few dice wide)
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 
@@ -256,20 +258,22 @@ def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray,
 
 
 def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:
-    """Whether something at least two dice wide differs from the table before it (``was_q``) at the picture's edge:
-    an arm still in view -- held still, or moving slowly along itself, when nothing larger than a die changes from
-    one frame to the next. An arm comes in over the edge of the picture, and one that has gone leaves the edge as
-    it was; a die thrown to the edge is narrower. The light is matched along the edge, a stretch of
-    :data:`EDGE_LIGHT_DICE` dice at a time: a lamp or a shadow's soft edge changes the edge slowly along it, an arm
-    across it."""
+    """Whether something at least :data:`EDGE_ARM_DICE` dice wide differs from the table before it (``was_q``) at
+    the picture's edge: an arm still in view -- held still, or moving slowly along itself, when nothing larger than a
+    die changes from one frame to the next. An arm comes in over the edge of the picture, and one that has gone
+    leaves the edge as it was; a die thrown to the edge is narrower. The light is matched along the edge, a stretch
+    of :data:`EDGE_LIGHT_DICE` dice at a time: a lamp or a shadow's soft edge changes the edge slowly along it, an
+    arm across it (a lamp's own ramp across the picture left a dice-wide residue at the board's white rim under a
+    warm lamp, clipped: such pixels are left out)."""
     now, was = _around_the_edge(now_q), _around_the_edge(was_q)
     ratio = np.log((now + 1.0) / (was + 1.0))
     half = max(2, int(EDGE_LIGHT_DICE * die_px / 8))
     padded = np.concatenate([ratio[-half:], ratio, ratio[:half]])  # the edge goes round
     windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=0)
     light = np.median(windows, axis=-1)
-    off = np.abs(now - was * np.exp(light)) > HAND_LEVEL
-    return int(np.count_nonzero(off.any(axis=1))) >= 2 * die_px / 4  # two dice wide along the edge
+    off = (np.abs(now - was * np.exp(light)) > HAND_LEVEL).any(axis=1)
+    off &= (now.max(axis=1) < CLIPPED) & (was.max(axis=1) < CLIPPED)  # a clipped channel is no measure of the light
+    return int(np.count_nonzero(off)) >= EDGE_ARM_DICE * die_px / 4
 
 
 def _around_the_edge(picture: np.ndarray) -> np.ndarray:

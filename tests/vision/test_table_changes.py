@@ -72,15 +72,18 @@ def test_an_arm_still_in_view_reaches_the_pictures_edge_and_one_gone_leaves_it_a
     to the next: whether the arm is still in view is told at the picture's edge, where it came in."""
     before = table(3)
     arm = before.copy()
-    cv2.rectangle(arm, (300, 150), (340, 359), (120, 150, 200), -1)  # an arm in from the bottom edge
-    cv2.ellipse(arm, (320, 150), (30, 26), 0, 0, 360, (120, 150, 200), -1)  # its hand over the table
+    cv2.rectangle(arm, (290, 150), (350, 359), (120, 150, 200), -1)  # an arm in from the bottom edge, 4 dice wide
+    cv2.ellipse(arm, (320, 150), (40, 30), 0, 0, 360, (120, 150, 200), -1)  # its hand over the table
     assert reaches_the_edge(quarter(arm), quarter(before), DIE)
     gone = before.copy()
     cv2.circle(gone, (320, 150), 6, (0, 0, 220), -1)  # the piece it put down stays
     assert not reaches_the_edge(quarter(gone), quarter(before), DIE)
     die_at_edge = gone.copy()
-    cv2.rectangle(die_at_edge, (200, 360 - DIE), (200 + DIE, 359), (250, 250, 250), -1)
-    assert not reaches_the_edge(quarter(die_at_edge), quarter(before), DIE)  # a die thrown to the edge
+    cv2.rectangle(die_at_edge, (200, 360 - DIE), (200 + 2 * DIE, 359), (200, 200, 200), -1)
+    assert not reaches_the_edge(quarter(die_at_edge), quarter(before), DIE)  # two dice thrown to the edge
+    clipped = gone.copy()
+    clipped[-20:, 100:400] = 255  # a lamp's glare clipping the edge: no measure of the light
+    assert not reaches_the_edge(quarter(clipped), quarter(before), DIE)
     lamp = np.clip(arm.astype(np.float32) * (0.8, 0.95, 1.1), 0, 255).astype(np.uint8)
     assert reaches_the_edge(quarter(lamp), quarter(before), DIE)  # in another light
     shade = np.ones((360, 640), np.float32)
