@@ -6,7 +6,8 @@ a board in full view is a few pixels wide; and with the board in view it also fi
 thrown onto the table is a small change of the picture that no hand made: :class:`DiceWindows` reads the
 dice in windows a few dice wide around such changes (the detector sees them enlarged; no piece that
 stood still is in them), and :func:`hand_changes` says what a hand (anything larger than a die) changed,
-so that a piece put down by hand is not taken for a die. The light is matched first (:func:`light_gain`):
+so that a piece put down by hand is not taken for a die (:func:`slow_hand_changes` for a hand moving slowly,
+:func:`reaches_the_edge` for one held still: an arm still in view). The light is matched first (:func:`light_gain`):
 a lamp, a shadow or the camera's exposure changes the whole picture slowly, a die does not. Knows no
 games (``companion.referee.table`` decides what the dice mean).
 """
@@ -503,4 +504,4 @@ def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray
     return kept, rejected
 
 __all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "hand_changes", "light_gain", "quarter",
-           "uneven_light"]
+           "reaches_the_edge", "slow_hand_changes", "uneven_light"]
