@@ -329,6 +329,7 @@ UNSEEN_DOUBT = 2  # rolls entered unseen from which the next throw is not sure
 STRAY_DOUBT = 3  # places changed by a throw that its dice do not explain from which it is not sure (a throw: 0-1)
 BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for the board to show the move its dice allow
 WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board
+ARM_IN_VIEW = "a hand or an arm reaches over the board's edge: take it away"  # the readers' own words for it
 MOVING = "something is moving over the table"  # the status of a frame with a hand or motion (not read)
 _EXPLAINED = (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)  # a board some legal move (or several) explains
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
@@ -779,6 +780,12 @@ class TablePipeline:
             info["refused"] = True
             self._board_run = None
             return pose.status.value
+        if self._touched is not None:  # an arm still in view (_arm_in_view): a hand held still hides what it holds
+            # (a slower family's film, Mighty Magpies seed 11 r1 upright: a pale hand over nest R, its arm unseen by the
+            # reader on the pale board, read as "no magpies": a dozen moves asked as misread)
+            info["refused"] = True
+            self._board_run = None
+            return ARM_IN_VIEW
         self._settled_frame = None
         obs = self._hide_under_dice(self.reading.read(self._without_dice(frame), pose), pose)
         if not obs.usable:

@@ -89,3 +89,19 @@ def test_a_hand_drawing_back_slowly_from_the_dice_it_took_leaves_the_next_throw_
     rolls = [e for e in events if e.kind == "dice"]
     assert len(rolls) == 2, [(e.kind, e.message) for e in events if e.kind != "status"]
     assert rolls[1].sure and "was a roll missed" not in rolls[1].message
+
+
+def test_a_hand_held_still_over_the_board_is_no_board_at_rest():
+    """A hand held still over a nest with its arm in view (told at the picture's edge) leaves the board unread, even
+    where the reader does not see the arm cross the board's edge (a pale hand on the pale magpie board, upright
+    phone: the hand held over nest R from frame 152): read, the nest under it showed no magpies."""
+    film = GameFilm("mighty-magpies", 11, size=(720, 1280), pace=3, hover=6)
+    held = [i for i, shot in enumerate(film.shots[:158]) if shot.hand is not None and shot.hand_from is None]
+    assert held[-6:] == list(range(152, 158))  # six frames still over nest R
+    pipe = TablePipeline(film.game, camera=film.camera, registry=film.registry())
+    rng = np.random.default_rng(0)
+    status = {}
+    for i in range(158):
+        shot = film.shots[i]
+        status[i] = pipe.process(film.draw(shot, rng), i / 10, film.states[min(shot.step, len(film.states) - 1)])[0]
+    assert all(status[i].info.get("refused") for i in held), [status[i].message for i in held]
