@@ -117,7 +117,7 @@ class FalconryAdapter:
             want, read = _top(scene.get(region)), _top(seen.regions.get(region))
             if want is None or read is None or not _same_card(want, read):
                 continue
-            if region in doubt or want["covers"] != read["covers"] and not seen.is_uncertain(region):
+            if region in doubt or (want["covers"] != read["covers"] and not seen.is_uncertain(region)):
                 fixed[region] = [want]
         if not fixed:
             return seen

@@ -65,6 +65,7 @@ from companion.vision.table_changes import (
     DiceWindows,
     at_changed_places,
     changed_since,
+    frame_diff,
     hand_changes,
     in_light_of,
     quarter,
@@ -419,7 +420,6 @@ class TablePipeline:
         self._unread_run = 0  # frames running with dice in view that are no settled roll's (a throw not settled yet)
         self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
-        self._last_quarter: np.ndarray | None = None
         self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
         self._fast_hand_at = 0  # the last frame in which something larger than a die changed from the frame before
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
@@ -1152,20 +1152,21 @@ class TablePipeline:
         disc or a stand put down by hand is never taken for a die) -- once the arm has gone from the picture
         (:meth:`_arm_in_view`)."""
         now = quarter(frame) if now is None else now
-        last, self._last_quarter = self._last_quarter, now
+        last = self._quarters[-1] if self._quarters else None
         back = self._quarters[0] if len(self._quarters) == SLOW_HAND_FRAMES else None
         self._quarters.append(now)
         if last is None or last.shape != now.shape:
             self._touched = None
             return moving
-        hand = hand_changes(now, last, die_px)
+        diff = frame_diff(now, last)
+        hand = hand_changes(now, last, die_px, diff=diff)
         if moving or hand.any():
             self._fast_hand_at = self.frames
         elif back is not None and back.shape == now.shape and self.frames - self._fast_hand_at > SLOW_HAND_FRAMES:
             # only after a while with no fast change: a hand that went fast differs from a frame a few back, and the
             # dice it threw change the view frame to frame (bench table, Mighty Magpies seed 13 r2, action 15: dice
             # landing where the hand had taken them up were taken into the frame before the throw, one never read)
-            hand = slow_hand_changes(now, last, back, die_px)
+            hand = slow_hand_changes(now, last, back, die_px, diff)
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             if self._touched is None:

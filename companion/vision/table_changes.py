@@ -228,13 +228,21 @@ def _over(diff: np.ndarray, level: float) -> np.ndarray:
     return ((diff[..., 0] > level) | (diff[..., 1] > level) | (diff[..., 2] > level)).astype(np.uint8)
 
 
-def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: float = CHANGE_LEVEL) -> np.ndarray:
+def frame_diff(now_q: np.ndarray, was_q: np.ndarray) -> np.ndarray:
+    """|now - was| of two consecutive frames' quarters, only the camera's exposure matched (:func:`hand_changes`,
+    :func:`slow_hand_changes`: made once per frame for both)."""
+    return _light_matched_diff(now_q, was_q, local_light=False)
+
+
+def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: float = CHANGE_LEVEL,
+                 diff: np.ndarray | None = None) -> np.ndarray:
     """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
     hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
     nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
     light does not change from one frame to the next; a hand is not light). ``level``: the grey levels a pixel
-    must change by."""
-    count, stats, _centres, labels = _changes(_over(_light_matched_diff(now_q, was_q, local_light=False), level))
+    must change by; ``diff``: :func:`frame_diff` of the two, when the caller made it already."""
+    diff = frame_diff(now_q, was_q) if diff is None else diff
+    count, stats, _centres, labels = _changes(_over(diff, level))
     side = die_px / 4
     big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
     if not big:
@@ -244,18 +252,20 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: flo
     return ((labels > 0) & (near > 0)).astype(np.uint8)
 
 
-def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray, die_px: float) -> np.ndarray:
+def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray, die_px: float,
+                      last_diff: np.ndarray | None = None) -> np.ndarray:
     """:func:`hand_changes` against a frame a few back (``back_q``), kept only where the picture still changes
     from the last frame (``last_q``): a hand moving slowly along its own arm changes, from one frame to the next,
     only a fingertip's width at its ends and a rim of its palm, nothing larger than a die; against a frame a few
     back it changes a hand's length. A view that has come to rest is no hand moving, whatever it was a few frames
     back. Seen by :data:`HAND_LEVEL`: a slow hand is no blur, and a dark hand on a dark board in dim light
-    changes most of its pixels by less than a die's."""
+    changes most of its pixels by less than a die's. ``last_diff``: :func:`frame_diff` of now and last, when made
+    already."""
+    changing = _over(frame_diff(now_q, last_q) if last_diff is None else last_diff, HAND_LEVEL)
+    if not changing.any():  # the common case, a still view: no second comparison
+        return changing
     hand = hand_changes(now_q, back_q, die_px, HAND_LEVEL)
-    if not hand.any():
-        return hand
-    still = _over(_light_matched_diff(now_q, last_q, local_light=False), HAND_LEVEL)
-    return hand if (still & hand).any() else np.zeros_like(hand)
+    return hand if (changing & hand).any() else np.zeros_like(hand)
 
 
 def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:
@@ -503,5 +513,5 @@ def changed_since(readings: Sequence[Any], frame: np.ndarray, before: np.ndarray
             rejected.append((r, "nothing changed there since before the throw (a piece, not a die)"))
     return kept, rejected
 
-__all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "hand_changes", "light_gain", "quarter",
+__all__ = ["DIE_MM", "DiceWindows", "at_changed_places", "changed_places", "changed_since", "frame_diff", "hand_changes", "light_gain", "quarter",
            "reaches_the_edge", "slow_hand_changes", "uneven_light"]
