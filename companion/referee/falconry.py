@@ -123,6 +123,13 @@ class FalconryAdapter:
             return seen
         return replace(seen, regions={**seen.regions, **fixed}, confidence={**seen.confidence, **dict.fromkeys(fixed, 1.0)})
 
+    def rules_out(self, state: State, path: Sequence[Action], seen: Observation) -> bool:
+        """A history in which a card is laid or moved onto a cell beyond the map that the camera shows clear (the
+        reader's ``clear_beyond``): a two-card turn's first card seen is otherwise as well explained by "a card
+        laid out of view first, then this one" (FA-MARK-1 lets a card go beside any edge card), and asked."""
+        clear = set(seen.extra.get("clear_beyond") or ())
+        return any(isinstance(a, Mapping) and "to" in a and cell_id(*self.to_table(a["to"])) in clear for a in path)
+
     def describe(self, region: str, expected: list[Any], seen: list[Any]) -> str:
         def words(cards: list[Any]) -> str:
             if not cards:

@@ -7,7 +7,9 @@ Generic over the four games. A game plugs in through an *adapter* (an object or 
 - ``implied_actions(state, before, after) -> list[Action]``: the action(s) the change from the
   scene ``before`` to the observation ``after`` would mean, *even if illegal* (e.g. "a piece
   vanished -> the current player captured it"), so a refusal can name the broken rule;
-- optionally ``describe(region, expected, seen) -> str``: one region's difference in plain words.
+- optionally ``describe(region, expected, seen) -> str``: one region's difference in plain words;
+- optionally ``rules_out(state, path, seen) -> bool``: whether ``seen`` rules out a history that its scene does
+  not (Falconry: a card laid unseen beyond the map, where the camera shows the table clear).
 
 :func:`match` returns a :class:`MatchResult` of one kind:
 
@@ -204,7 +206,8 @@ def match(
             fits.append((succ, s_soft))
         nearest.append((len(s_hard), len(s_soft), succ))
     if fits:
-        return _fitting(state, fits, seen, changed, adapter, two_moves)
+        kept = [(succ, soft) for succ, soft in fits if not _ruled_out(adapter, state, succ.path, seen)]
+        return _fitting(state, kept or fits, seen, changed, adapter, two_moves)
 
     # 2. the change implies an action: illegal (name the rule) or legal but the rest disagrees
     base = as_observation(before) if before is not None else Observation.from_scene(expected)
@@ -233,6 +236,11 @@ def match(
     if near:
         hint = " Nearest legal move: " + " | ".join(state.action_to_string(p[-1]) for p in near) + "."
     return MatchResult(MatchKind.MISREAD, f"the board does not match any legal move: {details}.{hint}", options=near, changed=changed)
+
+
+def _ruled_out(adapter: Any, state: State, path: Sequence[Action], seen: Observation) -> bool:
+    fn: Callable | None = getattr(adapter, "rules_out", None)
+    return bool(fn(state, path, seen)) if fn is not None else False
 
 
 def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ...], adapter: Any,

@@ -59,6 +59,7 @@ from companion.referee.dice import (
 from companion.referee.dice_learning import RollLearning
 from companion.referee.match import MatchKind, differences, match, settled_by_rules
 from companion.referee.table_games import SetupReading, table_game
+from companion.vision.pose import PoseStatus
 from companion.vision.readers import Observation, canonical
 from companion.vision.table_changes import (
     DIE_MM,
@@ -425,6 +426,7 @@ class TablePipeline:
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
+        self._moved_at = -1.0  # when the pose tracker last said the camera moved (s)
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -712,6 +714,8 @@ class TablePipeline:
         t2 = time.perf_counter()
         info.update(self._pose_info(pose, size))
         self.ever_posed |= pose.usable
+        if pose.status is PoseStatus.MOVED:
+            self._moved_at = self._clock
         timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
         small = quarter(frame)  # the hand check's and the dice windows' picture of the frame
         moving = self._track_hands(frame, moving, self._die_px(pose), small)
@@ -1197,6 +1201,10 @@ class TablePipeline:
         from the dice it had picked up, four strays at a dozen throws)."""
         untouched = self._untouched
         if self._touched is None or untouched is None or self._clock - self._touched_at > HAND_GONE_WAIT_S:
+            return False
+        if self._moved_at >= self._touched_at:
+            # the camera moved since: every edge differs from the picture before (bench table, Falconry seed 21 r2, a
+            # jolt at action 12: each later move waited the whole HAND_GONE_WAIT_S, the last two never seen)
             return False
         return untouched.shape == now.shape and reaches_the_edge(now, untouched, die_px)
 

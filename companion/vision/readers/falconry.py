@@ -200,6 +200,9 @@ class FalconryReader:
         w, h = self.grid.card_mm
         self.ring_sides = _sides(self.points["ring"], w, h)
         self.gap_sides = _sides(self.points["gap"], w, h)
+        self.beyond = self._beyond_cells()
+        self.marker_cells = _marker_cells(self.board)
+        self._edge_cards: set[str] = set()  # the cells with a card (or in doubt) in any reading since the last reset
 
     def _edge_of(self, marker_id: int) -> bool:
         """True for a marker beyond the play area's far edge (y < play area), False for the near edge."""
@@ -229,6 +232,82 @@ class FalconryReader:
             out.append((along, pts, (keep[:, 1:] & keep[:, :-1]).astype(np.float32)))
         return out
 
+    def _beyond_cells(self) -> list[_Beyond]:
+        """The cells just beyond the map's edges, each with the map's cell beside it, the card-local points sampled in
+        it (the whole card but its outermost millimetre, off the marker strips) and the strip markers a card laid
+        there would cover, however the hand laid it (``beyond_jitter_mm``)."""
+        have = set(self.grid.cells)
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+        ring = sorted({(tx + dx, ty + dy) for tx, ty in have for dx, dy in steps} - have)
+        w, h = self.grid.card_mm
+        step, jitter = float(self.rcfg["beyond_step_mm"]), float(self.rcfg["beyond_jitter_mm"])
+        gx, gy = np.meshgrid(np.arange(1.0, w - 1.0 + 1e-6, step), np.arange(1.0, h - 1.0 + 1e-6, step))
+        local = np.c_[gx.ravel(), gy.ravel()]
+        origin = np.array(self.grid.origin_mm)
+        out = []
+        for tx, ty in ring:
+            beside = next(cell_id(tx - dx, ty - dy) for dx, dy in steps if (tx - dx, ty - dy) in have)
+            tl = origin + np.multiply((tx, ty), self.grid.pitch_mm)
+            core = (tl[0] + jitter, tl[1] + jitter, tl[0] + w - jitter, tl[1] + h - jitter)
+            covered = tuple(f.id for f in self.board.fiducials if _overlaps(core, f.corners_mm()))
+            out.append(_Beyond(cell_id(tx, ty), beside, tl, local[~self._in_strips(tl + local)], covered))
+        return out
+
+    def _clear_beyond(self, frame: np.ndarray, pose: PoseResult, phase: np.ndarray, paper_w: float,
+                      beside: set[str]) -> list[str]:
+        """Of the cells just beyond the map next to ``beside`` (the edge cells with a card now or in an earlier reading,
+        or in doubt: cards are laid edge to edge, so a card laid unseen lies beside one), those the frame shows clear
+        of any card. Off the strips, the cell is in view, of one colour (a card's field is another hue than the table
+        under it) and nothing in it is near the cards' paper white (a card's border and emblem); where a card laid
+        there would cover strip markers, those markers are seen and the rest of the cell in view is so. The referee
+        rules out a card laid there unseen; a cell it cannot vouch for is left out."""
+        near = [b for b in self.beyond if b.beside in beside]
+        if not near:
+            return []
+        h, w = frame.shape[:2]
+        pts = [b.tl + phase + b.local for b in near]
+        bgr = sample_bgr(frame, pose, np.vstack(pts)).astype(np.float32)
+        px = pose.board_to_image(np.vstack(pts))
+        seen = (px[:, 0] >= 1) & (px[:, 0] <= w - 2) & (px[:, 1] >= 1) & (px[:, 1] <= h - 2)
+        found = set(pose.markers_seen) | self._markers_showing(frame, pose, {m for b in near for m in b.covered} - set(pose.markers_seen))
+        out, at = [], 0
+        for b, p in zip(near, pts, strict=True):
+            view, colours = seen[at:at + len(p)], bgr[at:at + len(p)]
+            at += len(p)
+            if b.covered and not set(b.covered) <= found:
+                continue  # a strip marker under the cell is hidden: by a card, maybe
+            if not view.any() or not (b.covered or view.all()):
+                continue
+            if self._one_colour_no_paper(colours[view], paper_w):
+                out.append(b.id)
+        return sorted(out)
+
+    def _markers_showing(self, frame: np.ndarray, pose: PoseResult, ids: set[int]) -> set[int]:
+        """Of the strip markers ``ids`` the detector did not report (a tracked pose may skip the search, a small marker
+        may be missed), those whose own black and white cells show where the pose puts them: a card over a marker
+        hides its pattern."""
+        ids = {i for i in ids if i in self.marker_cells}
+        if not ids:
+            return set()
+        order = sorted(ids)
+        pts = np.vstack([self.marker_cells[i][0] for i in order])
+        grey = sample_bgr(frame, pose, pts).astype(np.float32).mean(axis=1).reshape(len(order), 36, -1).mean(axis=2)
+        out = set()
+        for k, i in enumerate(order):
+            lo, hi = float(grey[k].min()), float(grey[k].max())
+            if hi - lo >= float(self.rcfg["marker_contrast_min"]) and np.array_equal(grey[k] > (lo + hi) / 2, self.marker_cells[i][1]):
+                out.add(i)
+        return out
+
+    def _one_colour_no_paper(self, bgr: np.ndarray, paper_w: float) -> bool:
+        chroma = bgr / np.maximum(bgr.sum(axis=1, keepdims=True), 30.0)
+        spread = np.percentile(np.linalg.norm(chroma - np.median(chroma, axis=0), axis=1), 98)
+        wv = _whiteness(bgr)
+        table_w = float(np.median(wv))
+        whiter = float(np.percentile(wv, 99)) - table_w
+        return bool(spread < float(self.rcfg["beyond_chroma_max"])
+                    and whiter < float(self.rcfg["beyond_white_share"]) * max(paper_w - table_w, 0.0))
+
     def _in_strips(self, pts: np.ndarray) -> np.ndarray:
         """Mask (...) of board points on or next to a marker strip (markers grown by ``strip_margin_mm``)."""
         m = float(self.rcfg["strip_margin_mm"])
@@ -242,6 +321,7 @@ class FalconryReader:
     def reset(self) -> None:
         self.tracker.reset()
         self.phase_mm = None
+        self._edge_cards = set()
 
     # -- the look of the family's deck ------------------------------------------------------------------
     def teach(self, appearance: Mapping[str, Any] | None) -> None:
@@ -365,6 +445,7 @@ class FalconryReader:
         timings["total"] = (time.perf_counter() - t0) * 1000
         extra["phase_mm"] = [round(float(v), 2) for v in phase]
         extra["pose"] = pose.message
+        paper_w = float(extra.pop("paper_white"))
         low = {r for r, c in confidence.items() if c < unc}
         # a doubt over a peeking card, or over an emblem the family's deck has not shown yet, is no hand
         blob = _largest_touching(low - set(extra.get("covers_doubt", ())) - set(extra.get("look_doubt", ())))
@@ -372,6 +453,12 @@ class FalconryReader:
             where = ", ".join(extra["occluded"] or sorted(low))
             return Observation(regions, confidence, unc, usable=False, timings_ms=timings, extra=extra,
                                status=f"hand or object over the cards ({where}); nothing read")
+        t = time.perf_counter()
+        beside = set(regions) | low
+        extra["clear_beyond"] = self._clear_beyond(frame, pose, phase, paper_w, beside | self._edge_cards)
+        self._edge_cards |= beside  # a card moved off an edge cell may have had one laid beside it before it left
+        timings["beyond"] = (time.perf_counter() - t) * 1000
+        timings["total"] = (time.perf_counter() - t0) * 1000
         status = "ok" if not low else f"uncertain: {', '.join(sorted(low))}"
         return Observation(regions, confidence, unc, True, status, timings, extra)
 
@@ -672,7 +759,40 @@ class FalconryReader:
         hidden = sorted(self.cell_ids[i] for i in np.flatnonzero(occluded))
         doubt = sorted(self.cell_ids[i] for i in np.flatnonzero(covers_doubt & ~occluded))
         untaught_cells = sorted(self.cell_ids[i] for i in np.flatnonzero(look_doubt & ~occluded))
-        return regions, confidence, {"features": details, "occluded": hidden, "covers_doubt": doubt, "look_doubt": untaught_cells}
+        return regions, confidence, {"features": details, "occluded": hidden, "covers_doubt": doubt, "look_doubt": untaught_cells,
+                                     "paper_white": paper_w}
+
+
+@dataclass(frozen=True)
+class _Beyond:
+    """A cell just beyond the map (see :meth:`FalconryReader._beyond_cells`)."""
+
+    id: str
+    beside: str  # the map's cell beside it
+    tl: np.ndarray  # nominal top-left of its card, board mm
+    local: np.ndarray  # card-local points sampled, off the strips (n, 2)
+    covered: tuple[int, ...]  # strip markers a card laid there would cover
+
+
+def _marker_cells(board: BoardMap) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per fiducial: board points in each of its 6 x 6 cells (border included, row by row, five points a cell) and
+    which cells are white."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, board.dictionary))
+    out = {}
+    for f in board.fiducials:
+        (x0, y0), side = f.corners_mm()[0], f.side_mm
+        cell = side / 6
+        rows, cols = np.meshgrid(np.arange(6), np.arange(6), indexing="ij")
+        centres = np.c_[x0 + (cols.ravel() + 0.5) * cell, y0 + (rows.ravel() + 0.5) * cell]
+        spread = np.array([[0, 0], [-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * cell / 4
+        white = cv2.aruco.generateImageMarker(dictionary, f.id, 6, borderBits=1).ravel() > 127
+        out[f.id] = ((centres[:, None, :] + spread[None]).reshape(-1, 2), white)
+    return out
+
+
+def _overlaps(box: tuple[float, float, float, float], corners: np.ndarray) -> bool:
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    return bool(x0 < box[2] and box[0] < x1 and y0 < box[3] and box[1] < y1)
 
 
 def _unit(values: np.ndarray, n: int, what: str, norm: bool = True) -> np.ndarray:
