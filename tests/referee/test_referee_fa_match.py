@@ -191,3 +191,25 @@ def test_a_bird_on_a_claimed_marker_read_surely_as_on_an_open_space_is_still_the
     result = match(state, None, Observation(scene, {}), adapter)
     assert result.kind is MatchKind.PROPOSED and result.sure, result.message
     assert result.actions == (places[0],)
+
+
+@pytest.mark.rules("FA-FAST", "FA-MARK-1")
+def test_a_first_card_of_two_is_sure_only_where_the_camera_sees_clear_the_cells_beyond_the_map_it_could_follow():
+    """Two cards a turn: the first card seen is as well explained by "a card laid beyond the map, out of the camera's
+    map, then this one" -- asked, unless the reader saw the cells beyond the map beside the edge cards clear."""
+    from dataclasses import replace
+
+    state = FalconryGame(players=["Ann", "Ben"], mode="fast-duel").new_initial_state()
+    adapter = FalconryAdapter((3, 0))  # the set-up's right column on the map's right edge (table x4)
+    first = {"type": "place", "kind": "marker", "to": [-1, 0]}
+    after = state.clone()
+    after.apply(first)
+    seen = Observation.from_scene(adapter.scene_from_state(after))
+    unsure = match(state, None, seen, adapter)
+    assert unsure.kind is MatchKind.PROPOSED and unsure.actions == (first,) and not unsure.sure
+    beside = sorted({f"x5y{ty}" for ty in (0, 1)})  # beyond the two cards on the right edge
+    sure = match(state, None, replace(seen, extra={"clear_beyond": beside}), adapter)
+    assert sure.kind is MatchKind.PROPOSED and sure.actions == (first,) and sure.sure
+    # one of them not seen clear: a card may lie there
+    partly = match(state, None, replace(seen, extra={"clear_beyond": beside[:1]}), adapter)
+    assert partly.kind is MatchKind.PROPOSED and not partly.sure

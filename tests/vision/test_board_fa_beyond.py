@@ -1,0 +1,77 @@
+"""Falconry: the cells just beyond the map, seen clear of cards or not (``clear_beyond``), for the referee to rule out a
+card laid out of the camera's map (docs/vision-notes.md, session 36)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.referee.falconry_map import cell_centre_mm
+from companion.vision.readers.falconry import FalconryReader
+from companion.vision.readers.falconry_deck import draw_card
+from companion.workshop.table.film import GameFilm
+
+SHOTS = (140, 215, 330)  # still frames of the seed-15 film: cards on the map's right edge, and on its far row from 213
+
+
+@pytest.fixture(scope="module", params=[1, 2])
+def film_and_look(request):
+    film = GameFilm("falconry", 15, rendition=request.param)
+    photo, scene = film.teaching_photo()  # the second box's deck is read once taught, as the app does
+    reader = FalconryReader(film.board, camera=film.camera)
+    return film, reader.learn_appearance(photo, reader.tracker.update(photo), scene)
+
+
+def _reader(film: GameFilm, look) -> FalconryReader:
+    reader = FalconryReader(film.board, camera=film.camera)
+    reader.teach(look)
+    return reader
+
+
+def _lay_card(image: np.ndarray, reader: FalconryReader, cell: str, rng: np.random.Generator) -> np.ndarray:
+    """``image`` with a card drawn where a hand would lay one in ``cell`` (through the reader's pose)."""
+    tx, ty = (int(v) for v in cell[1:].split("y"))
+    pose = reader.tracker.update(image)
+    out = image.copy()
+    centre = np.array(cell_centre_mm(tx, ty)) + rng.uniform(-6, 6, 2)
+    draw_card(out, pose.board_to_image, 0.7, tuple(centre), float(rng.uniform(-4, 4)), str(rng.choice(list("HEGP"))),
+              str(rng.choice(["marker", "bird", "falconer"])), reader.deck)
+    return cv2.GaussianBlur(out, (0, 0), 0.7)
+
+
+@pytest.mark.rules("FA-MARK-1")
+def test_the_cells_beyond_the_map_beside_its_edge_cards_are_seen_clear_and_a_card_laid_there_is_not(film_and_look):
+    film, look = film_and_look
+    rng = np.random.default_rng(3)
+    for shot in SHOTS:
+        image = film.draw(film.shots[shot], np.random.default_rng(shot))
+        reader = _reader(film, look)
+        obs = reader.read(image)
+        assert obs.usable, obs.status
+        clear = set(obs.extra["clear_beyond"])
+        # beside the right edge's card; beside the far row's card once there is one (its strip markers showing)
+        assert clear == ({"x5y0"} if shot < 213 else {"x5y0", "x0y-4"}), (shot, clear)
+        for cell in sorted(clear):
+            watching = _reader(film, look)
+            watching.arms.crossings = lambda *_: False  # a card across the board's edge is also refused as an arm
+            again = watching.read(_lay_card(image, reader, cell, rng))
+            assert again.usable, again.status
+            assert cell not in again.extra["clear_beyond"], (shot, cell)
+
+
+def test_a_strip_marker_under_a_cell_beyond_shows_its_pattern_unless_covered(film_and_look):
+    film, look = film_and_look
+    image = film.draw(film.shots[215], np.random.default_rng(215))
+    reader = _reader(film, look)
+    pose = reader.tracker.update(image)
+    assert reader._markers_showing(image, pose, {11, 12}) == {11, 12}
+    covered = image.copy()
+    quad = np.round(pose.board_to_image(film.board.fiducial(11).corners_mm())).astype(np.int32)
+    cv2.fillConvexPoly(covered, quad, (60, 180, 220))  # a card's yellow over marker 11 alone
+    assert reader._markers_showing(covered, pose, {11, 12}) == {12}
+    watching = _reader(film, look)
+    watching.arms.crossings = lambda *_: False
+    obs = watching.read(covered)
+    assert obs.usable, obs.status
+    assert "x0y-4" not in obs.extra["clear_beyond"]  # the rest of the cell is clear, but what covers the marker?
