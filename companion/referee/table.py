@@ -78,6 +78,8 @@ from companion.vision.table_changes import (
 BOARD_SETTLE_FRAMES = 3
 SLOW_HAND_FRAMES = 3  # a hand moving slowly is seen against the frame this many back
 HAND_GONE_WAIT_S = 4.0  # the longest the frame before a throw waits, from the hands' coming, for an arm in view to go
+VIEW_SETTLE_S = 1.0  # after the pose tracker said the camera moved, the picture may still be shaking (s)
+REST_FRAMES = 10  # quiet frames with no hands after which the view counts as free of arms again
 RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
 SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
@@ -427,6 +429,8 @@ class TablePipeline:
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
         self._moved_at = -1.0  # when the pose tracker last said the camera moved (s)
+        self._untouched_at = 0.0  # when the picture before the hands was taken (s)
+        self._untouched_ok = True  # the last hands were told gone at the picture's edge: the next picture before is free
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -1174,13 +1178,19 @@ class TablePipeline:
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             if self._touched is None:
-                self._touched, self._untouched, self._touched_at = touched, last, self._clock
+                self._touched, self._touched_at = touched, self._clock
+                if self._untouched_ok or self._still >= REST_FRAMES:
+                    self._untouched, self._untouched_at = last, self._clock
             else:
                 self._touched |= touched
             return True
-        if self._arm_in_view(now, die_px):
+        arm = self._arm_in_view(now, die_px)
+        if arm:
             return False
         if self._touched is not None:
+            # the picture before the next hands is free of arms only where the edge said these had gone: an episode
+            # ended untold (the camera moved, the wait ran out) may leave an arm in view
+            self._untouched_ok = arm is False
             if self._before is not None and self._before.shape == frame.shape:
                 relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
                 self._relit_left = RELIGHT_FRAMES if relit else 0
@@ -1190,23 +1200,27 @@ class TablePipeline:
             self._touched = None
         return False
 
-    def _arm_in_view(self, now: np.ndarray, die_px: float) -> bool:
+    def _arm_in_view(self, now: np.ndarray, die_px: float) -> bool | None:
         """Whether an arm still reaches in where hands passed, in a view where nothing larger than a die changed
         since the last frame: a hand held still over the table, or moving slowly along its arm (each frame then
         changes only a finger's width at its ends). Told at the picture's edge, against the last frame before the
-        hands came (``reaches_the_edge``; the frame before a throw may be older than a change of light). The frame
+        hands came free of arms (``reaches_the_edge``; the frame before a throw may be older than a change of light). The frame
         before a throw waits for it to go, for at most ``HAND_GONE_WAIT_S`` from the hands' coming: taken in, the
         places the hand covered and then left stay changed since before the throw -- read for dice, and counted as
         the throw's strays (a slower family's film, Mighty Magpies seed 5 r2: fingertips taken in as a hand drew back
-        from the dice it had picked up, four strays at a dozen throws)."""
+        from the dice it had picked up, four strays at a dozen throws). None: not told (no picture before the hands
+        free of arms, the wait ran out, or the camera moved)."""
         untouched = self._untouched
-        if self._touched is None or untouched is None or self._clock - self._touched_at > HAND_GONE_WAIT_S:
+        if self._touched is None:
             return False
-        if self._moved_at >= self._touched_at:
-            # the camera moved since: every edge differs from the picture before (bench table, Falconry seed 21 r2, a
-            # jolt at action 12: each later move waited the whole HAND_GONE_WAIT_S, the last two never seen)
-            return False
-        return untouched.shape == now.shape and reaches_the_edge(now, untouched, die_px)
+        if untouched is None or untouched.shape != now.shape or self._clock - self._touched_at > HAND_GONE_WAIT_S:
+            return None
+        if self._moved_at >= self._untouched_at - VIEW_SETTLE_S:
+            # the camera moved since the picture before, or just before it (it may be one of the jolt's): every edge
+            # differs from it (bench table, Falconry seed 21 r2, a jolt at action 12: each later move waited the whole
+            # HAND_GONE_WAIT_S, the last two never seen; seed 13 r2, the hands of action 32 came in as a jolt ended)
+            return None
+        return reaches_the_edge(now, untouched, die_px)
 
     def _remember_before(self, frame: np.ndarray) -> None:
         """The frame before a throw: refreshed whenever the table is at rest with no new die on it -- nothing
