@@ -430,7 +430,7 @@ class TablePipeline:
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
         self._moved_at = -1.0  # when the pose tracker last said the camera moved (s)
         self._untouched_at = 0.0  # when the picture before the hands was taken (s)
-        self._untouched_ok = True  # the last hands were told gone at the picture's edge: the next picture before is free
+        self._untouched_ok = True  # the picture before the next hands may be taken: no camera move since the last one
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -1184,13 +1184,12 @@ class TablePipeline:
             else:
                 self._touched |= touched
             return True
-        arm = self._arm_in_view(now, die_px)
-        if arm:
+        if self._arm_in_view(now, die_px):
             return False
         if self._touched is not None:
-            # the picture before the next hands is free of arms only where the edge said these had gone: an episode
-            # ended untold (the camera moved, the wait ran out) may leave an arm in view
-            self._untouched_ok = arm is False
+            # the picture before is no measure across a camera move: the next hands' one is taken once the view has
+            # rested (REST_FRAMES), the arm these may have left in view gone by then
+            self._untouched_ok = not self._reference_moved()
             if self._before is not None and self._before.shape == frame.shape:
                 relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
                 self._relit_left = RELIGHT_FRAMES if relit else 0
@@ -1204,23 +1203,27 @@ class TablePipeline:
         """Whether an arm still reaches in where hands passed, in a view where nothing larger than a die changed
         since the last frame: a hand held still over the table, or moving slowly along its arm (each frame then
         changes only a finger's width at its ends). Told at the picture's edge, against the last frame before the
-        hands came free of arms (``reaches_the_edge``; the frame before a throw may be older than a change of light). The frame
+        hands came (``reaches_the_edge``; the frame before a throw may be older than a change of light). The frame
         before a throw waits for it to go, for at most ``HAND_GONE_WAIT_S`` from the hands' coming: taken in, the
         places the hand covered and then left stay changed since before the throw -- read for dice, and counted as
         the throw's strays (a slower family's film, Mighty Magpies seed 5 r2: fingertips taken in as a hand drew back
-        from the dice it had picked up, four strays at a dozen throws). None: not told (no picture before the hands
-        free of arms, the wait ran out, or the camera moved)."""
+        from the dice it had picked up, four strays at a dozen throws). None: not told (no picture before, the wait
+        ran out, or the camera moved since that picture)."""
         untouched = self._untouched
         if self._touched is None:
             return False
         if untouched is None or untouched.shape != now.shape or self._clock - self._touched_at > HAND_GONE_WAIT_S:
             return None
-        if self._moved_at >= self._untouched_at - VIEW_SETTLE_S:
-            # the camera moved since the picture before, or just before it (it may be one of the jolt's): every edge
-            # differs from it (bench table, Falconry seed 21 r2, a jolt at action 12: each later move waited the whole
-            # HAND_GONE_WAIT_S, the last two never seen; seed 13 r2, the hands of action 32 came in as a jolt ended)
+        if self._reference_moved():
             return None
         return reaches_the_edge(now, untouched, die_px)
+
+    def _reference_moved(self) -> bool:
+        """Whether the camera moved since the picture before the hands was taken, or just before it (it may be one of
+        the jolt's): every edge then differs from it (bench table, Falconry seed 21 r2, a jolt at action 12: each later
+        move waited the whole HAND_GONE_WAIT_S, the last two never seen; seed 13 r2, the hands of action 32 came in as a
+        jolt ended, and those of action 33 were told against a picture with the hand of 32 in it)."""
+        return self._moved_at >= self._untouched_at - VIEW_SETTLE_S
 
     def _remember_before(self, frame: np.ndarray) -> None:
         """The frame before a throw: refreshed whenever the table is at rest with no new die on it -- nothing
