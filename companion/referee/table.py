@@ -428,7 +428,7 @@ class TablePipeline:
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
-        self._moved_at = -1.0  # when the pose tracker last said the camera moved (s)
+        self._moved_at = float("-inf")  # when the pose tracker last said the camera moved (s)
         self._untouched_at = 0.0  # when the picture before the hands was taken (s)
         self._untouched_ok = True  # the picture before the next hands may be taken: no camera move since the last one
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest

@@ -1317,3 +1317,54 @@ def test_a_roll_entered_for_a_throw_read_in_part_is_not_awaited_again():
     frames = [frame(hand=True)] + still(3) + still(12, dice=[(120, 60, first), (300, 180, other)])  # the same faces
     events = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
     assert [e.actions[-1] for e in events] == [{"type": "roll", "dice": [first, other]}]  # offered for this roll
+
+
+def _table_picture(shift=0):
+    import cv2
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    img = np.full((360, 640, 3), 110, np.uint8)
+    for _ in range(80):  # printed art and pieces, and the table round the board
+        x, y = (int(v) for v in rng.integers(0, 640, 2))
+        cv2.circle(img, (x + shift, y % 360), int(rng.integers(4, 12)), tuple(int(v) for v in rng.integers(0, 255, 3)), -1)
+    return img
+
+
+def _with_arm(img):
+    import cv2
+
+    out = img.copy()
+    cv2.rectangle(out, (290, 150), (350, 359), (120, 150, 200), -1)  # in from the bottom edge
+    return out
+
+
+def test_an_arm_is_not_told_against_a_picture_taken_before_or_during_a_camera_move():
+    """The arm check compares the picture's edge with the picture before the hands came. A camera move makes every
+    edge differ from it (bench table, Falconry seed 21 r2: each move after a jolt waited the whole wait); and a picture
+    taken as the view is still shaking may have the last hand in it (seed 13 r2: the hands of action 33 told against
+    a picture with the hand of action 32): after a move, the next picture before the hands waits for the view to rest."""
+    from companion.vision.table_changes import quarter
+
+    pipe = pipeline(ek_game(), [])
+    die_px = 16.0
+    steady, moved = _table_picture(), _table_picture(shift=12)
+
+    def frame_at(t, img, moving):
+        pipe._clock = t
+        return pipe._track_hands(img, moving, die_px, quarter(img))
+
+    pipe._still = 20
+    frame_at(1.0, steady, False)
+    frame_at(1.1, _with_arm(steady), True)  # hands came: the picture before them is the steady one
+    pipe._moved_at = 1.2  # the camera jolted
+    assert pipe._arm_in_view(quarter(_with_arm(moved)), die_px) is None  # no measure across the move
+    frame_at(2.5, _with_arm(moved), False)  # quiet, the arm still in view: the episode ends untold
+    pipe._still = 2  # the view has not rested since
+    frame_at(2.6, moved, True)  # the next hands: the picture before them is not the one with the arm
+    assert pipe._arm_in_view(quarter(moved), die_px) is None  # ... so the arm gone is not "in view"
+    frame_at(2.7, moved, False)
+    pipe._still = 20  # the view rested: the next picture before the hands is taken again
+    frame_at(4.0, _with_arm(moved), True)
+    assert pipe._arm_in_view(quarter(_with_arm(moved)), die_px) is True  # told again: the arm still there
+    assert pipe._arm_in_view(quarter(moved), die_px) is False  # and gone
