@@ -31,7 +31,9 @@ Stages, thresholds in ``readers/falconry.json`` (``reader``):
    cells. This absorbs the pose's error far from the markers when one strip shows a single marker;
 6. an occluded cell (foreign colours in the gap, a border not white, an empty cell's inside not table) or
    three or more uncertain cells touching each other mean a hand or an object over the table: the
-   observation is not usable ("hand or object over the cards").
+   observation is not usable ("hand or object over the cards");
+7. the cells just beyond the map beside its edge cards that the frame shows clear of any card
+   (``extra.clear_beyond``): the referee rules out a card laid there out of the map.
 
 Cost: the border ring and the table gap are sampled for every cell; the field, emblem and edge profiles
 only for the occupied cells, a sparse inside (every ``empty_inner_stride``-th point) for the empty ones.
