@@ -57,7 +57,7 @@ from companion.referee.dice import (
     wanted_dice,
 )
 from companion.referee.dice_learning import RollLearning
-from companion.referee.match import MatchKind, differences, match, settled_by_rules
+from companion.referee.match import MatchKind, differences, legal_successors, match, settled_by_rules
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision.pose import PoseStatus
 from companion.vision.readers import Observation, canonical
@@ -917,7 +917,7 @@ class TablePipeline:
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)
         if result.kind is MatchKind.UNCHANGED:
             self._behind = []
-            return self._untaught_pieces(state, obs)
+            return self._move_in_unsure_spaces(state, obs, result.corrected) or self._untaught_pieces(state, obs)
         if result.kind is MatchKind.PROPOSED:
             return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
                                unsure=result.corrected, sure=result.sure)]
@@ -960,6 +960,22 @@ class TablePipeline:
             except TeachError as exc:
                 self.look_error = f"the board's look was not taught from the position: {exc}"
         return []
+
+    def _move_in_unsure_spaces(self, state: State, obs: Observation, unsure: Sequence[str]) -> list[TableEvent]:
+        """A hand came and went since the last action, and the board differs from the state only in spaces read
+        unsure: the one legal move whose board agrees with every space, the unsure ones' guesses included, put to
+        the family (bench table, Verzauberte Eulen seed 40 r2: the game's last move, an owl from beside a die into the
+        crowded cave, read "no change" until the film ended). Asked once for this board, never confirmed alone."""
+        if not unsure or self._reaches < 1 or state.is_chance_node() or state.is_terminal():
+            return []
+        fits = [s for s in legal_successors(state, self.adapter.scene_from_state)
+                if not any(differences(s.scene, obs))]
+        if len(fits) != 1:
+            return []
+        path = fits[0].path
+        text = "; ".join(state.action_to_string(a) for a in path) + f" (read unsure: {', '.join(unsure)})"
+        return self._once(("unsure move", self._settled_key), len(unsure),
+                          TableEvent(MOVE, text, actions=path, regions=tuple(unsure), unsure=tuple(unsure), sure=False))
 
     def _once(self, evidence: tuple, far: int, event: TableEvent) -> list[TableEvent]:
         """A question or call about ``evidence`` (a settled board, a settled roll) is made again only when the
