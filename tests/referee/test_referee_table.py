@@ -1368,3 +1368,21 @@ def test_an_arm_is_not_told_against_a_picture_taken_before_or_during_a_camera_mo
     frame_at(4.0, _with_arm(moved), True)
     assert pipe._arm_in_view(quarter(_with_arm(moved)), die_px) is True  # told again: the arm still there
     assert pipe._arm_in_view(quarter(moved), die_px) is False  # and gone
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_move_seen_only_in_unsure_spaces_is_put_to_the_family_once_a_hand_came_and_went():
+    """The board differs from the state only in spaces read unsure (bench table, Verzauberte Eulen seed 40 r2: the
+    game's last move, an owl from beside a die into the crowded cave, read "no change" to the film's end): once a hand
+    came and went, the one move whose board agrees with every guess is asked -- never confirmed alone; with no hand,
+    nothing was done and nothing is asked."""
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    before = observe(scene_from_state(state))
+    after = observe(without(scene_from_state(state), piece), unsure=(piece,))
+    pipe = pipeline(state.game, [before, after])
+    moves = [e for _, e in run(pipe, still(6) + [frame(hand=True), frame(1, hand=True)] + still(8, obs_index=1), state)
+             if e.kind == MOVE]
+    assert [(e.sure, e.actions, e.unsure) for e in moves] == [(False, ({"type": "capture", "piece": piece},), (piece,))]
+    pipe = pipeline(state.game, [after])
+    assert not [e for _, e in run(pipe, still(12), state) if e.kind != DICE]
