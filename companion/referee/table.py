@@ -430,7 +430,6 @@ class TablePipeline:
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
         self._moved_at = float("-inf")  # when the pose tracker last said the camera moved (s)
         self._untouched_at = 0.0  # when the picture before the hands was taken (s)
-        self._untouched_ok = True  # the picture before the next hands may be taken: no camera move since the last one
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
         # frames left to take the frame before a throw afresh: the light changed unevenly in the motion just ended,
         # and no die lay unread before it (0: no such change)
@@ -1195,7 +1194,9 @@ class TablePipeline:
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             if self._touched is None:
                 self._touched, self._touched_at = touched, self._clock
-                if self._untouched_ok or self._still >= REST_FRAMES:
+                # across a camera move the picture before is no measure, and one taken as the view still shakes may
+                # hold the last hand: a new one once the view has rested (REST_FRAMES)
+                if not self._reference_moved() or self._still >= REST_FRAMES:
                     self._untouched, self._untouched_at = last, self._clock
             else:
                 self._touched |= touched
@@ -1203,9 +1204,6 @@ class TablePipeline:
         if self._arm_in_view(now, die_px):
             return False
         if self._touched is not None:
-            # the picture before is no measure across a camera move: the next hands' one is taken once the view has
-            # rested (REST_FRAMES), the arm these may have left in view gone by then
-            self._untouched_ok = not self._reference_moved()
             if self._before is not None and self._before.shape == frame.shape:
                 relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
                 self._relit_left = RELIGHT_FRAMES if relit else 0
