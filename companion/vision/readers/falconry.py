@@ -268,8 +268,8 @@ class FalconryReader:
             return []
         h, w = frame.shape[:2]
         pts = [b.tl + phase + b.local for b in near]
-        bgr = sample_bgr(frame, pose, np.vstack(pts)).astype(np.float32)
         px = pose.board_to_image(np.vstack(pts))
+        bgr = _sample_px(frame, px).astype(np.float32)
         seen = (px[:, 0] >= 1) & (px[:, 0] <= w - 2) & (px[:, 1] >= 1) & (px[:, 1] <= h - 2)
         found = set(pose.markers_seen) | self._markers_showing(frame, pose, {m for b in near for m in b.covered} - set(pose.markers_seen))
         out, at = [], 0
@@ -821,7 +821,12 @@ def _whiteness(bgr: np.ndarray) -> np.ndarray:
 
 def sample_bgr(frame: np.ndarray, pose: PoseResult, points_mm: np.ndarray) -> np.ndarray:
     """BGR (uint8, (N, 3)) of the frame at board points, bilinear (points outside the frame read 0)."""
-    px = pose.board_to_image(np.asarray(points_mm, np.float64)).astype(np.float32)
+    return _sample_px(frame, pose.board_to_image(np.asarray(points_mm, np.float64)))
+
+
+def _sample_px(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """BGR (uint8, (N, 3)) of the frame at pixel points (N, 2), bilinear (points outside the frame read 0)."""
+    px = np.asarray(px, np.float32)
     n = len(px)
     cols = 1024
     rows = -(-n // cols)
