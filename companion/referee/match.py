@@ -261,6 +261,8 @@ def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ..
     # character before a trade) is no less a guess for ending in the same visible action
     sure = len({_path_key(s.path) for s, _ in fits}) == 1
     merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
+    if sure and soft_left and not merged:  # two moves may explain the spaces read unsure that this one leaves
+        merged = _two_moves(state, adapter.scene_from_state, seen, len(changed), soft_below=len(soft_left))
     if merged:  # the board settled once after two moves that end where this one does: which was it?
         options = (succ.path, *merged[:4])
         names = " | ".join(_path_words(state, p) for p in options)
@@ -280,12 +282,14 @@ def _path_words(state: State, path: Sequence[Action]) -> str:
 
 
 def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
-               reach: int) -> list[tuple[Action, ...]]:
+               reach: int, soft_below: int | None = None) -> list[tuple[Action, ...]]:
     """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
     dice), that end where ``seen`` shows: two hands reached in and the board was not seen to change between them
     (bench table, Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's
     flight alone, a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more
-    spaces than that to change is not followed."""
+    spaces than that to change is not followed. ``soft_below``: only paths that leave fewer spaces read unsure
+    unexplained than that (the one move leaves that many: Eulen seed 27 r1, action 21: the body die's step, read
+    unsure while the head die's flight was read sure, was confirmed after the flight, the turn's order swapped)."""
     start = _key(scene_of(state))
     out: list[tuple[Action, ...]] = []
     budget = MAX_SUCCESSORS
@@ -302,8 +306,13 @@ def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen
             continue
         seconds = legal_successors(mid, scene_of, max_depth=1)  # the moves after it that show
         budget -= len(seconds)
-        out += [(first, *second.path) for second in seconds if not differences(second.scene, seen)[0]]
+        out += [(first, *second.path) for second in seconds if _explains(second.scene, seen, soft_below)]
     return out
+
+
+def _explains(scene: Mapping[str, list[Any]], seen: Observation, soft_below: int | None) -> bool:
+    hard, soft = differences(scene, seen)
+    return not hard and (soft_below is None or len(soft) < soft_below)
 
 
 def _path_key(path: Sequence[Action]) -> str:

@@ -183,3 +183,36 @@ def test_a_board_that_one_move_or_two_moves_of_one_owl_explain_is_asked_not_prop
     # one hand since the board was last seen: the one move (the board settles between two moves)
     alone = match_observation(state, None, scene_from_state(after))
     assert alone.kind is MatchKind.PROPOSED and alone.sure and alone.action == one
+
+
+def _two_owls_two_dice(states):
+    """(state, first, second): two moves of two owls by two dice, on spaces neither of the other's."""
+    for state in states:
+        for first in state.legal_actions():
+            mid = state.clone()
+            mid.apply(first)
+            for second in mid.legal_actions():
+                spaces = {first["from"], first["to"]}
+                if second["owl"] != first["owl"] and not spaces & {second["from"], second["to"]}:
+                    return state, first, second
+    pytest.fail("no turn whose two dice move two owls apart")
+
+
+@pytest.mark.rules("VE-TURN-DICE", "VE-DIE-HEAD", "VE-DIE-BODY")
+def test_a_second_move_read_only_in_unsure_spaces_is_asked_with_the_move_read_surely():
+    """Two dice moved two owls before the board settled, one of the moves read only unsure (bench table, Eulen seed
+    27 r1, action 21): the move read surely, proposed alone, would be confirmed before the other and the turn's
+    order swapped, so the family is asked, with the two moves among the answers."""
+    state, first, second = _two_owls_two_dice(fresh_turns())
+    after = state.clone()
+    after.apply(first)
+    after.apply(second)
+    unsure = {first["from"]: 0.4, first["to"]: 0.4}
+    result = match(state, None, Observation(scene_from_state(after), unsure), ADAPTER)
+    assert result.kind is MatchKind.AMBIGUOUS, result.message
+    assert (first, second) in result.options and (second,) in result.options
+    # the same unsure spaces showing what the state expects: the one move read surely is proposed
+    mid = state.clone()
+    mid.apply(second)
+    alone = match(state, None, Observation(scene_from_state(mid), unsure), ADAPTER)
+    assert alone.kind is MatchKind.PROPOSED and alone.sure and alone.action == second
