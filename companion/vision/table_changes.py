@@ -393,7 +393,14 @@ class DiceWindows:
                 if not any(_overlap(r.box, q.box) > 0.3 for q in found):
                     found.append(r)
         self._cache = cache
-        return found + self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at)
+        readings = found + self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at)
+        registry = getattr(self.reader, "registry", None)
+        if registry is not None:
+            # each registered die once among all the windows' dice: a window holding one die gave it the registered
+            # die it is nearest, though another window's die is nearer (bench table, Eulen seed 27 r2, action 56:
+            # the body die in dim light taken for the eye die, whose own die was read again by its box, unnamed)
+            registry.identify_all(frame, readings)
+        return readings
 
     def _whole_die(self, frame: np.ndarray, find: Any, die_px: float, seen_at: Any) -> list[Any]:
         """A find smaller than a die read again on a die-sized box round it (:data:`WHOLE_DIE_BOX`), which then
