@@ -964,11 +964,14 @@ class TablePipeline:
         """A hand came and went since the last action, and the board differs from the state only in spaces read
         unsure: the one legal move whose board agrees with every space, the unsure ones' guesses included, put to
         the family (bench table, Verzauberte Eulen seed 40 r2: the game's last move, an owl from beside a die into the
-        crowded cave, read "no change" until the film ended). Asked once for this board, never confirmed alone."""
+        crowded cave, read "no change" until the film ended). The move's board may disagree with a guess in a space
+        the move changes (Eulen seed 27 r1: the cave's fifth owl not seen, its space left read empty). Asked once for
+        this board, never confirmed alone."""
         if not unsure or self._reaches < 1 or state.is_chance_node() or state.is_terminal():
             return []
+        now = Observation.from_scene(self.adapter.scene_from_state(state))
         fits = [s for s in legal_successors(state, self.adapter.scene_from_state)
-                if not any(differences(s.scene, obs))]
+                if _explains_unsure(s.scene, now, obs, unsure)]
         if len(fits) != 1:
             return []
         path = fits[0].path
@@ -1542,6 +1545,13 @@ class TablePipeline:
         self.tracker.reset()
         self.motion.reset()
         self._board_run, self._before = None, None
+
+
+def _explains_unsure(scene: Mapping[str, list[Any]], now: Observation, obs: Observation, unsure: Sequence[str]) -> bool:
+    """Whether a move's board ``scene`` agrees with every space read surely in ``obs``, explains some of the spaces read
+    ``unsure`` that differ from the board ``now``, and disagrees only with guesses in spaces the move changes."""
+    hard, soft = differences(scene, obs)
+    return not hard and not set(unsure) <= set(soft) and set(soft) <= set(differences(scene, now)[0])
 
 
 def _same_piece(expected: Any, seen: Any) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fake_table import frame, observe, pipeline, run
-from test_referee_ve_match import _key, _one_move_or_two, fresh_turns
+from test_referee_ve_match import _key, _one_move_or_two, fresh_turns, unique_move
 
 from companion.referee.table import MOVE, QUESTION
 from companion.referee.verzauberte_eulen import scene_from_state
@@ -87,3 +87,18 @@ def test_a_board_that_moved_before_its_roll_was_read_is_asked_about_once_the_rol
     rolled.apply(roll)
     pipe.applied(roll, state)
     assert [(e.kind, e.reason) for e in pipe.reevaluate(rolled)] == [(QUESTION, "several")]
+
+
+@pytest.mark.rules("VE-TURN-DICE", "VE-MOVE-EXACT")
+def test_a_move_whose_destination_is_read_unsure_as_before_is_put_to_the_family_once_a_hand_came_and_went():
+    """The owl's space read empty, unsure, and its destination read unsure as it stood before (bench table, Eulen seed 27
+    r1: the game's last move into the crowded cave, whose fifth owl was not seen; the film ended unfollowed): once a
+    hand came and went, the one move that empties that space is asked, never confirmed alone."""
+    state = next(s for s in fresh_turns() if unique_move(s)[0] is not None)
+    action, after = unique_move(state)
+    seen = dict(after)
+    seen[action["to"]] = scene_from_state(state).get(action["to"], [])
+    shown = [observe(scene_from_state(state)), observe(seen, unsure=(action["from"], action["to"]))]
+    frames = [frame() for _ in range(6)] + [frame(hand=True), frame(1, hand=True)] + [frame(1) for _ in range(8)]
+    moves = [e for _, e in run(pipeline(state.game, shown), frames, state) if e.kind == MOVE]
+    assert [(e.sure, e.actions) for e in moves] == [(False, (action,))], [e.message for e in moves]
