@@ -59,6 +59,7 @@ from companion.referee.dice import (
 from companion.referee.dice_learning import RollLearning
 from companion.referee.match import MatchKind, differences, legal_successors, match, settled_by_rules
 from companion.referee.table_games import SetupReading, table_game
+from companion.vision import photometry
 from companion.vision.pose import PoseStatus
 from companion.vision.readers import Observation, canonical
 from companion.vision.table_changes import (
@@ -388,6 +389,7 @@ class TablePipeline:
         self.aligned = not hasattr(self.adapter, "offset")  # Falconry: the table offset is found at the set-up
         self.dice_kinds = tuple(type(game).dice_kinds)
         self.registry = registry
+        self._shown_light: Any = None  # photometry.Photometry of the first frame measured: the light the dice were shown in
         self._dice_reader = dice_reader
         self._windows: DiceWindows | None = None
         self._refresh_before = False
@@ -1061,7 +1063,7 @@ class TablePipeline:
         gone = [(x, y) for _kind, _value, x, y in self._played]
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
-        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at)
+        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, self._dice_light(frame, pose))
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
                                           settled=self.settled, before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,
@@ -1099,6 +1101,19 @@ class TablePipeline:
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
         self._unread_run = self._unread_run + 1 if self._unread_dice_lying() else 0
+
+    def _dice_light(self, frame: np.ndarray, pose: Any) -> Callable[[np.ndarray], np.ndarray] | None:
+        """The frame's colours as they would look in the light of the first frame whose markers were measured, taken
+        for the light the family showed their dice in (``registry``), from the markers' black and white; None without
+        a registry or a measure."""
+        if self.registry is None or pose is None or not pose.usable:
+            return None
+        now = photometry.measure(frame, pose, self.board)
+        if now is None:
+            return None
+        if self._shown_light is None:
+            self._shown_light = now
+        return photometry.relight(now, self._shown_light)
 
     def _last_roll(self) -> _Roll | None:
         """The last throw settled, or dice kept for a later roll when that throw was spent already."""

@@ -17,7 +17,7 @@ colour) by :func:`chroma_distance`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,6 +252,14 @@ def measure(frame: np.ndarray, pose: Any, board: BoardMap, markers: Sequence[int
     xy = np.array([board.fiducial(i).center_mm for i in ids], np.float64)
     return Photometry(np.median(black[ok], axis=0), np.median(white[ok], axis=0), tuple(i for i, k in zip(ids, ok, strict=True) if k),
                       white[ok], xy[ok])
+
+
+def relight(now: Photometry, then: Photometry) -> Callable[[np.ndarray], np.ndarray]:
+    """BGR samples seen in the light of ``now`` as they would look in the light of ``then`` (both frames' markers
+    normalised alike: the one normalisation undone by the other)."""
+    gain = (now.gain / then.gain).astype(np.float32)
+    offset = ((now.offset - then.offset) / then.gain).astype(np.float32)
+    return lambda bgr: np.asarray(bgr, np.float32) * gain + offset
 
 
 def chroma(bgr: np.ndarray) -> np.ndarray:

@@ -350,11 +350,12 @@ class DiceWindows:
         return self._quiet
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
-             gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None) -> list[Any]:
+             gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None,
+             light: Any = None) -> list[Any]:
         """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
         the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
-        from above."""
+        from above. ``light``: the registry's :data:`~companion.vision.registry.Relight` for naming the dice."""
         if before is None or before.shape != frame.shape:
             self.places, self._cache, self._last, self._last_frame = [], {}, None, None
             self._quiet, self._quiet_pair = False, None
@@ -399,7 +400,7 @@ class DiceWindows:
             # each registered die once among all the windows' dice: a window holding one die gave it the registered
             # die it is nearest, though another window's die is nearer (bench table, Eulen seed 27 r2, action 56:
             # the body die in dim light taken for the eye die, whose own die was read again by its box, unnamed)
-            registry.identify_all(frame, readings)
+            registry.identify_all(frame, readings, light)
         return readings
 
     def _whole_die(self, frame: np.ndarray, find: Any, die_px: float, seen_at: Any) -> list[Any]:
