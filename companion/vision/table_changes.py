@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.vision.classify import crop
+from companion.vision.registry import Relight
 
 CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
 CHANGE_GROW_LEVEL = 14.0  # grey levels a pixel next to a surely changed one may differ by and still be the die's: a pale
@@ -351,11 +352,11 @@ class DiceWindows:
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
              gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None,
-             light: Any = None) -> list[Any]:
+             light: Relight | None = None) -> list[Any]:
         """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
         the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
-        from above. ``light``: the registry's :data:`~companion.vision.registry.Relight` for naming the dice."""
+        from above. ``light``: the frame's colours in the light the dice were shown in, for naming them (registry)."""
         if before is None or before.shape != frame.shape:
             self.places, self._cache, self._last, self._last_frame = [], {}, None, None
             self._quiet, self._quiet_pair = False, None
