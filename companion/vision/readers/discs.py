@@ -184,6 +184,33 @@ def board_light(refs_mm: np.ndarray, ref_bgr: np.ndarray, light: photometry.Phot
     return BoardLight(light, field, board, mismatch)
 
 
+def covered(field: photometry.LightField, refs_mm: np.ndarray, step_mm: float, cover: Mapping[str, Any]) -> bool:
+    """Whether the bare-board patches off colour (``field.outliers``) say something covers the board: more than
+    ``cover["max_outlier_share"]`` of all patches, or a blob of ``cover["min_blob"]`` or more of them, each within
+    two grid steps of the next (a hand, a sleeve; two steps: a spot's disc between two patches leaves no patch
+    there). A die on the print covers four patches at most; the camera's noise on a dark print in a warm lamp
+    leaves a few percent of them off colour, scattered (Verzauberte Eulen film s31 r2: 3-21 of 433 in the still
+    frames of a warm stretch, five together at most; a hand over the board 6-56). Counted alone against 2%,
+    those refused every frame of twenty turns."""
+    outliers = np.asarray(field.outliers, int)
+    if len(outliers) > float(cover["max_outlier_share"]) * len(refs_mm):
+        return True
+    return largest_blob(np.asarray(refs_mm, np.float64)[outliers], 2.0 * step_mm) >= int(cover["min_blob"])
+
+
+def largest_blob(points_mm: np.ndarray, link_mm: float) -> int:
+    """The most points joined by links of at most ``link_mm`` (a chain of such links between any two)."""
+    if len(points_mm) == 0:
+        return 0
+    near = np.linalg.norm(points_mm[:, None, :] - points_mm[None, :, :], axis=2) <= link_mm
+    reach = near.astype(np.int32)
+    while True:  # the links' transitive closure
+        grown = (reach @ reach > 0).astype(np.int32)
+        if np.array_equal(grown, reach):
+            return int(reach.sum(axis=1).max())
+        reach = grown
+
+
 LOG_FLOOR = 0.1  # added to colour ratios before their logarithm (see Prototypes.classify)
 
 

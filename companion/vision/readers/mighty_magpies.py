@@ -45,6 +45,7 @@ from companion.vision.readers.discs import (
     bare_board_points,
     board_light,
     confidence,
+    covered,
     learn_look,
     load_config,
     look_from,
@@ -230,7 +231,7 @@ class MagpiesReader(TrackedReader):
         tconf = np.where(self._untaught("tile", self._tile_protos.names, ti), np.minimum(tconf, 0.5), tconf)
         timings["read"] = (time.perf_counter() - t0) * 1000
         cover = cfg["cover"]
-        if len(light.outliers) > float(cover["max_outlier_share"]) * len(self._refs) or unknown > int(cover["max_unknown_spots"]):
+        if covered(light, self._refs, float(il["step_mm"]), cover) or unknown > int(cover["max_unknown_spots"]):
             where = sorted(
                 {self.spots[self._mags[i]].region for i in np.flatnonzero((md1 > max_d) & known_m)}
                 | {self.spots[self._tiles[i]].region for i in np.flatnonzero((td1 > max_d) & known_t)}

@@ -49,6 +49,7 @@ from companion.vision.readers.discs import (
     bare_board_points,
     board_light,
     confidence,
+    covered,
     learn_look,
     load_config,
     look_from,
@@ -266,7 +267,7 @@ class EulenReader(TrackedReader):
         cover = cfg["cover"]
         bad_refs = len(light.field.outliers)
         n_unknown = int(unknown.sum())
-        if bad_refs > float(cover["max_outlier_share"]) * len(self._refs) or n_unknown > int(cover["max_unknown_spots"]):
+        if covered(light.field, self._refs, float(il["step_mm"]), cover) or n_unknown > int(cover["max_unknown_spots"]):
             where = sorted({self.spots[i].region for i in np.flatnonzero(unknown)})
             near = f" near {', '.join(where[:6])}" if where else ""
             return Observation.unusable(
