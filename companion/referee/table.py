@@ -59,7 +59,7 @@ from companion.referee.dice import (
 from companion.referee.dice_learning import RollLearning
 from companion.referee.match import MatchKind, differences, legal_successors, match, settled_by_rules
 from companion.referee.table_games import SetupReading, table_game
-from companion.vision import photometry
+from companion.vision import face_colour, photometry
 from companion.vision.pose import PoseStatus
 from companion.vision.readers import Observation, canonical
 from companion.vision.table_changes import (
@@ -1063,7 +1063,8 @@ class TablePipeline:
         gone = [(x, y) for _kind, _value, x, y in self._played]
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
-        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, self._dice_light(frame, pose))
+        shown, white = self._dice_light(frame, pose)
+        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white)
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
                                           settled=self.settled, before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,
@@ -1102,18 +1103,22 @@ class TablePipeline:
                     self._seen_as_entered()
         self._unread_run = self._unread_run + 1 if self._unread_dice_lying() else 0
 
-    def _dice_light(self, frame: np.ndarray, pose: Any) -> Callable[[np.ndarray], np.ndarray] | None:
-        """The frame's colours as they would look in the light of the first frame whose markers were measured, taken
-        for the light the family showed their dice in (``registry``), from the markers' black and white; None without
-        a registry or a measure."""
-        if self.registry is None or pose is None or not pose.usable:
-            return None
+    def _dice_light(self, frame: np.ndarray, pose: Any) -> tuple[Callable[[np.ndarray], np.ndarray] | None,
+                                                                Callable[[np.ndarray], np.ndarray] | None]:
+        """The frame's colours, from the markers' black and white, as they would look (1) in the light of the first
+        frame whose markers were measured, taken for the light the family showed their dice in (``registry``), and (2)
+        in white light, to read colour faces by their colour (:mod:`companion.vision.face_colour`); each None when
+        not needed (no registry; no colour dice) or not measured."""
+        wants_shown = self.registry is not None
+        wants_white = face_colour.KIND in reader_kinds(self.dice_kinds)
+        if not (wants_shown or wants_white) or pose is None or not pose.usable:
+            return None, None
         now = photometry.measure(frame, pose, self.board)
         if now is None:
-            return None
+            return None, None
         if self._shown_light is None:
             self._shown_light = now
-        return photometry.relight(now, self._shown_light)
+        return (photometry.relight(now, self._shown_light) if wants_shown else None), (now.apply if wants_white else None)
 
     def _last_roll(self) -> _Roll | None:
         """The last throw settled, or dice kept for a later roll when that throw was spent already."""

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.vision.classify import crop
+from companion.vision.face_colour import confirm_colour_faces
 from companion.vision.registry import Relight
 
 CHANGE_LEVEL = 28.0  # grey levels a pixel of a thrown die differs by, once the light is matched
@@ -352,15 +353,18 @@ class DiceWindows:
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
              gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None,
-             light: Relight | None = None) -> list[Any]:
+             light: Relight | None = None, white: Relight | None = None) -> list[Any]:
         """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
         the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
-        from above. ``light``: the frame's colours in the light the dice were shown in, for naming them (registry)."""
+        from above. ``light``: the frame's colours in the light the dice were shown in, for naming them (registry);
+        ``white``: in white light, for reading colour faces by their colour (:mod:`companion.vision.face_colour`)."""
         if before is None or before.shape != frame.shape:
             self.places, self._cache, self._last, self._last_frame = [], {}, None, None
             self._quiet, self._quiet_pair = False, None
-            return list(self.reader.read(frame, seen_at) if seen_at is not None else self.reader.read(frame))
+            readings = list(self.reader.read(frame, seen_at) if seen_at is not None else self.reader.read(frame))
+            confirm_colour_faces(frame, readings, white)
+            return readings
         h, w = frame.shape[:2]
         half = int(max(64, 4 * die_px))
         if self._before is None or self._before[0] != id(before):
@@ -396,6 +400,7 @@ class DiceWindows:
                     found.append(r)
         self._cache = cache
         readings = found + self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at)
+        confirm_colour_faces(frame, readings, white)
         registry = getattr(self.reader, "registry", None)
         if registry is not None:
             # each registered die once among all the windows' dice: a window holding one die gave it the registered
