@@ -21,7 +21,7 @@ from kivy.core.window import Window
 
 from companion.app import theme
 from companion.referee.dice import dice_values
-from companion.referee.table import WAITING_FOR_MOVE
+from companion.referee.table import PUT_OFF, WAITING_FOR_MOVE
 
 FIRST_SHOTS = (("home", "home", None), ("tally", "score-a-kingdom", None), ("tiles", "score-tiles", None),
                ("setup", "setup", None), ("home", "home-de", "de"))
@@ -357,6 +357,8 @@ class LayoutTour:
         yield from self._shoot("table", f"{game}-table-{moment}", size, lang, name_screen=False)
         if moment == "dice" and game == "mighty-magpies":  # a roll read unsure, waiting for the flight that tells it
             yield from self._camera_says(WAITING_FOR_MOVE, f"{game}-table-waiting", size, lang)
+        if moment == "move" and game == "verzauberte-eulen":  # a head or body die's move put off for the next move
+            yield from self._camera_says(PUT_OFF, f"{game}-table-put-off", size, lang)
         if moment == "setup" and self._ask_setup_check(script):
             yield from self._shoot("setup_fix", game, size, lang)
         picker = app.controller.picker()

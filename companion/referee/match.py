@@ -18,7 +18,8 @@ Generic over the four games. A game plugs in through an *adapter* (an object or 
                explains the change -- the referee asks for one tap to confirm; ``sure`` is False when
                other legal actions agree with every confident region too and only the uncertain
                regions chose between them (a guess the family must check);
-``ambiguous``  several legal actions explain it equally well -- ask which;
+``ambiguous``  several legal actions explain it equally well -- ask which; ``next_tells`` when they all end on one
+               board and leave a move that shows: the next move may tell them apart (:func:`told_apart`);
 ``illegal``    the change means an action the rules forbid: the engine's ``explain_illegal`` message
                and rule id -- unless two legal moves, with no chance step between, explain it (two
                hands reached in before the board was seen still): then ``ambiguous``, with those;
@@ -66,6 +67,7 @@ class MatchResult:
     corrected: tuple[str, ...] = ()  # uncertain regions the rules fixed (proposed/unchanged)
     error: GameError | None = field(default=None, compare=False)
     sure: bool = True  # proposed: no other legal action fits every confident region
+    next_tells: bool = False  # ambiguous: every option ends on one board, and the next move may say which it was
 
     @property
     def action(self) -> Action | None:
@@ -258,7 +260,9 @@ def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ..
     if len({_path_key(succ.path[-1:]) for succ, _ in top}) != 1:
         options = tuple(succ.path for succ, _ in top)
         names = " | ".join(state.action_to_string(p[-1]) for p in options)
-        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed)
+        tells = len(top) == len(fits) and _one_board_then_a_move(state, options, adapter.scene_from_state)
+        return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit: {names}", options=options, changed=changed,
+                           next_tells=tells)
     succ, soft_left = min(top, key=lambda t: len(t[0].path))  # one visible action (shortest path to it)
     text = "; ".join(state.action_to_string(a) for a in succ.path)
     if soft_left:
@@ -276,6 +280,49 @@ def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ..
                            f"{names}", options=options, changed=changed)
     return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
                        sure=sure)
+
+
+def _one_board_then_a_move(state: State, options: Sequence[Sequence[Action]],
+                           scene_of: Callable[[State], SceneDescription]) -> bool:
+    """Every option ends on one board, in a state whose every legal action shows on the board (Verzauberte Eulen: an
+    owl of the player's head and body colour moved by the head die or the body die, both showing 4; the die left
+    must be moved next, and which owl it moves may tell which die it is)."""
+    boards = set()
+    for path in options:
+        after = _after(state, path)
+        if after.is_terminal() or after.is_chance_node():
+            return False
+        board = _key(scene_of(after))
+        boards.add(board)
+        if len(boards) > 1 or any(_key(scene_of(_after(after, (a,)))) == board for a in after.legal_actions()):
+            return False
+    return True
+
+
+def told_apart(state: State, asked: MatchResult, after: Observation, adapter: Any, two_moves: bool = False) -> MatchResult | None:
+    """The board seen after a question ``asked`` with ``next_tells`` was put off: ``None`` while it shows no new move
+    (wait on); a proposal of the one option whose next move explains ``after``, with that move (or alone, when its
+    next move is itself ambiguous); else ``asked`` itself, to be put to the family now. The family never said which
+    die they moved: a history the rules allow is theirs, and only where one alone explains the board is it taken."""
+    results = [(path, match(_after(state, path), None, after, adapter, two_moves=two_moves)) for path in asked.options]
+    if any(r.kind in (MatchKind.UNCHANGED, MatchKind.UNREADABLE) for _, r in results):
+        return None
+    explained = [(path, r) for path, r in results if r.kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)]
+    if len(explained) != 1:
+        return asked
+    path, r = explained[0]
+    if r.kind is MatchKind.AMBIGUOUS:
+        return MatchResult(MatchKind.PROPOSED, _path_words(state, path), actions=tuple(path), changed=asked.changed)
+    return MatchResult(MatchKind.PROPOSED, _path_words(state, (*path, *r.actions)), actions=(*path, *r.actions),
+                       changed=r.changed, corrected=r.corrected, sure=r.sure)
+
+
+def _after(state: State, path: Sequence[Action]) -> State:
+    """``state`` with the actions of ``path`` applied (a copy)."""
+    out = state.clone()
+    for action in path:
+        out.apply_unchecked(action)
+    return out
 
 
 def _two_moves_seen(state: State, paths: list[tuple[Action, ...]], changed: tuple[str, ...]) -> MatchResult:
@@ -338,4 +385,4 @@ def _path_key(path: Sequence[Action]) -> str:
     return json.dumps(list(path), sort_keys=True)
 
 
-__all__ = ["MatchKind", "MatchResult", "differences", "legal_successors", "match"]
+__all__ = ["MatchKind", "MatchResult", "differences", "legal_successors", "match", "told_apart"]

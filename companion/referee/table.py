@@ -34,6 +34,7 @@ settled board frames; a misread the rules make impossible is fixed by them (:fun
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import time
@@ -57,7 +58,15 @@ from companion.referee.dice import (
     wanted_dice,
 )
 from companion.referee.dice_learning import RollLearning
-from companion.referee.match import MatchKind, differences, legal_successors, match, settled_by_rules
+from companion.referee.match import (
+    MatchKind,
+    MatchResult,
+    differences,
+    legal_successors,
+    match,
+    settled_by_rules,
+    told_apart,
+)
 from companion.referee.table_games import SetupReading, table_game
 from companion.vision import face_colour, photometry
 from companion.vision.pose import PoseStatus
@@ -336,6 +345,7 @@ BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for th
 WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board
 ARM_IN_VIEW = "a hand or an arm reaches over the board's edge: take it away"  # the readers' own words for it
 MOVING = "something is moving over the table"  # the status of a frame with a hand or motion (not read)
+PUT_OFF = "which die? the next move tells"  # the status while a question is put off for the next move (next_tells)
 _EXPLAINED = (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)  # a board some legal move (or several) explains
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
 
@@ -447,9 +457,12 @@ class TablePipeline:
         self._held: tuple[_Roll, TableEvent, float, str | None] | None = None
         self._played: list[tuple[str, str, float, float]] = []
         self._dice_in_view: list[Any] = []
+        self._on_moved: list[Any] = []  # of those, the ones read unsure on a space a move since the last roll changed
+        self._moved_spaces: set[str] = set()  # the spaces the moves applied since the last roll changed
         self._covering: set[tuple] = set()  # boxes of dice whose patch covered more than the die (this frame)
         self._asked: str | None = None  # the state (its JSON) a decision was last asked about
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
+        self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -533,8 +546,12 @@ class TablePipeline:
         was = self.adapter.scene_from_state(before)
         self._behind = (self._behind + [(was, before.action_to_string(action))])[-8:]
         self._reaches = 0
-        if not before.is_chance_node() and self._roll is not None and not self._roll.used \
-                and _shown_by(before, action, self.adapter.scene_from_state, was):
+        if before.is_chance_node():
+            shown, self._moved_spaces = set(), set()
+        else:
+            shown = _shown_by(before, action, self.adapter.scene_from_state, was)
+            self._moved_spaces |= shown
+        if not before.is_chance_node() and self._roll is not None and not self._roll.used and shown:
             # a move entered after a throw settled: the hand that made it was one of the throw's reaches (bench table,
             # Eagle Kingdoms seed 2, frame 1737: a capture, then the throw; asked as "hands reached in 2 times")
             self._roll.reaches = max(0, self._roll.reaches - 1)
@@ -863,18 +880,19 @@ class TablePipeline:
             return obs
         hidden = set()
         for r in lying:
-            # a patch that changed only the die: the spaces under it; one that covered more (a piece put down
-            # beside the die since the throw): every space whose pieces may reach under it
-            reach = float(getattr(self.table, "piece_reach_mm", 0.0)) if tuple(r.box) in self._covering else 0.0
             x0, y0, x1, y1 = _patch_rect(r.box, (10**6, 10**6))
             try:
                 pts = pose.image_to_board(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]], np.float64))
             except Exception:
                 continue
-            centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1))) + reach
-            for region in self.board.regions:
-                if _near(region, centre, radius):
-                    hidden.add(region.id)
+            if tuple(r.box) in self._covering:
+                # the patch covered more than the die (a piece put down beside it since the throw): every space whose
+                # pieces may reach under it, in a circle round it
+                reach = float(getattr(self.table, "piece_reach_mm", 0.0))
+                centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1))) + reach
+                hidden |= {region.id for region in self.board.regions if _near(region, centre, radius)}
+            else:  # it changed only the die: the spaces the patch overlaps
+                hidden |= _overlapping(self.board.regions, pts[:4])
         if not hidden:
             return obs
         confidence = {**obs.confidence, **dict.fromkeys(hidden, 0.0)}
@@ -912,6 +930,9 @@ class TablePipeline:
         # two hands since the board last settled, or since the last action (the first move unseen: Eagle Kingdoms seed 6
         # r1, action 161 -- a capture on a space read unsure, then a trade; "pass, trade" was proposed surely)
         two_hands = max(self._hands_before_settled, self._reaches) >= 2
+        put_off = self._put_off_answered(state, key, obs, two_hands)
+        if put_off is not None:
+            return put_off
         result = match(state, None, obs, self.adapter, two_moves=two_hands)
         if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) and hasattr(self.adapter, "offset"):
             result = self._realigned(state, obs, result)
@@ -922,22 +943,52 @@ class TablePipeline:
         if result.kind is MatchKind.PROPOSED:
             return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
                                unsure=result.corrected, sure=result.sure)]
-        evidence = ("board", self._settled_key)
-        far = len(result.changed)
         if result.kind is MatchKind.AMBIGUOUS:
-            return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options, regions=result.changed,
-                                                   reason="several"))
-        lag = self._lagging(obs) if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) else None
+            return self._several(key, result)
+        return self._unexplained(obs, result)
+
+    def _unexplained(self, obs: Observation, result: MatchResult) -> list[TableEvent]:
+        """No legal move explains the board: it lags behind the actions applied (wait), or the move is called illegal,
+        or the board is asked about as misread."""
+        if result.kind not in (MatchKind.ILLEGAL, MatchKind.MISREAD):
+            return []
+        lag = self._lagging(obs)
         if lag is not None:
             self._board_open = False
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
+        evidence, far = ("board", self._settled_key), len(result.changed)
         if result.kind is MatchKind.ILLEGAL:
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
-        if result.kind is MatchKind.MISREAD:
-            return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
-                                                        regions=result.changed, reason="misread"))
-        return []
+        return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
+                                                    regions=result.changed, reason="misread"))
+
+    def _several(self, key: str | None, result: MatchResult) -> list[TableEvent]:
+        """Several moves explain the board: asked, or put off for the next move (``next_tells``)."""
+        if result.next_tells:
+            self._put_off = (key, result)
+            return [_put_off_status(result)]
+        return self._once(("board", self._settled_key), len(result.changed), TableEvent(
+            QUESTION, result.message, options=result.options, regions=result.changed, reason="several"))
+
+    def _put_off_answered(self, state: State, key: str | None, obs: Observation, two_hands: bool) -> list[TableEvent] | None:
+        """A question put off for the next move (``MatchResult.next_tells``) and the board settled again: the one
+        option the next move explains is proposed with it, surely where that move is (Verzauberte Eulen seed 31 r2:
+        four owls of the player's colours moved by a head or body die of the same number, asked each time; the die
+        left moved an owl of one colour only); a board that explains none or several puts the question now. None
+        when nothing was put off for this state; no event while the board shows no new move."""
+        if self._put_off is None or self._put_off[0] != key:
+            self._put_off = None
+            return None
+        asked = self._put_off[1]
+        told = told_apart(state, asked, obs, self.adapter, two_moves=two_hands)
+        if told is None:
+            return [_put_off_status(asked)]
+        self._put_off = None
+        if told is asked:
+            return [TableEvent(QUESTION, asked.message, options=asked.options, regions=asked.changed, reason="several")]
+        return [TableEvent(MOVE, told.message, actions=told.actions, regions=told.changed, unsure=told.corrected,
+                           sure=told.sure)]
 
     def _untaught_pieces(self, state: State, obs: Observation) -> list[TableEvent]:
         """Pieces read unsure only because the box did not show their kind when it was taught (Falconry's set-up
@@ -1070,6 +1121,7 @@ class TablePipeline:
                                           places=self._windows.places if self._before is not None else None,
                                           die_px=die_px)
         self._dice_in_view = dice
+        self._on_moved = self._on_moved_spaces(dice, pose)
         timings["dice"] = (time.perf_counter() - t0) * 1000
         roll = self.dice_tracker.update(dice, hand=False)
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
@@ -1315,10 +1367,33 @@ class TablePipeline:
 
     def _unread_dice_lying(self) -> bool:
         """Dice in view, even read unsure, that are not the last settled roll lying where it settled (Eagle Kingdoms
-        rendition 1, action 373: a d8 still rolling when the family entered 'roll again')."""
+        rendition 1, action 373: a d8 still rolling when the family entered 'roll again'), nor finds read unsure where
+        a move put or took a piece (:meth:`_on_moved_spaces`)."""
         roll = self._roll
         known = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings] if roll is not None else []
-        return bool(self._dice_in_view) and not self._just_played(self._dice_in_view, known)
+        lying = [r for r in self._dice_in_view if not any(r is m for m in self._on_moved)]
+        return bool(lying) and not self._just_played(lying, known)
+
+    def _on_moved_spaces(self, dice: Sequence[Any], pose: Any) -> list[Any]:
+        """The finds read unsure on a space that the moves applied since the last roll changed: the piece moved there,
+        not a throw the camera missed (bench table, Verzauberte Eulen seed 31 r1: the black owl, a dark disc, moved
+        by the eye die, read as a die showing 1 at 0.01-0.68 where it landed; taken for a throw never read, and the
+        next roll asked, seven times in the game)."""
+        if not self._moved_spaces or pose is None or not pose.usable:
+            return []
+        reach = float(getattr(self.table, "piece_reach_mm", 0.0))
+        moved = [region for region in self.board.regions if region.id in self._moved_spaces]
+        out = []
+        for r in dice:
+            if not r.uncertain:
+                continue
+            try:
+                centre = pose.image_to_board(np.array([_centre(r.box)], np.float64))[0]
+            except Exception:  # a pose that cannot map the point: the find counts as it did
+                continue
+            if any(_near(region, centre, reach) for region in moved):
+                out.append(r)
+        return out
 
     def _dice_events(self, state: State, key: str | None) -> list[TableEvent]:
         roll = self._roll
@@ -1567,6 +1642,11 @@ class TablePipeline:
         self._board_run, self._before = None, None
 
 
+def _put_off_status(asked: MatchResult) -> TableEvent:
+    """The frame's words while a question waits for the next move (short: they are shown over the picture too)."""
+    return TableEvent(STATUS, PUT_OFF, options=asked.options, info={"waiting": True})
+
+
 def _explains_unsure(scene: Mapping[str, list[Any]], now: Observation, obs: Observation, unsure: Sequence[str]) -> bool:
     """Whether a move's board ``scene`` agrees with every space read surely in ``obs``, explains some of the spaces read
     ``unsure`` that differ from the board ``now``, and disagrees only with guesses in spaces the move changes."""
@@ -1729,6 +1809,34 @@ def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, i
     a = np.median(now[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
     b = np.median(then[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
     return np.clip((a + 1.0) / (b + 1.0), 0.25, 4.0)
+
+
+def _overlapping(regions: Sequence[Any], quad: np.ndarray) -> set[str]:
+    """The ids of the ``regions`` that overlap the convex quadrilateral ``quad`` (board mm); a region's outline is
+    taken as its convex hull (an eagle piece's outline is not convex: a little more is hidden, never less)."""
+    quad = np.asarray(quad, np.float32)
+    (qx0, qy0), (qx1, qy1) = quad.min(axis=0), quad.max(axis=0)
+    out = set()
+    for region in regions:
+        (x0, y0, x1, y1), hull = _outline(region)
+        if x0 > qx1 or x1 < qx0 or y0 > qy1 or y1 < qy0:
+            continue
+        if hull is not None:
+            touches = cv2.intersectConvexConvex(hull, quad)[0] > 0
+        else:
+            (cx, cy), r = region.circle_center_mm, float(region.radius_mm or 0)
+            touches = cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(cx), float(cy)), True) > -r
+        if touches:
+            out.add(region.id)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _outline(region: Any) -> tuple[tuple[float, float, float, float], np.ndarray | None]:
+    """A region's bounds and (a polygon's) convex hull, made once."""
+    hull = None if region.polygon_mm is None else cv2.convexHull(np.asarray(region.polygon_mm, np.float32)).reshape(-1, 2)
+    x0, y0, x1, y1 = (float(v) for v in region.bounds_mm())
+    return (x0, y0, x1, y1), hull
 
 
 def _near(region: Any, centre: np.ndarray, radius: float) -> bool:

@@ -1033,6 +1033,30 @@ def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too
         assert ("neck" in hidden) == hides, beside
 
 
+def test_a_space_beside_the_patch_over_a_die_is_read_not_hidden():
+    """A die whose patch changed only the die hides the spaces the patch overlaps, not every space within the circle
+    round it (bench table, Verzauberte Eulen seed 31 r1: three dice hid eleven spaces, and the eye die's owl, gone
+    under that circle, was asked about as several moves). A space 14 mm beside a patch reaching 12 mm from the die's
+    middle is read; one the patch overlaps is hidden."""
+    import numpy as np
+
+    from companion.vision.reader import Reading
+
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    pose = pipe.tracker.update(frame())
+    piece = next(r for r in pipe.board.regions if r.id == "neck")
+    poly = np.asarray(piece.polygon_mm, float)
+    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1])
+    pipe._before_throw = frame()
+    for gap_mm, hides in ((14.0, False), (8.0, True)):  # the patch: 24 mm square round a 16 mm die
+        cx, cy = (int(v) for v in pose.board_to_image(np.array([[left[0] - gap_mm, left[1]]]))[0])
+        pipe._dice_in_view = [Reading("d6", 4, 0.99, (cx - 4, cy - 4, 8, 8), False)]
+        pipe._without_dice(frame(dice=[(cx - 4, cy - 4, 4)]))
+        hidden = pipe._hide_under_dice(observe(scene_from_state(state)), pose).extra.get("hidden_by_dice", [])
+        assert ("neck" in hidden) == hides, gap_mm
+
+
 def test_the_patch_over_a_die_is_brought_to_the_light_of_now():
     """A warm lamp switched on after the throw: the patch taken from the frame before the throw is lit as the
     frame now is (bench table, Verzauberte Eulen: every patch off colour, the board refused as covered for

@@ -114,3 +114,19 @@ def test_after_the_camera_moved_an_arm_is_not_told_against_the_picture_before(tm
     film = GameFilm("falconry", 21, rendition=2)
     report, follower, _events = followed(film, len(film.shots), tmp_path)
     assert follower.session.history == film.actions, report.error
+
+
+@pytest.mark.rules("VE-DIE-EYE", "VE-TURN-ROLL")
+def test_the_black_owl_read_as_a_die_where_it_was_moved_leaves_the_next_throw_sure(tmp_path):
+    """Bench table, Verzauberte Eulen seed 31 r1, frame 100: the black owl, a dark disc moved by the eye die, read as a
+    die showing 1 (at 0.01) where it landed, was taken for a throw the camera never read when the move was confirmed,
+    and the next roll was asked ("dice lying before them were never read: was a roll missed?") -- seven times in that
+    game. A find read unsure on a space the turn's moves changed is the piece moved there."""
+    film = GameFilm("verzauberte-eulen", 31, rendition=1)
+    events = []
+    follower = Follower(film.game, tmp_path / "j.jsonl", Oracle(film.write_truth(tmp_path / "t.jsonl"), film.game.name),
+                        camera=film.camera, registry=film.registry(), on_event=lambda i, e: events.append(e))
+    follow(((i / 10, image) for i, image in zip(range(118), film.frames(), strict=False)), follower)
+    rolls = [e for e in events if e.kind == "dice"]
+    assert len(rolls) == 3 and rolls[2].actions[-1] in film.actions
+    assert "never read" not in rolls[2].message, rolls[2].message

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from fake_table import frame, observe, pipeline, run
-from test_referee_ve_match import _key, _one_move_or_two, fresh_turns, unique_move
+from test_referee_ve_match import _after, _head_or_body_die, _key, _one_move_or_two, fresh_turns, unique_move
 
-from companion.referee.table import MOVE, QUESTION
+from companion.referee.table import MOVE, PUT_OFF, QUESTION, STATUS
 from companion.referee.verzauberte_eulen import scene_from_state
 from companion.vision.readers import Observation
 
@@ -86,7 +86,28 @@ def test_a_board_that_moved_before_its_roll_was_read_is_asked_about_once_the_rol
     rolled = state.clone()
     rolled.apply(roll)
     pipe.applied(roll, state)
-    assert [(e.kind, e.reason) for e in pipe.reevaluate(rolled)] == [(QUESTION, "several")]
+    events = [e for e in pipe.reevaluate(rolled) if e.kind != STATUS or e.message.startswith(PUT_OFF)]
+    # asked, or put off for the next move to tell (a head die and a body die of one number moving one owl)
+    assert [(e.kind, e.reason) for e in events] in ([(QUESTION, "several")], [(STATUS, "")]), [e.message for e in events]
+    assert events[0].kind == QUESTION or len(events[0].options) == 2
+
+
+@pytest.mark.rules("VE-DIE-HEAD", "VE-DIE-BODY", "VE-RUL-ORDER")
+def test_a_move_that_the_head_or_the_body_die_made_alike_waits_for_the_next_move_to_tell():
+    """Bench table, Eulen seed 31 r2: an owl of the mover's colours moved 4 by the head die or the body die, both 4,
+    asked four times in a game. The question is put off; the die left then moves an owl only one of the two dice left
+    may move: both moves are proposed together, surely. A board that no option explains puts the question then."""
+    state, options, second, tells = _head_or_body_die(fresh_turns(200, 5))
+    first = scene_from_state(_after(state, options[0][0]))
+    both = scene_from_state(_after(_after(state, options[tells][0]), second))
+    for last, expected in ((both, [(MOVE, True, (options[tells][0], second))]),
+                           (scene_from_state(state), [(QUESTION, True, ())])):
+        shown = [observe(scene_from_state(state)), observe(first), observe(last)]
+        frames = [frame() for _ in range(6)] + [frame(hand=True)] + [frame(1) for _ in range(6)] + [frame(hand=True)] \
+            + [frame(2) for _ in range(6)]
+        events = [e for _, e in run(pipeline(state.game, shown), frames, state)]
+        assert [(e.kind, e.sure, e.actions) for e in events] == expected, [e.message for e in events]
+    assert events[0].reason == "several" and sorted(map(str, events[0].options)) == sorted(map(str, options))
 
 
 @pytest.mark.rules("VE-TURN-DICE", "VE-MOVE-EXACT")

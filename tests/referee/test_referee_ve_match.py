@@ -276,3 +276,51 @@ def test_two_moves_seen_at_once_are_not_called_illegal_for_the_second_alone():
         alone[region] = scene_from_state(moved).get(region, [])
     called = match(state, None, alone, ADAPTER)
     assert called.kind is MatchKind.ILLEGAL and called.rule_id == "VE-DIE-EYE-LAST", called.message
+
+
+def _head_or_body_die(turns):
+    """(state, options, second, tells): an owl of the mover's head and body colour that the head die or the body die
+    moves to one board, and a move of the die left after the option ``tells`` that no move of the other die left
+    makes."""
+    for state in turns:
+        by_board = {}
+        for a in state.legal_actions():
+            if a.get("die") in ("head", "body"):
+                by_board.setdefault(_key(scene_from_state(_after(state, a))), []).append(a)
+        for options in by_board.values():
+            if len(options) != 2 or options[0]["owl"] != options[1]["owl"]:
+                continue
+            ends = [{_key(scene_from_state(_after(_after(state, o), m))) for m in _after(state, o).legal_actions()}
+                    for o in options]
+            for tells, other in ((0, 1), (1, 0)):
+                for second in _after(state, options[tells]).legal_actions():
+                    end = _after(_after(state, options[tells]), second)
+                    if _key(scene_from_state(end)) not in ends[other]:
+                        return state, tuple((o,) for o in options), second, tells
+    pytest.fail("no owl moved alike by the head die and the body die")
+
+
+def _after(state, action):
+    out = state.clone()
+    out.apply(action)
+    return out
+
+
+@pytest.mark.rules("VE-DIE-HEAD", "VE-DIE-BODY", "VE-RUL-ORDER")
+def test_the_head_or_the_body_die_moving_one_owl_alike_is_told_apart_by_the_next_move():
+    """An owl of the mover's head and body colour moved by the head die or the body die to one board (bench table,
+    Eulen seed 31 r2: asked four times): the question is put off, and the die left moving an owl that only one of the
+    two dice left may move says which it was -- both moves proposed, surely. A board that does not change waits on."""
+    from companion.referee.match import told_apart
+
+    state, options, second, tells = _head_or_body_die(fresh_turns(200, 5))
+    first_board = scene_from_state(_after(state, options[0][0]))
+    asked = match(state, None, first_board, ADAPTER)
+    assert asked.kind is MatchKind.AMBIGUOUS and asked.next_tells and sorted(map(str, asked.options)) == sorted(map(str, options)), \
+        asked.message
+    assert told_apart(state, asked, Observation.from_scene(first_board), ADAPTER) is None
+    both = scene_from_state(_after(_after(state, options[tells][0]), second))
+    told = told_apart(state, asked, Observation.from_scene(both), ADAPTER)
+    assert told.kind is MatchKind.PROPOSED and told.sure and told.actions == (options[tells][0], second), told.message
+    # the owl put back where it stood: no option explains the board, and the question is put now
+    assert told_apart(state, asked, Observation.from_scene(scene_from_state(state)), ADAPTER) is asked

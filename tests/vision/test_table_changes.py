@@ -186,6 +186,45 @@ def test_a_die_the_detector_missed_is_read_where_something_die_sized_changed_whe
     assert DiceWindows(_MissingReader()).read(before, before, DIE) == []  # nothing changed: nothing read
 
 
+class _OffReader(_MissingReader):
+    """A detector that boxes the die 1.6 dice wide, its middle 0.6 of a die off the die's, and reads it as a d8 7 at
+    ``confidence`` (unsure below 0.9)."""
+
+    def __init__(self, confidence):
+        super().__init__()
+        self.confidence = confidence
+
+    def read(self, image):
+        from companion.vision.reader import Reading
+
+        white = np.argwhere(image.min(axis=2) >= 245)
+        if not len(white):
+            return []
+        (y0, x0), side = white.min(axis=0), int(1.6 * DIE)
+        box = (int(x0 - 0.3 * DIE + 0.6 * DIE), int(y0 - 0.3 * DIE + 0.6 * DIE), side, side)
+        return [Reading("d8", 7, self.confidence, box, self.confidence < 0.9)]
+
+
+def test_a_die_boxed_off_its_place_and_read_unsure_is_read_again_where_it_changed():
+    """Bench table, Eagle Kingdoms seed 33 r1, frame 422: a 6 boxed 15 px off, half on the board's art, read as a d8 7
+    at 0.44; the middle of its box had not changed, so it was taken for no die, and "1 of the 2 dice read" was asked.
+    An unsure find with no changed place at its middle is read again where it changed and, read so surely, stands
+    for that reading; a sure one, or one read again only unsure (the Enchanted Die is always unsure), is kept."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(5)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (250, 250, 250), -1)
+    found = DiceWindows(_OffReader(0.44)).read(with_die, before, DIE)
+    assert [(r.kind, r.value, r.uncertain) for r in found] == [("d6", 5, False)]
+    found = DiceWindows(_OffReader(0.97)).read(with_die, before, DIE)
+    assert [(r.kind, r.value, r.uncertain) for r in found] == [("d8", 7, False)]
+    half = before.copy()  # read again only unsure (half of the die in the box): the find stands
+    cv2.rectangle(half, (300, 200), (300 + DIE - 1, 200 + DIE // 2), (250, 250, 250), -1)
+    found = DiceWindows(_OffReader(0.44)).read(half, before, DIE)
+    assert [(r.kind, r.value, r.uncertain) for r in found] == [("d8", 7, True)]
+
+
 class _PipReader(_MissingReader):
     """A detector that takes the pips of a die for dice: a box a third of a die's side at each of its corners."""
 
