@@ -1005,6 +1005,17 @@ def test_a_die_lying_on_a_space_hides_that_space():
     assert "neck" in pipe.settled.extra.get("hidden_by_dice", [])
 
 
+def _left_of_the_neck():
+    """(state, pipeline, its pose, the leftmost point of the "neck" piece in board mm) at a capture."""
+    import numpy as np
+
+    state = play_until(lambda s: s.phase == CAPTURE)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    piece = next(r for r in pipe.board.regions if r.id == "neck")
+    poly = np.asarray(piece.polygon_mm, float)
+    return state, pipe, pipe.tracker.update(frame()), (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1])
+
+
 def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too():
     """The frame is read with each die covered by what lay there before the throw (a patch a third larger than
     the die); a piece put down since then next to the die is half covered by it. Where the patch covers more
@@ -1015,12 +1026,7 @@ def test_a_space_whose_pieces_may_reach_under_the_patch_over_a_die_is_hidden_too
 
     from companion.vision.reader import Reading
 
-    state = play_until(lambda s: s.phase == CAPTURE)
-    pipe = pipeline(state.game, [observe(scene_from_state(state))])
-    pose = pipe.tracker.update(frame())
-    piece = next(r for r in pipe.board.regions if r.id == "neck")
-    poly = np.asarray(piece.polygon_mm, float)
-    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1])
+    state, pipe, pose, left = _left_of_the_neck()
     cx, cy = (int(v) for v in pose.board_to_image(np.array([[left[0] - 20.0, left[1]]]))[0])  # 20 mm beside it
     pipe._before_throw = frame()
     pipe._dice_in_view = [Reading("d6", 4, 0.99, (cx - 4, cy - 4, 8, 8), False)]
@@ -1042,12 +1048,7 @@ def test_a_space_beside_the_patch_over_a_die_is_read_not_hidden():
 
     from companion.vision.reader import Reading
 
-    state = play_until(lambda s: s.phase == CAPTURE)
-    pipe = pipeline(state.game, [observe(scene_from_state(state))])
-    pose = pipe.tracker.update(frame())
-    piece = next(r for r in pipe.board.regions if r.id == "neck")
-    poly = np.asarray(piece.polygon_mm, float)
-    left = (poly[:, 0].min(), poly[poly[:, 0].argmin(), 1])
+    state, pipe, pose, left = _left_of_the_neck()
     pipe._before_throw = frame()
     for gap_mm, hides in ((14.0, False), (8.0, True)):  # the patch: 24 mm square round a 16 mm die
         cx, cy = (int(v) for v in pose.board_to_image(np.array([[left[0] - gap_mm, left[1]]]))[0])
