@@ -551,7 +551,7 @@ class TablePipeline:
         else:
             shown = _shown_by(before, action, self.adapter.scene_from_state, was)
             self._moved_spaces |= shown
-        if not before.is_chance_node() and self._roll is not None and not self._roll.used and shown:
+        if shown and self._roll is not None and not self._roll.used:
             # a move entered after a throw settled: the hand that made it was one of the throw's reaches (bench table,
             # Eagle Kingdoms seed 2, frame 1737: a capture, then the throw; asked as "hands reached in 2 times")
             self._roll.reaches = max(0, self._roll.reaches - 1)
@@ -968,8 +968,7 @@ class TablePipeline:
         if result.next_tells:
             self._put_off = (key, result)
             return [_put_off_status(result)]
-        return self._once(("board", self._settled_key), len(result.changed), TableEvent(
-            QUESTION, result.message, options=result.options, regions=result.changed, reason="several"))
+        return self._once(("board", self._settled_key), len(result.changed), _several_question(result))
 
     def _put_off_answered(self, state: State, key: str | None, obs: Observation, two_hands: bool) -> list[TableEvent] | None:
         """A question put off for the next move (``MatchResult.next_tells``) and the board settled again: the one
@@ -986,7 +985,7 @@ class TablePipeline:
             return [_put_off_status(asked)]
         self._put_off = None
         if told is asked:
-            return [TableEvent(QUESTION, asked.message, options=asked.options, regions=asked.changed, reason="several")]
+            return [_several_question(asked)]
         return [TableEvent(MOVE, told.message, actions=told.actions, regions=told.changed, unsure=told.corrected,
                            sure=told.sure)]
 
@@ -1640,6 +1639,10 @@ class TablePipeline:
         self.tracker.reset()
         self.motion.reset()
         self._board_run, self._before = None, None
+
+
+def _several_question(asked: MatchResult) -> TableEvent:
+    return TableEvent(QUESTION, asked.message, options=asked.options, regions=asked.changed, reason="several")
 
 
 def _put_off_status(asked: MatchResult) -> TableEvent:
