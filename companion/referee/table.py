@@ -79,6 +79,7 @@ from companion.vision.table_changes import (
     frame_diff,
     hand_changes,
     in_light_of,
+    only_light_changed,
     quarter,
     reaches_the_edge,
     slow_hand_changes,
@@ -436,6 +437,7 @@ class TablePipeline:
         self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
         self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
+        self._compared: tuple[np.ndarray | None, ...] = ()  # the quarters the hand check compared the last one with
         self._fast_hand_at = 0  # the last frame in which something larger than a die changed from the frame before
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
@@ -449,9 +451,11 @@ class TablePipeline:
         self._roll: _Roll | None = None
         self._kept_over: _Roll | None = None  # a roll kept for a later roll when a throw was spent on the roll entered
         self._reaches = 0  # hands reaching in since the last action applied
+        self._reach_owed = 0  # of them, the hand that carries out what the last roll did on the board
         self._hands_unsettled = 0  # hands reaching in since the board last settled
         self._hands_before_settled = 0  # hands that reached in between the board settled before and as it is now
         self._still = 0  # still frames in a row
+        self._reach_due = False  # the table lay still long enough for a throw to settle, and no hand has come since
         self._roll_done: tuple | None = None
         # a roll read with an unsure face, not yet put to the family: (its roll, its proposal, since when (s), the state)
         self._held: tuple[_Roll, TableEvent, float, str | None] | None = None
@@ -548,7 +552,9 @@ class TablePipeline:
         self._reaches = 0
         if before.is_chance_node():
             shown, self._moved_spaces = set(), set()
+            self._reach_owed = int(bool(specs) and self._owes_a_hand(before, action, was))
         else:
+            self._reach_owed = 0
             shown = _shown_by(before, action, self.adapter.scene_from_state, was)
             self._moved_spaces |= shown
         if shown and self._roll is not None and not self._roll.used:
@@ -745,8 +751,12 @@ class TablePipeline:
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none, nor a hand held still
         # with its arm in view: a slower family's film, Eagle Kingdoms seed 18 r2, each hand held over a piece counted
-        # as a second reach, and the throw after it was asked)
-        reach = moving and self._still >= self.dice_tracker.settle_frames
+        # as a second reach, and the throw after it was asked). A change of light is no hand: the reach is the stir's
+        # first frame that is more than light (bench table, Mighty Magpies s36 r1: 6 of 38 asks were "hands reached in
+        # 2 times", each a lamp or a shadow between turns, then the throw)
+        self._reach_due |= moving and self._still >= self.dice_tracker.settle_frames
+        reach = self._reach_due and moving and not self._relit(small)
+        self._reach_due &= not reach
         self._reaches += reach
         self._hands_unsettled += reach
         self._still = 0 if moving or self._touched is not None else self._still + 1
@@ -1134,7 +1144,7 @@ class TablePipeline:
             # sure, for the next roll -- truly the second 1:4's)
             awaits = owed and earlier is not None and earlier.awaits
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
-            self._roll = _Roll(list(roll.dice), self.frames, reaches=self._reaches, owed=owed, earlier=unanswered, earlier_awaits=awaits,
+            self._roll = _Roll(list(roll.dice), self.frames, reaches=max(0, self._reaches - self._reach_owed), owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
                                doubted=self._doubt_next or again and bool(earlier and earlier.doubted),
                                picture=frame if self.learning.on else None, places=len(self._windows.places),
@@ -1252,6 +1262,7 @@ class TablePipeline:
         last = self._quarters[-1] if self._quarters else None
         back = self._quarters[0] if len(self._quarters) == SLOW_HAND_FRAMES else None
         self._quarters.append(now)
+        self._compared = (last, back)
         if last is None or last.shape != now.shape:
             self._touched = None
             return moving
@@ -1286,6 +1297,12 @@ class TablePipeline:
                 self._before = np.where(mask[..., None], in_light_of(frame, self._before, self._touched), self._before)
             self._touched = None
         return False
+
+    def _relit(self, now: np.ndarray) -> bool:
+        """Whether all that changed since the last frame, and since the frame the slow-hand check looks back to, is the
+        light (:func:`only_light_changed`): a lamp or a shadow between turns, no hand."""
+        pictures = [q for q in self._compared if q is not None and q.shape == now.shape]
+        return bool(pictures) and all(only_light_changed(now, q) for q in pictures)
 
     def _arm_in_view(self, now: np.ndarray, die_px: float) -> bool | None:
         """Whether an arm still reaches in where hands passed, in a view where nothing larger than a die changed
@@ -1438,6 +1455,18 @@ class TablePipeline:
         skipped = chosen.skipped_visible and not self._shown_not_taken(state, chosen.skipped_shown, roll)
         event = self._dice_proposal(chosen.chance, chosen.path, readings, skipped, state)
         return self._roll_event(roll, self._missed_throw(roll, event))
+
+    def _owes_a_hand(self, before: State, action: Action, was: Mapping[str, list[Any]]) -> bool:
+        """Whether a roll just entered changes the board itself (Eagle Kingdoms' double sixes: the roller's best
+        character carried to the shield) and the settled board does not show it yet: the hand that does it is owed,
+        not a second reach before the next throw (bench table, Eagle Kingdoms s33 r1, frames 454 and 705: each roll
+        after double sixes asked as "hands reached in 2 times")."""
+        after = before.clone()
+        after.apply_unchecked(action)
+        now = self.adapter.scene_from_state(after)
+        changed = _changed_regions(was, now)
+        obs = self.settled
+        return bool(changed) and not (obs is not None and all(_reads_as(obs, r, now.get(r)) for r in changed))
 
     def _shown_not_taken(self, state: State, skipped_shown: tuple[frozenset[str], ...], roll: _Roll) -> bool:
         """Whether the board, settled with these dice lying, rules out every alternative to the decisions before

@@ -61,6 +61,11 @@ EDGE_ARM_DICE = 3  # dice along the picture's edge an arm covers at least (a die
 CLIPPED = 245.0  # a channel this bright may be clipped by the sensor: its change tells nothing of the light
 EDGE_LIGHT_DICE = 16  # dice along the picture's edge over which the light is matched (an arm is a few dice wide)
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
+LIGHT_PATCH_Q = 8  # quarter-size px: the patches whose look a change of light keeps (a die or two wide)
+LIGHT_TEXTURE = 6.0  # grey levels a patch's pixels spread by, at least, for its look to be compared
+LIGHT_SAME_LOOK = 0.7  # correlation of a patch with itself before, from which it keeps its look
+LIGHT_MIN_PATCHES = 8  # patches changed, at least, for a few of them to be a shadow's edge
+LIGHT_OTHER_SHARE = 0.25  # of those, at most this share may change their look
 
 
 def light_gain(now_small: np.ndarray, was_small: np.ndarray) -> np.ndarray:
@@ -268,6 +273,35 @@ def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray,
         return changing
     hand = hand_changes(now_q, back_q, die_px, HAND_LEVEL)
     return hand if (changing & hand).any() else np.zeros_like(hand)
+
+
+def only_light_changed(now_q: np.ndarray, was_q: np.ndarray) -> bool:
+    """Whether all that changed between two pictures (quarter size) is the light: a lamp, a cloud, a shadow cast over
+    the table. Light scales what lies under it, so each patch that changed keeps its look (its pattern correlates
+    with before, :data:`LIGHT_SAME_LOOK`); a hand, an arm or a sleeve puts another look there. Only patches with
+    something to correlate count (:data:`LIGHT_TEXTURE`): a plain cloth looks alike lit or covered. A soft shadow's
+    edge changes the look of a few patches along it, so a light change over many patches may have a few
+    (:data:`LIGHT_OTHER_SHARE`). Measured on the films' changes of light and hands coming in (docs/vision-notes.md,
+    session 40)."""
+    a = cv2.cvtColor(now_q, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    b = cv2.cvtColor(was_q, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    p = LIGHT_PATCH_Q
+    h, w = a.shape[0] - a.shape[0] % p, a.shape[1] - a.shape[1] % p
+    if a.shape != b.shape or not h or not w:
+        return False
+
+    def patches(img: np.ndarray) -> np.ndarray:
+        flat = img[:h, :w].reshape(h // p, p, w // p, p).transpose(0, 2, 1, 3).reshape(-1, p * p)
+        return flat - flat.mean(axis=1, keepdims=True)
+
+    gain = float(np.median((a + 1.0) / (b + 1.0)))  # the camera's exposure
+    changed = (np.abs(a - b * gain) > HAND_LEVEL)[:h, :w].reshape(h // p, p, w // p, p).mean(axis=(1, 3)).reshape(-1) > 0.1
+    now, was = patches(a), patches(b)
+    spread_now, spread_was = np.sqrt((now ** 2).mean(axis=1)), np.sqrt((was ** 2).mean(axis=1))
+    seen = changed & (np.maximum(spread_now, spread_was) > LIGHT_TEXTURE)
+    alike = (now * was).mean(axis=1) / np.maximum(spread_now * spread_was, 1e-6)
+    other = int(np.count_nonzero(seen & (alike < LIGHT_SAME_LOOK)))
+    return other == 0 or (np.count_nonzero(seen) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * np.count_nonzero(seen))
 
 
 def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:

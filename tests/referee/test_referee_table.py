@@ -171,6 +171,37 @@ def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_i
         assert sure or "was a roll missed" in events[0].message
 
 
+def _double_sixes_then_a_roll(state):
+    """At a roll whose double sixes carry a character of the roller's to the shield, the next roll due after it."""
+    if not (state.is_chance_node() and state.phase == "roll" and any(state.hands[state.player])):
+        return False
+    after = state.clone()
+    after.apply({"type": "roll", "dice": [6, 6]})
+    return bool(wanted_dice(after))
+
+
+@pytest.mark.rules("EK-SIX-1", "EK-SIX-2")
+def test_the_hand_that_carries_a_character_to_the_shield_after_double_sixes_is_no_sign_of_a_missed_throw():
+    """Double sixes forfeit the roller's best character to the shield (EK-SIX-1) and end the turn (EK-SIX-2): a hand
+    carries it there, another throws the next roll. Those two reaches are the table's, and the roll is sure; a third
+    may be a throw missed, and it stays unsure (bench table, Eagle Kingdoms s33 r1, frames 454 and 705)."""
+    state = play_until(_double_sixes_then_a_roll)
+    six = {"type": "roll", "dice": [6, 6]}
+    after = state.clone()
+    after.apply(six)
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for hands, sure in ((2, True), (3, False)):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(after))])
+        run(pipe, still(6), state)
+        pipe.applied(six, state)
+        frames = [frame(hand=True)] + still(6, obs_index=1)  # the character carried to the shield
+        for _ in range(hands - 1):  # a throw (and, the third time, another before it)
+            frames += [frame(hand=True, obs_index=1)] + still(6, obs_index=1)
+        events = [e for _, e in run(pipe, frames + still(8, obs_index=1, dice=dice), after) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure, (hands, events)
+        assert sure or "was a roll missed" in events[0].message
+
+
 def test_a_throw_that_changed_more_of_the_table_than_its_dice_is_not_sure():
     """A throw changes the table where its dice fell (and where the last dice were taken up). Three more places
     changed, no die read at them: a piece moved, dice taken up that were never read -- the table went on while
