@@ -62,8 +62,7 @@ CLIPPED = 245.0  # a channel this bright may be clipped by the sensor: its chang
 EDGE_LIGHT_DICE = 16  # dice along the picture's edge over which the light is matched (an arm is a few dice wide)
 UNEVEN_LIGHT = 1.25  # a part of the picture lit this much more or less than the whole, against before: a shadow
 LIGHT_PATCH_Q = 8  # quarter-size px: the patches whose look a change of light keeps (a die or two wide)
-LIGHT_TEXTURE = 6.0  # grey levels a patch's pixels spread by, at least, for its look to be compared
-LIGHT_SAME_LOOK = 0.7  # correlation of a patch with itself before, from which it keeps its look
+LIGHT_FIT_LEVEL = 8.0  # grey levels (mean over a patch) a patch may differ from its light's fit and be only lit
 LIGHT_MIN_PATCHES = 8  # patches changed, at least, for a few of them to be a shadow's edge
 LIGHT_OTHER_SHARE = 0.25  # of those, at most this share may change their look
 
@@ -277,31 +276,42 @@ def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray,
 
 def only_light_changed(now_q: np.ndarray, was_q: np.ndarray) -> bool:
     """Whether all that changed between two pictures (quarter size) is the light: a lamp, a cloud, a shadow cast over
-    the table. Light scales what lies under it, so each patch that changed keeps its look (its pattern correlates
-    with before, :data:`LIGHT_SAME_LOOK`); a hand, an arm or a sleeve puts another look there. Only patches with
-    something to correlate count (:data:`LIGHT_TEXTURE`): a plain cloth looks alike lit or covered. A soft shadow's
-    edge changes the look of a few patches along it, so a light change over many patches may have a few
-    (:data:`LIGHT_OTHER_SHARE`). Measured on the films' changes of light and hands coming in (docs/vision-notes.md,
-    session 40)."""
-    a = cv2.cvtColor(now_q, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    b = cv2.cvtColor(was_q, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    the table. Once the camera's exposure and white balance are matched (the whole picture's ratio per colour), light
+    scales what lies under it by a factor alike in every colour and smooth across a patch (a shadow's edge too): each
+    patch that changed is fitted so, and one the fit leaves off by :data:`LIGHT_FIT_LEVEL` (a hand's skin, an arm's
+    edge, a sleeve over printed art) changed more than its light. A soft shadow's edge may leave a few such patches
+    among many (:data:`LIGHT_OTHER_SHARE`). Measured on the films' changes of light and hands coming in
+    (docs/vision-notes.md, session 40)."""
+    if now_q.shape != was_q.shape or now_q.ndim != 3:
+        return False
     p = LIGHT_PATCH_Q
-    h, w = a.shape[0] - a.shape[0] % p, a.shape[1] - a.shape[1] % p
-    if a.shape != b.shape or not h or not w:
+    h, w = now_q.shape[0] - now_q.shape[0] % p, now_q.shape[1] - now_q.shape[1] % p
+    if not h or not w:
         return False
 
-    def patches(img: np.ndarray) -> np.ndarray:
-        flat = img[:h, :w].reshape(h // p, p, w // p, p).transpose(0, 2, 1, 3).reshape(-1, p * p)
-        return flat - flat.mean(axis=1, keepdims=True)
+    def patches(img: np.ndarray) -> np.ndarray:  # (patches, p * p, 3)
+        return img[:h, :w].reshape(h // p, p, w // p, p, 3).transpose(0, 2, 1, 3, 4).reshape(-1, p * p, 3)
 
-    gain = float(np.median((a + 1.0) / (b + 1.0)))  # the camera's exposure
-    changed = (np.abs(a - b * gain) > HAND_LEVEL)[:h, :w].reshape(h // p, p, w // p, p).mean(axis=(1, 3)).reshape(-1) > 0.1
-    now, was = patches(a), patches(b)
-    spread_now, spread_was = np.sqrt((now ** 2).mean(axis=1)), np.sqrt((was ** 2).mean(axis=1))
-    seen = changed & (np.maximum(spread_now, spread_was) > LIGHT_TEXTURE)
-    alike = (now * was).mean(axis=1) / np.maximum(spread_now * spread_was, 1e-6)
-    other = int(np.count_nonzero(seen & (alike < LIGHT_SAME_LOOK)))
-    return other == 0 or (np.count_nonzero(seen) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * np.count_nonzero(seen))
+    now = patches(now_q.astype(np.float32))
+    was = patches(was_q.astype(np.float32))
+    # a clipped channel (a white stand under a warm lamp) is no measure of the light
+    seen = ((now.max(axis=2) < CLIPPED) & (was.max(axis=2) < CLIPPED)).astype(np.float32)
+    was = was * whole_ratio(now_q, was_q)
+    changed = (((np.abs(now - was) > HAND_LEVEL).any(axis=2) * seen).mean(axis=1) > 0.1) & (seen.mean(axis=1) > 0.25)
+    if not changed.any():
+        return True
+    now, was, seen = now[changed], was[changed], seen[changed][..., None]
+    ys, xs = np.mgrid[0:p, 0:p].reshape(2, -1).astype(np.float32) / p - 0.5
+    design = (np.stack([was, was * xs[None, :, None], was * ys[None, :, None]], axis=-1) * seen[..., None]).reshape(len(now), -1, 3)
+    target = (now * seen).reshape(len(now), -1)
+    design, target = design.astype(np.float64), target.astype(np.float64)
+    normal = design.transpose(0, 2, 1) @ design
+    normal += np.eye(3) * (1e-6 * np.trace(normal, axis1=1, axis2=2) + 1e-6)[:, None, None]
+    gain = np.linalg.solve(normal, (design.transpose(0, 2, 1) @ target[..., None]))[..., 0]
+    misfit = np.abs((design @ gain[..., None])[..., 0] - target).sum(axis=1) / np.maximum(3 * seen.sum(axis=(1, 2)), 1)
+    off = misfit > LIGHT_FIT_LEVEL
+    other = int(np.count_nonzero(off))
+    return other == 0 or (len(now) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * len(now))
 
 
 def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:

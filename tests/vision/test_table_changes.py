@@ -8,6 +8,7 @@ from companion.vision.table_changes import (
     changed_places,
     hand_changes,
     light_gain,
+    only_light_changed,
     quarter,
     reaches_the_edge,
     slow_hand_changes,
@@ -54,6 +55,33 @@ def test_a_shadow_is_an_uneven_change_of_light_and_a_lamp_a_die_or_a_hand_is_not
     cv2.rectangle(moved, (200, 100), (200 + DIE, 100 + DIE), (250, 250, 250), -1)
     cv2.rectangle(moved, (400, 200), (470, 300), (120, 150, 200), -1)  # a hand, still in view
     assert not uneven_light(quarter(moved), quarter(before))
+
+
+def _hand(img, x, y, w, h):
+    """A hand with fingers: skin over the table's art, with the shading between the fingers."""
+    out = img.copy()
+    cv2.ellipse(out, (x + w // 2, y + h // 2), (w // 2, h // 2), 0, 0, 360, (140, 170, 215), -1)
+    for k in range(1, 4):
+        cv2.line(out, (x + k * w // 4, y), (x + k * w // 4, y + h // 2), (95, 120, 160), 2)
+    return out
+
+
+def test_a_lamp_or_a_shadow_changes_only_the_light_and_a_hand_changes_the_look_of_what_it_covers():
+    """A change of light between turns is no hand reaching in (referee.table counts reaches to tell a missed throw):
+    light scales what lies under it, keeping its look; a hand, even one coming in at the picture's edge, puts
+    another look there."""
+    before = table(3)
+    lamp = np.clip(before * np.float32([0.7, 0.95, 1.15]) * 0.8, 0, 255).astype(np.uint8)
+    soft = before.astype(np.float32)
+    soft[:, :220] *= np.linspace(0.55, 0.95, 220)[None, :, None]
+    sharp = before.astype(np.float32)
+    sharp[:, :300] *= cv2.GaussianBlur(np.where(np.arange(300) < 240, 0.5, 1.0).astype(np.float32)[None], (31, 1), 0)[..., None]
+    for lit in (lamp, soft.astype(np.uint8), sharp.astype(np.uint8)):
+        assert only_light_changed(quarter(lit), quarter(before))
+        assert only_light_changed(quarter(before), quarter(lit))  # and gone again
+    assert not only_light_changed(quarter(_hand(before, 300, 120, 90, 120)), quarter(before))
+    assert not only_light_changed(quarter(_hand(before, 600, 150, 60, 50)), quarter(before))  # at the edge
+    assert not only_light_changed(quarter(_hand(lamp, 300, 120, 90, 120)), quarter(lamp))
 
 
 def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away():
