@@ -71,11 +71,15 @@ class DiceReader:
         return out
 
 
-def frame(obs_index=0, dice=(), hand=False, board=True, missed=()):
+def frame(obs_index=0, dice=(), hand=False, board=True, missed=(), shade=False):
     """A frame showing observation ``obs_index``, dice ``(x, y, value[, unsure[, "d8" | "magpie"]])`` and maybe a hand;
-    ``missed``: dice ``(x, y)`` that change the picture but the dice reader does not find."""
+    ``missed``: dice ``(x, y)`` that change the picture but the dice reader does not find; ``shade``: a soft shadow
+    over the table's left half (a lamp or a person between turns)."""
     img = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     img[::16, :, :] = 100  # some texture for the motion meter's shake estimate
+    if shade:
+        gain = np.clip(np.linspace(0.4, 1.6, SIZE[0]), 0.5, 1.0).astype(np.float32)
+        img = (img * gain[None, :, None]).astype(np.uint8)
     img[0:2, 0:2] = (0, obs_index, 0)
     if not board:
         img[2, 2] = (1, 1, 1)

@@ -171,6 +171,26 @@ def test_a_roll_after_two_reaches_over_the_table_may_follow_a_missed_throw_and_i
         assert sure or "was a roll missed" in events[0].message
 
 
+def test_a_shadow_cast_over_the_table_between_turns_is_no_hand_and_leaves_the_next_throw_sure():
+    """A lamp or a shadow between turns changes the picture as much as a hand does, but only its light: it is no
+    reach, and the throw after it (one hand in) is sure. A hand in its place is a second reach, and the throw may
+    follow a missed one (bench table, Mighty Magpies s36 r1: 6 of 38 asks were such shadows and lamps)."""
+    state = play_until(lambda s: s.phase == "roll")
+    dice = [(40, 200, 3), (280, 30, 5)]
+    for shadow, sure in ((True, True), (False, False)):  # a shadow comes and stays; a hand comes and goes
+        pipe = pipeline(state.game, [observe(scene_from_state(state))])
+        frames = still(6) + [frame(shade=shadow, hand=not shadow)] + still(6, shade=shadow)
+        frames += [frame(hand=True, shade=shadow)] + still(8, dice=dice, shade=shadow)
+        events = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+        assert len(events) == 1 and events[0].sure == sure, events
+    # a hand right behind the shadow is still a reach: with another before the throw, the throw is not sure
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(shade=True)] + still(1, shade=True) + [frame(hand=True, shade=True)] + still(6, shade=True)
+    frames += [frame(hand=True, shade=True)] + still(8, dice=dice, shade=True)
+    events = [e for _, e in run(pipe, frames, state) if e.kind == DICE]
+    assert len(events) == 1 and not events[0].sure, events
+
+
 def _double_sixes_then_a_roll(state):
     """At a roll whose double sixes carry a character of the roller's to the shield, the next roll due after it."""
     if not (state.is_chance_node() and state.phase == "roll" and any(state.hands[state.player])):
