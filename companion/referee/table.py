@@ -460,6 +460,7 @@ class TablePipeline:
         # a roll read with an unsure face, not yet put to the family: (its roll, its proposal, since when (s), the state)
         self._held: tuple[_Roll, TableEvent, float, str | None] | None = None
         self._played: list[tuple[str, str, float, float]] = []
+        self._taken_up: list[tuple[float, float]] = []  # where the dice lay that the last throw's hand took up
         self._dice_in_view: list[Any] = []
         self._on_moved: list[Any] = []  # of those, the ones read unsure on a space a move since the last roll changed
         self._moved_spaces: set[str] = set()  # the spaces the moves applied since the last roll changed
@@ -546,7 +547,7 @@ class TablePipeline:
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
                 roll.used = True
                 if roll is self._roll:  # dice kept over lie no longer: the last throw lies where it fell
-                    self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.readings]
+                    self._play(roll.readings)
         was = self.adapter.scene_from_state(before)
         self._behind = (self._behind + [(was, before.action_to_string(action))])[-8:]
         self._reaches = 0
@@ -609,6 +610,7 @@ class TablePipeline:
         the last roll are looked for again against the frame from before their throw."""
         self.dice_tracker.forget()
         self._roll, self._played, self._roll_done, self._held, self._kept_over = None, [], None, None, None
+        self._taken_up = []
         if self._before_throw is not None:
             self._before = self._before_throw
 
@@ -1120,7 +1122,7 @@ class TablePipeline:
         if self._windows is None or self._windows.reader is not reader:
             self._windows = DiceWindows(reader)
         die_px = self._die_px(pose)
-        gone = [(x, y) for _kind, _value, x, y in self._played]
+        gone = [(x, y) for _kind, _value, x, y in self._played] + self._taken_up
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
         shown, white = self._dice_light(frame, pose)
@@ -1153,7 +1155,7 @@ class TablePipeline:
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
-                self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in roll.dice]
+                self._play(roll.dice)
                 self._answered = None
                 if earlier is not None and earlier.kept and not earlier.used:
                     # still a later roll's: this throw was the roll entered (bench table, Eagle Kingdoms seed 4 r1, action
@@ -1242,6 +1244,14 @@ class TablePipeline:
             except Exception:
                 pass
         return DIE_MM * (self.size[0] if self.size else 1280) / 600
+
+    def _play(self, dice: Sequence[Any]) -> None:
+        """The dice of the roll just used lie where they fell; the dice before them were taken up for that throw: until
+        the frame before a throw is taken afresh, the table bared where they lay is no die (bench table, Eagle Kingdoms
+        s33 r1, frame 376: the board's art where a 3 had lain read as a d8 at 0.44 once the next roll was used, taken
+        for dice never read, and the next throw asked)."""
+        self._taken_up = [(x, y) for _kind, _value, x, y in self._played]
+        self._played = [(r.kind, str(r.value), *_centre(r.box)) for r in dice]
 
     def _just_played(self, readings: Sequence[Any], played: Sequence[tuple[str, str, float, float]] | None = None) -> bool:
         """The dice of the roll just used (all or some of them), still lying where they fell: not a new throw.
@@ -1347,7 +1357,7 @@ class TablePipeline:
         if self._relit_now(windows.quiet):
             # a shadow came or went while nothing lay unread: the frame pasted together in the old light would leave
             # the shadow's edges as die-sized changes, read as dice that never settle (the next roll never read)
-            self._before, self._unread_at_rest = frame, False
+            self._before, self._unread_at_rest, self._taken_up = frame, False, []
             return
         self._unread_at_rest = bool(self._dice_in_view) and not spent
         if (not self._dice_in_view or spent or self._refresh_before) and windows.quiet:  # quiet: asked last, it costs
@@ -1358,7 +1368,7 @@ class TablePipeline:
             # later roll's
             landed = [] if spent or all(r.uncertain for r in self._dice_in_view) else list(self._dice_in_view)
             self._swallowed |= not spent and not landed and (self._swallows_a_throw() or self._unread_dice_lying())
-            self._before = _with_patches_of(frame, self._before, landed)
+            self._before, self._taken_up = _with_patches_of(frame, self._before, landed), []
             self._refresh_before, self._landed = False, bool(landed)
 
     def _relit_now(self, quiet: bool) -> bool:
