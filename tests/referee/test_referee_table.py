@@ -191,6 +191,62 @@ def test_a_shadow_cast_over_the_table_between_turns_is_no_hand_and_leaves_the_ne
     assert len(events) == 1 and not events[0].sure, events
 
 
+def _failed(state, after_ok):
+    """The actions of ``state`` after which ``after_ok`` holds."""
+    out = []
+    for action in state.legal_actions():
+        after = state.clone()
+        after.apply(action)
+        if after_ok(after):
+            out.append(action)
+    return out
+
+
+def _two_rolls_that_capture_nothing():
+    """A first roll that captures nothing, "roll again", and a second that captures nothing either (EK-TWO-2): the
+    next player's roll follows. (state, first roll, second roll)."""
+    def second_rolls(state, first):
+        after = state.clone()
+        after.apply(first)
+        after.apply({"type": "roll-again"})
+        return after, _failed(after, lambda s: s.is_chance_node() and s.phase == "roll")
+
+    def found(state):
+        return state.is_chance_node() and state.phase == "roll" and any(
+            second_rolls(state, first)[1] for first in _failed(state, lambda s: s.phase == SECOND))
+
+    state = play_until(found)
+    first = next(f for f in _failed(state, lambda s: s.phase == SECOND) if second_rolls(state, f)[1])
+    return state, first, second_rolls(state, first)
+
+
+@pytest.mark.rules("EK-TWO-2")
+def test_the_table_bared_where_a_throw_took_up_the_dice_before_it_is_no_die_never_read():
+    """A throw takes up the dice before it. Once its roll is used, the table where they lay still differs from the
+    frame before the throw, and the board's art there may be read unsure as a die: it is no throw the camera missed,
+    and the next throw is sure (bench table, Eagle Kingdoms s33 r1, frame 376: the art where a 3 had lain read as a
+    d8 at 0.44)."""
+    state, first, (again, seconds) = _two_rolls_that_capture_nothing()
+    second = seconds[0]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    thrown = [(40, 200, *first["dice"][:1]), (280, 30, *first["dice"][1:])]
+    frames = still(4) + [frame(hand=True)] + still(8, dice=thrown)
+    assert [e.sure for _, e in run(pipe, frames, state) if e.kind == DICE] == [True]
+    pipe.applied(first, state)
+    then = [(20, 120, second["dice"][0]), (290, 200, second["dice"][1])]
+    after_first = state.clone()
+    after_first.apply(first)
+    assert [e.sure for _, e in run(pipe, [frame(hand=True)] + still(8, dice=then), after_first) if e.kind == DICE] == [True]
+    pipe.applied({"type": "roll-again"}, after_first)
+    pipe.applied(second, again)
+    after_second = again.clone()
+    after_second.apply(second)
+    bared = then + [(40, 200, 1, True)]  # the art where the first roll's die lay, read as an unsure 1
+    frames = still(6, dice=bared) + [frame(hand=True)] + still(8, dice=[(10, 10, 2), (300, 100, 4)])
+    events = [e for _, e in run(pipe, frames, after_second) if e.kind == DICE]
+    assert len(events) == 1 and events[0].sure, events
+
+
 def _double_sixes_then_a_roll(state):
     """At a roll whose double sixes carry a character of the roller's to the shield, the next roll due after it."""
     if not (state.is_chance_node() and state.phase == "roll" and any(state.hands[state.player])):
