@@ -289,18 +289,20 @@ def only_light_changed(now_q: np.ndarray, was_q: np.ndarray) -> bool:
     if not h or not w:
         return False
 
-    def patches(img: np.ndarray) -> np.ndarray:  # (patches, p * p, 3)
-        return img[:h, :w].reshape(h // p, p, w // p, p, 3).transpose(0, 2, 1, 3, 4).reshape(-1, p * p, 3)
+    def patches(img: np.ndarray) -> np.ndarray:  # (patches, p * p, channels)
+        c = img.shape[2] if img.ndim == 3 else 1
+        return img[:h, :w].reshape(h // p, p, w // p, p, c).transpose(0, 2, 1, 3, 4).reshape(-1, p * p, c)
 
-    now = patches(now_q.astype(np.float32))
-    was = patches(was_q.astype(np.float32))
-    # a clipped channel (a white stand under a warm lamp) is no measure of the light
-    seen = ((now.max(axis=2) < CLIPPED) & (was.max(axis=2) < CLIPPED)).astype(np.float32)
-    was = was * whole_ratio(now_q, was_q)
-    changed = (((np.abs(now - was) > HAND_LEVEL).any(axis=2) * seen).mean(axis=1) > 0.1) & (seen.mean(axis=1) > 0.25)
+    now_f = now_q[:h, :w].astype(np.float32)
+    was_f = was_q[:h, :w].astype(np.float32) * whole_ratio(now_q, was_q)
+    # a clipped channel (the red of a pale board or of skin under a warm lamp) is no measure of the light
+    seen_c = ((now_q[:h, :w] < CLIPPED) & (was_q[:h, :w] < CLIPPED)).astype(np.float32)
+    moved_px = _over(cv2.absdiff(now_f, was_f) * seen_c, HAND_LEVEL)
+    seen = patches(seen_c)
+    changed = (patches(moved_px.astype(np.float32))[..., 0].mean(axis=1) > 0.1) & (seen.mean(axis=(1, 2)) > 0.25)
     if not changed.any():
         return True
-    now, was, seen = now[changed], was[changed], seen[changed][..., None]
+    now, was, seen = patches(now_f)[changed], patches(was_f)[changed], seen[changed]
     ys, xs = np.mgrid[0:p, 0:p].reshape(2, -1).astype(np.float32) / p - 0.5
     design = (np.stack([was, was * xs[None, :, None], was * ys[None, :, None]], axis=-1) * seen[..., None]).reshape(len(now), -1, 3)
     target = (now * seen).reshape(len(now), -1)
@@ -308,7 +310,7 @@ def only_light_changed(now_q: np.ndarray, was_q: np.ndarray) -> bool:
     normal = design.transpose(0, 2, 1) @ design
     normal += np.eye(3) * (1e-6 * np.trace(normal, axis1=1, axis2=2) + 1e-6)[:, None, None]
     gain = np.linalg.solve(normal, (design.transpose(0, 2, 1) @ target[..., None]))[..., 0]
-    misfit = np.abs((design @ gain[..., None])[..., 0] - target).sum(axis=1) / np.maximum(3 * seen.sum(axis=(1, 2)), 1)
+    misfit = np.abs((design @ gain[..., None])[..., 0] - target).sum(axis=1) / np.maximum(seen.sum(axis=(1, 2)), 1)
     off = misfit > LIGHT_FIT_LEVEL
     other = int(np.count_nonzero(off))
     return other == 0 or (len(now) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * len(now))

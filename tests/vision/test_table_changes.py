@@ -82,6 +82,11 @@ def test_a_lamp_or_a_shadow_changes_only_the_light_and_a_hand_changes_the_look_o
     assert not only_light_changed(quarter(_hand(before, 300, 120, 90, 120)), quarter(before))
     assert not only_light_changed(quarter(_hand(before, 600, 150, 60, 50)), quarter(before))  # at the edge
     assert not only_light_changed(quarter(_hand(lamp, 300, 120, 90, 120)), quarter(lamp))
+    # a pale table under a warm lamp: its red clips, and so does a hand's; what is left of the colours tells them apart
+    pale = np.clip(before.astype(np.float32) + 90, 0, 255)
+    warm = np.clip(pale * np.float32([0.8, 1.0, 1.4]), 0, 255).astype(np.uint8)
+    assert only_light_changed(quarter(warm), quarter(pale.astype(np.uint8)))
+    assert not only_light_changed(quarter(_hand(warm, 300, 120, 90, 120)), quarter(warm))
 
 
 def test_what_a_hand_changed_includes_a_piece_it_put_down_but_not_a_die_far_away():
