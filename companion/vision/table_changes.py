@@ -282,38 +282,47 @@ def only_light_changed(now_q: np.ndarray, was_q: np.ndarray) -> bool:
     edge, a sleeve over printed art) changed more than its light. A soft shadow's edge may leave a few such patches
     among many (:data:`LIGHT_OTHER_SHARE`). Measured on the films' changes of light and hands coming in
     (docs/vision-notes.md, session 40)."""
-    if now_q.shape != was_q.shape or now_q.ndim != 3:
+    if now_q.shape != was_q.shape or now_q.ndim != 3 or min(now_q.shape[:2]) < LIGHT_PATCH_Q:
         return False
+    now, was, seen = _changed_patches(now_q, was_q)
+    if not len(now):
+        return True
+    other = int(np.count_nonzero(_light_misfit(now, was, seen) > LIGHT_FIT_LEVEL))
+    return other == 0 or (len(now) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * len(now))
+
+
+def _changed_patches(now_q: np.ndarray, was_q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The :data:`LIGHT_PATCH_Q`-pixel patches (n x pixels x 3, float32) of ``now_q`` and of ``was_q`` in its exposure
+    that changed by :data:`HAND_LEVEL`, with the colours seen unclipped in both (1) or not (0)."""
     p = LIGHT_PATCH_Q
     h, w = now_q.shape[0] - now_q.shape[0] % p, now_q.shape[1] - now_q.shape[1] % p
-    if not h or not w:
-        return False
 
-    def patches(img: np.ndarray) -> np.ndarray:  # (patches, p * p, channels)
+    def patches(img: np.ndarray) -> np.ndarray:
         c = img.shape[2] if img.ndim == 3 else 1
-        return img[:h, :w].reshape(h // p, p, w // p, p, c).transpose(0, 2, 1, 3, 4).reshape(-1, p * p, c)
+        return img.reshape(h // p, p, w // p, p, c).transpose(0, 2, 1, 3, 4).reshape(-1, p * p, c)
 
-    now_f = now_q[:h, :w].astype(np.float32)
-    was_f = was_q[:h, :w].astype(np.float32) * whole_ratio(now_q, was_q)
-    # a clipped channel (the red of a pale board or of skin under a warm lamp) is no measure of the light
-    seen_c = ((now_q[:h, :w] < CLIPPED) & (was_q[:h, :w] < CLIPPED)).astype(np.float32)
-    moved_px = _over(cv2.absdiff(now_f, was_f) * seen_c, HAND_LEVEL)
-    seen = patches(seen_c)
-    changed = (patches(moved_px.astype(np.float32))[..., 0].mean(axis=1) > 0.1) & (seen.mean(axis=(1, 2)) > 0.25)
-    if not changed.any():
-        return True
-    now, was, seen = patches(now_f)[changed], patches(was_f)[changed], seen[changed]
+    now = now_q[:h, :w].astype(np.float32)
+    was = was_q[:h, :w].astype(np.float32) * whole_ratio(now_q, was_q)
+    # a clipped colour (the red of a pale board or of skin under a warm lamp) is no measure of the light
+    seen = ((now_q[:h, :w] < CLIPPED) & (was_q[:h, :w] < CLIPPED)).astype(np.float32)
+    moved = patches(_over(cv2.absdiff(now, was) * seen, HAND_LEVEL).astype(np.float32))[..., 0].mean(axis=1)
+    seen_patches = patches(seen)
+    changed = (moved > 0.1) & (seen_patches.mean(axis=(1, 2)) > 0.25)
+    return patches(now)[changed], patches(was)[changed], seen_patches[changed]
+
+
+def _light_misfit(now: np.ndarray, was: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Per patch, the mean grey levels by which ``now`` differs from ``was`` lit by the best plane of gain (one for
+    every colour: least squares over the colours ``seen``)."""
+    p = LIGHT_PATCH_Q
     ys, xs = np.mgrid[0:p, 0:p].reshape(2, -1).astype(np.float32) / p - 0.5
-    design = (np.stack([was, was * xs[None, :, None], was * ys[None, :, None]], axis=-1) * seen[..., None]).reshape(len(now), -1, 3)
-    target = (now * seen).reshape(len(now), -1)
-    design, target = design.astype(np.float64), target.astype(np.float64)
+    design = np.stack([was, was * xs[None, :, None], was * ys[None, :, None]], axis=-1) * seen[..., None]
+    design = design.reshape(len(now), -1, 3).astype(np.float64)
+    target = (now * seen).reshape(len(now), -1).astype(np.float64)
     normal = design.transpose(0, 2, 1) @ design
     normal += np.eye(3) * (1e-6 * np.trace(normal, axis1=1, axis2=2) + 1e-6)[:, None, None]
-    gain = np.linalg.solve(normal, (design.transpose(0, 2, 1) @ target[..., None]))[..., 0]
-    misfit = np.abs((design @ gain[..., None])[..., 0] - target).sum(axis=1) / np.maximum(seen.sum(axis=(1, 2)), 1)
-    off = misfit > LIGHT_FIT_LEVEL
-    other = int(np.count_nonzero(off))
-    return other == 0 or (len(now) >= LIGHT_MIN_PATCHES and other <= LIGHT_OTHER_SHARE * len(now))
+    gain = np.linalg.solve(normal, design.transpose(0, 2, 1) @ target[..., None])
+    return np.abs((design @ gain)[..., 0] - target).sum(axis=1) / np.maximum(seen.sum(axis=(1, 2)), 1)
 
 
 def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> bool:
