@@ -171,6 +171,12 @@ def test_the_windows_say_whether_a_die_sized_change_came_since_the_last_frame():
     assert not windows.quiet
 
 
+def _white_die(image):
+    """The (y, x) of the top-left and bottom-right pixels of the white die drawn in ``image``, or None."""
+    white = np.argwhere(image.min(axis=2) >= 245)
+    return (white.min(axis=0), white.max(axis=0)) if len(white) else None
+
+
 class _MissingReader:
     """A detector that misses every die; the classifier, given a box, reads a white die inside it as a 5: surely
     when the box holds all of it, unsure but likely (0.7) when it holds half of it, anything else as unsure (0.2)."""
@@ -230,10 +236,10 @@ class _OffReader(_MissingReader):
     def read(self, image):
         from companion.vision.reader import Reading
 
-        white = np.argwhere(image.min(axis=2) >= 245)
-        if not len(white):
+        white = _white_die(image)
+        if white is None:
             return []
-        (y0, x0), side = white.min(axis=0), int(1.6 * DIE)
+        (y0, x0), side = white[0], int(1.6 * DIE)
         box = (int(x0 - 0.3 * DIE + 0.6 * DIE), int(y0 - 0.3 * DIE + 0.6 * DIE), side, side)
         return [Reading("d8", 7, self.confidence, box, self.confidence < 0.9)]
 
@@ -264,10 +270,10 @@ class _PipReader(_MissingReader):
     def read(self, image):
         from companion.vision.reader import Reading
 
-        white = np.argwhere(image.min(axis=2) >= 245)
-        if not len(white):
+        white = _white_die(image)
+        if white is None:
             return []
-        (y0, x0), (y1, x1), pip = white.min(axis=0), white.max(axis=0), DIE // 3
+        (y0, x0), (y1, x1), pip = white[0], white[1], DIE // 3
         return [Reading("d6", 1, 0.4, (int(x), int(y), pip, pip), True) for x in (x0, x1 - pip) for y in (y0, y1 - pip)]
 
 
@@ -297,10 +303,10 @@ class _PartReader(_MissingReader):
     def read(self, image):
         from companion.vision.reader import Reading
 
-        white = np.argwhere(image.min(axis=2) >= 245)
-        if not len(white):
+        white = _white_die(image)
+        if white is None:
             return []
-        (y0, x0), part = white.min(axis=0), DIE * 3 // 4
+        (y0, x0), part = white[0], DIE * 3 // 4
         sx, sy = self.speck
         return [Reading("d6", 2, 0.99, (int(x0), int(y0), part, part), False),
                 Reading("d6", 1, 0.99, (sx, sy, part, part), False)]
@@ -341,10 +347,10 @@ class _WholeReader(_MissingReader):
     def read(self, image):
         from companion.vision.reader import Reading
 
-        white = np.argwhere(image.min(axis=2) >= 245)
-        if not len(white):
+        white = _white_die(image)
+        if white is None:
             return []
-        (y0, x0) = white.min(axis=0)
+        (y0, x0) = white[0]
         grown = (self.side - DIE) // 2
         return [Reading("d6", self.face, 0.99, (int(x0) - grown, int(y0) - grown, self.side, self.side), False)]
 
