@@ -75,3 +75,26 @@ def test_a_strip_marker_under_a_cell_beyond_shows_its_pattern_unless_covered(fil
     obs = watching.read(covered)
     assert obs.usable, obs.status
     assert "x0y-4" not in obs.extra["clear_beyond"]  # the rest of the cell is clear, but what covers the marker?
+
+
+@pytest.mark.rules("FA-MARK-1")
+def test_a_cell_beyond_the_map_on_the_mat_and_the_table_beside_it_is_judged_on_each_side():
+    """Seed 41 r1: the map's area is a mat of its own on a wooden table, so the cells beyond its edge cards lie half on
+    the mat and half on the wood (or on the wood, just past the mat's edge); each side is one colour."""
+    film = GameFilm("falconry", 41, rendition=1)
+    photo, scene = film.teaching_photo()
+    look = FalconryReader(film.board, camera=film.camera)
+    look = look.learn_appearance(photo, look.tracker.update(photo), scene)
+    image = film.draw(film.shots[329], np.random.default_rng(329))
+    reader = _reader(film, look)
+    obs = reader.read(image)
+    assert obs.usable, obs.status
+    straddling = {"x-2y-4", "x1y4", "x2y4", "x0y4", "x-5y2"}
+    assert straddling <= set(obs.extra["clear_beyond"])
+    rng = np.random.default_rng(41)
+    for cell in sorted(straddling):
+        watching = _reader(film, look)
+        watching.arms.crossings = lambda *_: False
+        again = watching.read(_lay_card(image, reader, cell, rng))
+        assert again.usable, again.status
+        assert cell not in again.extra["clear_beyond"], cell

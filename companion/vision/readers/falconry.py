@@ -255,12 +255,21 @@ class FalconryReader:
             out.append(_Beyond(cell_id(tx, ty), beside, tl, local[~self._in_strips(tl + local)], covered))
         return out
 
+    def _surface(self, pts: np.ndarray) -> np.ndarray:
+        """Per board point: 0 within the map's outline, 1 outside it, -1 within ``beyond_edge_mm`` of the outline (a
+        mat or cloth the size of the map may end there, on another table: each side is judged on its own)."""
+        w, h = self.board.size_mm
+        margin = float(self.rcfg["beyond_edge_mm"])
+        inside = np.minimum.reduce([pts[:, 0], w - pts[:, 0], pts[:, 1], h - pts[:, 1]])
+        return np.where(np.abs(inside) < margin, -1, np.where(inside > 0, 0, 1))
+
     def _clear_beyond(self, frame: np.ndarray, pose: PoseResult, phase: np.ndarray, paper_w: float,
                       beside: set[str]) -> list[str]:
         """Of the cells just beyond the map next to ``beside`` (the edge cells with a card now or in an earlier reading,
         or in doubt: cards are laid edge to edge, so a card laid unseen lies beside one), those the frame shows clear
-        of any card. Off the strips, the cell is in view, of one colour (a card's field is another hue than the table
-        under it) and nothing in it is near the cards' paper white (a card's border and emblem); where a card laid
+        of any card. Off the strips, the cell is in view, of one colour on each side of the map's outline (a card's
+        field is another hue than the table under it; a mat the map's size may lie on another table: ``_surface``) and
+        nothing in it is near the cards' paper white (a card's border and emblem); where a card laid
         there would cover strip markers, those markers are seen and the rest of the cell in view is so. The referee
         rules out a card laid there unseen; a cell it cannot vouch for is left out."""
         near = [b for b in self.beyond if b.beside in beside]
@@ -280,7 +289,10 @@ class FalconryReader:
                 continue  # a strip marker under the cell is hidden: by a card, maybe
             if not view.any() or not (b.covered or view.all()):
                 continue
-            if self._one_colour_no_paper(colours[view], paper_w):
+            surface = self._surface(p)
+            sides = [colours[view & (surface == s)] for s in (0, 1)]
+            sides = [c for c in sides if len(c) >= int(self.rcfg["beyond_side_min_points"])]
+            if sides and all(self._one_colour_no_paper(c, paper_w) for c in sides):
                 out.append(b.id)
         return sorted(out)
 
