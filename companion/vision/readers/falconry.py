@@ -267,11 +267,12 @@ class FalconryReader:
                       beside: set[str]) -> list[str]:
         """Of the cells just beyond the map next to ``beside`` (the edge cells with a card now or in an earlier reading,
         or in doubt: cards are laid edge to edge, so a card laid unseen lies beside one), those the frame shows clear
-        of any card. Off the strips, the cell is in view, of one colour on each side of the map's outline (a card's
-        field is another hue than the table under it; a mat the map's size may lie on another table: ``_surface``) and
-        nothing in it is near the cards' paper white (a card's border and emblem); where a card laid
-        there would cover strip markers, those markers are seen and the rest of the cell in view is so. The referee
-        rules out a card laid there unseen; a cell it cannot vouch for is left out."""
+        of any card. Off the strips, most of the cell is in view (a card laid there, however the hand laid it, shows
+        in that part), each side of the map's outline is of one colour (a card's field is another hue than the table
+        under it; a mat the map's size may lie on another table: ``_surface``) and nothing in it is near the cards'
+        paper white (a card's border and emblem); where a card laid there would cover strip markers, those markers
+        are seen and the rest of the cell in view is so. The referee rules out a card laid there unseen; a cell it
+        cannot vouch for is left out."""
         near = [b for b in self.beyond if b.beside in beside]
         if not near:
             return []
@@ -287,12 +288,12 @@ class FalconryReader:
             at += len(p)
             if b.covered and not set(b.covered) <= found:
                 continue  # a strip marker under the cell is hidden: by a card, maybe
-            if not view.any() or not (b.covered or view.all()):
+            if not view.any() or not (b.covered or view.mean() >= float(self.rcfg["beyond_in_view_min"])):
                 continue
             surface = self._surface(p)
             sides = [colours[view & (surface == s)] for s in (0, 1)]
-            sides = [c for c in sides if len(c) >= int(self.rcfg["beyond_side_min_points"])]
-            if sides and all(self._one_colour_no_paper(c, paper_w) for c in sides):
+            sides = [c for c in sides if len(c) >= int(self.rcfg["beyond_side_min_points"])] or [colours[view]]
+            if all(self._one_colour_no_paper(c, paper_w) for c in sides):
                 out.append(b.id)
         return sorted(out)
 
