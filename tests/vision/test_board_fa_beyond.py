@@ -104,3 +104,18 @@ def test_a_cell_beyond_the_map_across_the_mats_edge_or_the_frames_is_seen_clear_
         again = watching.read(_lay_card(image, reader, cell, rng, blur=0.0))  # the far view is as sharp as read
         assert again.usable, again.status
         assert cell not in again.extra["clear_beyond"], cell
+
+
+def test_a_card_laid_across_the_tables_edge_is_named_with_the_hand_and_the_arm_and_the_strips_are_the_way_out():
+    """A card laid beyond the map's side lies across its edge for as long as it lies there: the frame is refused, and
+    the family is told that a card may be what crosses it, and how to bring it between the strips (session 41)."""
+    film = GameFilm("falconry", 41, rendition=1)
+    photo, scene = film.teaching_photo()
+    look = FalconryReader(film.board, camera=film.camera)
+    look = look.learn_appearance(photo, look.tracker.update(photo), scene)
+    image = film.draw(film.shots[329], np.random.default_rng(329))
+    reader = _reader(film, look)
+    assert reader.read(image).usable
+    crossed = _reader(film, look).read(_lay_card(image, reader, "x-5y2", np.random.default_rng(5), blur=0.0))
+    assert not crossed.usable
+    assert "a card reaches over the table's edge" in crossed.status and "strips" in crossed.status, crossed.status

@@ -425,7 +425,9 @@ class FalconryReader:
         if problem is not None:
             return Observation.unusable(problem, timings)
         if self.arms.crossings(frame, pose):
-            return Observation.unusable("a hand or an arm reaches over the table's edge: take it away", timings)
+            # a card laid beyond the map's side lies across its edge too, for as long as it lies there
+            return Observation.unusable("a hand, an arm or a card reaches over the table's edge: take it away, or "
+                                        "slide both marker strips so that every card lies between them", timings)
         outside = self._out_of_view(frame, pose)
         if outside:
             # its samples would read black: said as it is, not as a hand over the cards
