@@ -144,12 +144,25 @@ def match_observation(state: MagpiesState, before: Any, after: Any) -> MatchResu
     return match(state, before, after, ADAPTER)
 
 
+def _left_for(nest: str, obs: Observation) -> dict[str, int]:
+    """The tiles of the box (MM-CONTENTS-1) that the other nests, as read, leave for ``nest``."""
+    left = dict(zip(TILE_KINDS, BOARD.tiles, strict=True))
+    for other in BOARD.nest_ids:
+        if other != nest:
+            for kind, n in _tiles(obs.regions.get(other)).items():
+                left[kind] -= n
+    return left
+
+
 def setup_from_observation(state: MagpiesState, obs: Observation) -> tuple[Action | None, str]:
-    """The set-up picture: (``setup`` action, "") when every nest is confidently read and the tiles
-    are a legal set-up; else (None, what to fix). The engine still validates it as a chance step."""
+    """The set-up picture: (``setup`` action, "") when every nest is confidently read (or all but one, read as holding
+    just the tiles the others leave) and the tiles are a legal set-up; else (None, what to fix). The engine still
+    validates it as a chance step."""
     if not obs.usable:
         return None, f"board not read: {obs.status}"
     unsure = [n for n in BOARD.nest_ids if obs.is_uncertain(n)]
+    if len(unsure) == 1 and _left_for(unsure[0], obs) == _tiles(obs.regions.get(unsure[0])):
+        unsure = []  # every tile is in a nest at set-up (MM-SETUP-1): the others leave it the tiles read there
     if unsure:
         return None, "cannot read the set-up at nest(s) " + ", ".join(unsure)
     nests = {}

@@ -110,6 +110,7 @@ def test_flying_without_taking_is_illegal_and_named():
     pytest.fail("no state found")
 
 
+@pytest.mark.rules("MM-SETUP-1", "MM-CONTENTS-1")
 def test_the_setup_picture_gives_the_setup_action():
     game = MightyMagpies(players=["Ann", "Ben"])
     state = game.new_initial_state()
@@ -122,8 +123,17 @@ def test_the_setup_picture_gives_the_setup_action():
     scene["A"] = scene["A"][:-1]  # a tile missing
     action, why = setup_from_observation(state, Observation(scene))
     assert action is None and "MM-SETUP-1" in why
+    # every tile lies in a nest at set-up: one nest read unsure, read as holding what the others leave, is that
     action, why = setup_from_observation(state, Observation(scene_from_state(child), {"B": 0.3}))
+    assert action == setup and why == ""
+    # ... but not when it is read as holding other tiles, nor when two nests are unsure
+    swapped = scene_from_state(child)
+    kinds = [t["tile"] for t in swapped["B"]]
+    swapped["B"] = [{"tile": "gold" if kinds[0] != "gold" else "berry"}] + swapped["B"][1:]
+    action, why = setup_from_observation(state, Observation(swapped, {"B": 0.3}))
     assert action is None and "B" in why
+    action, why = setup_from_observation(state, Observation(scene_from_state(child), {"B": 0.3, "C": 0.3}))
+    assert action is None and "B, C" in why
 
 
 @pytest.mark.rules("MM-SCORE-1", "MM-SCORE-2", "MM-YOUNG-1")
