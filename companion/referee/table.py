@@ -346,6 +346,7 @@ BOARD_CONFIRMS_S = 6.0  # a roll read with an unsure face waits this long for th
 WAITING_FOR_MOVE = "dice read - waiting for the move"  # the frame's status while a roll waits for the board
 ARM_IN_VIEW = "a hand or an arm reaches over the board's edge: take it away"  # the readers' own words for it
 MOVING = "something is moving over the table"  # the status of a frame with a hand or motion (not read)
+OFF_MAP = "a card lies beyond the camera's play area"  # Falconry: the engine holds a card the map cannot show
 PUT_OFF = "which die? the next move tells"  # the status while a question is put off for the next move (next_tells)
 _EXPLAINED = (MatchKind.PROPOSED, MatchKind.AMBIGUOUS)  # a board some legal move (or several) explains
 UNREADABLE_AFTER_S = 15.0  # a space unsure this long in every settled board is unreadable until it reads otherwise
@@ -782,6 +783,8 @@ class TablePipeline:
         later = self.reevaluate(state)
         if self._held is not None and not info.get("refused"):
             words = WAITING_FOR_MOVE  # the family would otherwise see nothing new about their roll for a while
+        elif not info.get("refused") and self._off_map(state):
+            words = f"{OFF_MAP}: slide both marker strips so that every card lies between them"
         events = [TableEvent(STATUS, words, info=info), *later]
         timings["total"] = (time.perf_counter() - t0) * 1000
         self.last_ms = timings
@@ -1076,6 +1079,12 @@ class TablePipeline:
             self.set_offset(offset)
             return shifted
         return result
+
+    def _off_map(self, state: State | None) -> bool:
+        """Whether the game holds a card on a cell the camera's map does not cover (Falconry: one laid beyond it and
+        entered by the family): the camera keeps the game's word there, and the family is asked to bring it in."""
+        off_map = getattr(self.adapter, "off_map", None)
+        return bool(off_map is not None and state is not None and self.aligned and off_map(state))
 
     def _align(self, state: State, obs: Observation) -> bool:
         from companion.referee.falconry import align

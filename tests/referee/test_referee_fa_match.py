@@ -213,3 +213,24 @@ def test_a_first_card_of_two_is_sure_only_where_the_camera_sees_clear_the_cells_
     # one of them not seen clear: a card may lie there
     partly = match(state, None, replace(seen, extra={"clear_beyond": beside[:1]}), adapter)
     assert partly.kind is MatchKind.PROPOSED and not partly.sure
+
+
+@pytest.mark.rules("FA-MARK-1")
+def test_a_card_the_game_holds_beyond_the_cameras_play_area_asks_the_family_to_slide_the_strips():
+    """A card entered by the family where the camera's map does not reach (laid beyond it): the camera keeps the game's
+    word there, and each frame read says so until the strips are slid to take every card in (session 41)."""
+    from fake_table import frame, observe, pipeline
+
+    from companion.referee.table import OFF_MAP
+
+    state = duel()
+    for x in range(2, 14):  # a straight row of markers, far past the map's nine columns
+        state.apply({"type": "place", "kind": "marker", "to": [x, 0]})
+    inside = duel()
+    for x in range(2, 5):
+        inside.apply({"type": "place", "kind": "marker", "to": [x, 0]})
+    for game_state, beyond in ((state, True), (inside, False)):
+        pipe = pipeline(game_state.game, [observe(FalconryAdapter().scene_from_state(game_state))])
+        words = [pipe.process(frame(), i / 10, game_state)[0].message for i in range(12)]
+        assert pipe.aligned
+        assert any(w.startswith(OFF_MAP) and "strips" in w for w in words) is beyond, words
