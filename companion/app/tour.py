@@ -21,7 +21,7 @@ from kivy.core.window import Window
 
 from companion.app import theme
 from companion.referee.dice import dice_values
-from companion.referee.table import PUT_OFF, WAITING_FOR_MOVE
+from companion.referee.table import OFF_MAP, PUT_OFF, WAITING_FOR_MOVE
 
 FIRST_SHOTS = (("home", "home", None), ("tally", "score-a-kingdom", None), ("tiles", "score-tiles", None),
                ("setup", "setup", None), ("home", "home-de", "de"))
@@ -359,6 +359,9 @@ class LayoutTour:
             yield from self._camera_says(WAITING_FOR_MOVE, f"{game}-table-waiting", size, lang)
         if moment == "move" and game == "verzauberte-eulen":  # a head or body die's move put off for the next move
             yield from self._camera_says(PUT_OFF, f"{game}-table-put-off", size, lang)
+        if moment == "move" and game == "falconry":  # a card the game holds beyond the camera's play area
+            words = f"{OFF_MAP}: slide both marker strips so that every card lies between them"
+            yield from self._camera_says(words, f"{game}-table-off-map", size, lang)
         if moment == "setup" and self._ask_setup_check(script):
             yield from self._shoot("setup_fix", game, size, lang)
         picker = app.controller.picker()

@@ -343,7 +343,7 @@ def test_a_list_is_said_with_and_in_each_language():
 def test_what_the_camera_says_of_a_frame_is_said_in_german():
     """The table pipeline's words for a frame (the pose, a hand, blur, a roll waiting for the move) reach the table
     screen as the family's language, the English detail after them left out."""
-    from companion.referee.table import MOVING, WAITING_FOR_MOVE
+    from companion.referee.table import MOVING, OFF_MAP, WAITING_FOR_MOVE
     from companion.vision.pose import PoseStatus
     from companion.vision.quality import FrameQuality
 
@@ -352,6 +352,9 @@ def test_what_the_camera_says_of_a_frame_is_said_in_german():
     said += [f"board pose: {PoseStatus.TOO_DARK.value}", "a hand or an arm reaches over the board's edge: take it away",
              "the board is too small in the picture (1.20 px per mm, at least 2.5 to tell the pieces apart): bring the camera "
              "closer or use a larger picture"]
+    said += [f"{OFF_MAP}: slide both marker strips so that every card lies between them",  # Falconry (session 41)
+             "a hand, an arm or a card reaches over the table's edge: take it away, or slide both marker strips so that "
+             "every card lies between them"]
     for words in said:
         german = i18n.camera_words(words, "de")
         assert german != words and not re.search(r"\b(the|is|of|mm|px)\b", german), (words, german)

@@ -59,6 +59,7 @@ def test_a_screenshot_of_each_screen_for_each_size_and_language(tour):
                     assert f"{w}x{h}/{lang}/{game}-{screen}.png" in names
             assert {f"{w}x{h}/{lang}/tally.png", f"{w}x{h}/{lang}/tiles.png", f"{w}x{h}/{lang}/dice.png"} <= names
             assert f"{w}x{h}/{lang}/mighty-magpies-table-waiting.png" in names  # a roll waiting for the flight
+            assert f"{w}x{h}/{lang}/falconry-table-off-map.png" in names  # a card beyond the camera's play area
             # the set-up read in part, checked by taps: the games whose set-up is chosen on the board's picture
             assert {f"{w}x{h}/{lang}/{g}-setup_fix.png" for g in ("eagle-kingdoms", "mighty-magpies")} <= names
     assert all(p.stat().st_size > 5000 for p in tour.taken)
