@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from companion.games.core import Action
 from companion.games.eagle_kingdoms.rules import (
+    COUNTS,
     JESTER,
     KINDS,
     N_PIECES,
@@ -127,9 +128,23 @@ def match_observation(state: EagleState, before: Any, after: Any) -> MatchResult
     return match(state, before, after, ADAPTER)
 
 
+def _left_over(placement: Mapping[str, str]) -> str | None:
+    """The one character of the box (EK-SETUP-RANDOM: every one stands on a piece at set-up) that ``placement`` has not
+    placed, or None when that is not exactly one."""
+    left = [k for k in range(NK) for _ in range(COUNTS[k] - sum(1 for v in placement.values() if v == KINDS[k]))]
+    return KINDS[left[0]] if len(left) == 1 else None
+
+
+def _read_kind(obs: Observation, pid: str) -> str | None:
+    """The character the camera reads on piece ``pid``, sure or not, or None when it reads none or several."""
+    labels = _stands(obs.regions.get(pid, []))
+    return KINDS[KIND_OF_LABEL[labels[0]]] if len(labels) == 1 and labels[0] in KIND_OF_LABEL else None
+
+
 def setup_from_observation(state: EagleState, obs: Observation) -> tuple[Action | None, str]:
-    """The set-up picture: (``setup`` action, "") when every board piece is confidently read and the
-    placement is legal; else (None, what to fix). The engine still validates it as a chance step."""
+    """The set-up picture: (``setup`` action, "") when every board piece is confidently read (or all but one, read as
+    the one character the others leave) and the placement is legal; else (None, what to fix). The engine still
+    validates it as a chance step."""
     if not obs.usable:
         return None, f"board not read: {obs.status}"
     placement: dict[str, str] = {}
@@ -144,6 +159,10 @@ def setup_from_observation(state: EagleState, obs: Observation) -> tuple[Action 
             problems.append(f"{pid} ({'no character' if not labels else 'several characters'})")
         else:
             placement[pid] = KINDS[KIND_OF_LABEL[labels[0]]]
+    if len(problems) == 1 and problems[0].endswith(" (unsure)"):
+        pid = problems[0].split(" ")[0]
+        if _read_kind(obs, pid) == _left_over(placement):
+            placement[pid], problems = cast(str, _left_over(placement)), []  # every character stands on a piece
     if problems:
         return None, "cannot read the set-up at: " + ", ".join(problems)
     action = {"type": "setup", "placement": placement}

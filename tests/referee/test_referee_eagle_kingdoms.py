@@ -173,6 +173,7 @@ def test_uncertain_changes_wait_and_a_sure_one_is_proposed():
     assert result.kind is MatchKind.PROPOSED and result.action == {"type": "capture", "piece": a}
 
 
+@pytest.mark.rules("EK-SETUP-RANDOM")
 def test_setup_picture_gives_the_setup_action():
     game = EagleKingdoms(players=["Ann", "Ben"])
     state = game.new_initial_state()
@@ -182,10 +183,20 @@ def test_setup_picture_gives_the_setup_action():
     assert problem == "" and action is not None
     state.apply(action)
     assert scene_from_state(state) == scene_from_state(placed)
-    # one stand unreadable: no set-up, and the message says where
+    # every character stands on a piece: one stand read unsure, read as the one character the others leave, is it
     scene = scene_from_state(placed)
-    action, problem = setup_from_observation(game.new_initial_state(), Observation(scene, {"neck": 0.2}))
+    fresh = game.new_initial_state()
+    action, problem = setup_from_observation(fresh, Observation(scene, {"neck": 0.2}))
+    assert problem == "" and action is not None
+    fresh.apply(action)
+    assert scene_from_state(fresh) == scene
+    # ... but read as another character, or with a second stand unsure: no set-up, and the message says where
+    other = next(k for k, v in scene.items() if v and v != scene["neck"] and k != "neck")
+    misread = {**scene, "neck": scene[other]}
+    action, problem = setup_from_observation(game.new_initial_state(), Observation(misread, {"neck": 0.2}))
     assert action is None and "neck" in problem
+    action, problem = setup_from_observation(game.new_initial_state(), Observation(scene, {"neck": 0.2, other: 0.2}))
+    assert action is None and "neck" in problem and other in problem
 
 
 @pytest.mark.rules("EK-SETUP-JESTERS")

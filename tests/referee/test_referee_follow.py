@@ -133,7 +133,7 @@ def test_an_unsure_roll_proposed_with_the_decision_before_it_is_one_ask(tmp_path
 
 def test_without_an_oracle_a_question_waits_for_a_frame_that_settles_it(tmp_path):
     state, setup = placed(2)
-    unsure = observe(scene_from_state(state), unsure=("neck",))
+    unsure = observe(scene_from_state(state), unsure=("neck", "orb"))  # one alone, read right, is the set-up
     sure = observe(scene_from_state(state))
     f = follower(tmp_path, [unsure, sure])
     follow(timed(still(5) + [frame(hand=True)] + still(1) + still(4, obs_index=0)), f)
@@ -154,7 +154,7 @@ def test_a_frame_size_that_changes_stops_following_and_keeps_what_was_confirmed(
 
 def test_an_oracle_shorter_than_the_game_stops_following(tmp_path):
     state, _setup = placed(4)
-    f = follower(tmp_path, [observe(scene_from_state(state), unsure=("orb",))], [])
+    f = follower(tmp_path, [observe(scene_from_state(state), unsure=("neck", "orb"))], [])
     report = follow(timed(still(5)), f)
     assert "oracle is shorter than the game" in report.error
 

@@ -82,10 +82,11 @@ def test_a_board_settles_though_what_its_unsure_spaces_are_guessed_to_hold_chang
     placed = game.new_initial_state()
     placed.apply({"type": "setup", "placement": placed.random_placement(random.Random(2))})
     scene = scene_from_state(placed)
-    guesses = [observe(scene, unsure=("neck",)), observe(without(scene, "neck"), unsure=("neck",))]
+    # two stands unsure (one alone, read as the character the others leave, is the set-up: EK-SETUP-RANDOM)
+    guesses = [observe(scene, unsure=("neck", "orb")), observe(without(scene, "neck"), unsure=("neck", "orb"))]
     pipe = pipeline(game, guesses)
     events = run(pipe, [frame(k % 2) for k in range(5)], None)
-    assert [(e.kind, e.reason, e.unsure) for _, e in events] == [(QUESTION, "setup", ("neck",))]
+    assert [(e.kind, e.reason, e.unsure) for _, e in events] == [(QUESTION, "setup", ("neck", "orb"))]
 
 
 @pytest.mark.rules("EK-PLAY-ROLL")
