@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 from companion.games.core import Action
 from companion.games.eagle_kingdoms.rules import (
@@ -160,9 +160,9 @@ def setup_from_observation(state: EagleState, obs: Observation) -> tuple[Action 
         else:
             placement[pid] = KINDS[KIND_OF_LABEL[labels[0]]]
     if len(problems) == 1 and problems[0].endswith(" (unsure)"):
-        pid = problems[0].split(" ")[0]
-        if _read_kind(obs, pid) == _left_over(placement):
-            placement[pid], problems = cast(str, _left_over(placement)), []  # every character stands on a piece
+        pid, left = problems[0].split(" ")[0], _left_over(placement)
+        if left is not None and _read_kind(obs, pid) == left:
+            placement[pid], problems = left, []  # every character stands on a piece
     if problems:
         return None, "cannot read the set-up at: " + ", ".join(problems)
     action = {"type": "setup", "placement": placement}
