@@ -13,6 +13,7 @@ Reader accuracy and speed on rendered scenes of seeded simulated games: :mod:`co
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -131,7 +132,8 @@ def match_observation(state: EagleState, before: Any, after: Any) -> MatchResult
 def _left_over(placement: Mapping[str, str]) -> str | None:
     """The one character of the box (EK-SETUP-RANDOM: every one stands on a piece at set-up) that ``placement`` has not
     placed, or None when that is not exactly one."""
-    left = [k for k in range(NK) for _ in range(COUNTS[k] - sum(1 for v in placement.values() if v == KINDS[k]))]
+    placed = Counter(placement.values())
+    left = [k for k in range(NK) for _ in range(COUNTS[k] - placed[KINDS[k]])]
     return KINDS[left[0]] if len(left) == 1 else None
 
 

@@ -3,6 +3,8 @@ card laid out of the camera's map (docs/vision-notes.md, session 36)."""
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 import pytest
@@ -15,12 +17,19 @@ from companion.workshop.table.film import GameFilm
 SHOTS = (140, 215, 330)  # still frames of the seed-15 film: cards on the map's right edge, and on its far row from 213
 
 
-@pytest.fixture(scope="module", params=[1, 2])
-def film_and_look(request):
-    film = GameFilm("falconry", 15, rendition=request.param)
-    photo, scene = film.teaching_photo()  # the second box's deck is read once taught, as the app does
+@functools.cache
+def _taught(seed: int, rendition: int):
+    """A film and the look of its box, taught from its set-up photo (the second box's deck is read once taught, as the
+    app does)."""
+    film = GameFilm("falconry", seed, rendition=rendition)
+    photo, scene = film.teaching_photo()
     reader = FalconryReader(film.board, camera=film.camera)
     return film, reader.learn_appearance(photo, reader.tracker.update(photo), scene)
+
+
+@pytest.fixture(scope="module", params=[1, 2])
+def film_and_look(request):
+    return _taught(15, request.param)
 
 
 def _reader(film: GameFilm, look) -> FalconryReader:
@@ -88,10 +97,7 @@ def test_a_strip_marker_under_a_cell_beyond_shows_its_pattern_unless_covered(fil
 ])
 def test_a_cell_beyond_the_map_across_the_mats_edge_or_the_frames_is_seen_clear_and_a_card_laid_there_is_not(
         seed, shot, cells):
-    film = GameFilm("falconry", seed, rendition=1)
-    photo, scene = film.teaching_photo()
-    look = FalconryReader(film.board, camera=film.camera)
-    look = look.learn_appearance(photo, look.tracker.update(photo), scene)
+    film, look = _taught(seed, 1)
     image = film.draw(film.shots[shot], np.random.default_rng(shot))
     reader = _reader(film, look)
     obs = reader.read(image)
@@ -109,10 +115,7 @@ def test_a_cell_beyond_the_map_across_the_mats_edge_or_the_frames_is_seen_clear_
 def test_a_card_laid_across_the_tables_edge_is_named_with_the_hand_and_the_arm_and_the_strips_are_the_way_out():
     """A card laid beyond the map's side lies across its edge for as long as it lies there: the frame is refused, and
     the family is told that a card may be what crosses it, and how to bring it between the strips (session 41)."""
-    film = GameFilm("falconry", 41, rendition=1)
-    photo, scene = film.teaching_photo()
-    look = FalconryReader(film.board, camera=film.camera)
-    look = look.learn_appearance(photo, look.tracker.update(photo), scene)
+    film, look = _taught(41, 1)
     image = film.draw(film.shots[329], np.random.default_rng(329))
     reader = _reader(film, look)
     assert reader.read(image).usable
