@@ -313,6 +313,18 @@ class _BoardRun:
     reading: dict[str, tuple[str, ...]]  # space -> what it was read confidently to hold (canonical), first read
     unsure: set[str]  # spaces unsure or hidden in some frame of the run
     frames: int = 0
+    sure_frames: Counter[str] = field(default_factory=Counter)  # frames in which each space was read confidently
+    guesses: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # what the unsure frames guessed there
+    wavered: set[str] = field(default_factory=set)  # spaces hidden in some frame of the run
+
+    def firm(self, unsure_now: set[str]) -> set[str]:
+        """Spaces unsure in some frame of the run that are read as settled all the same: every frame read them alike
+        (the unsure frames' guess too), most frames and the last one surely, and none hid them (Verzauberte Eulen
+        seed 43 r2: an owl just put down read 0.82 in the second still frame, 0.93-1.0 in the others, and its move
+        was put to the family)."""
+        return {r for r in self.unsure - unsure_now - self.wavered
+                if r in self.reading and self.guesses.get(r, set()) <= {self.reading[r]}
+                and 2 * self.sure_frames[r] > self.frames}
 
 
 @dataclass
@@ -854,17 +866,22 @@ class TablePipeline:
         if run is None:
             run = self._board_run = _BoardRun({}, set())
         run.unsure |= unsure
+        run.wavered |= obs.hidden
+        for r in unsure - obs.hidden:
+            run.guesses.setdefault(r, set()).add(canonical(obs.regions.get(r) or []))
         for r, v in reading.items():
             run.reading.setdefault(r, v)
+        run.sure_frames.update(reading.keys())
         run.frames += 1
         if run.frames == self.board_settle:
             self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
-            confidence = {r: (0.0 if r in run.unsure else obs.confidence_of(r)) for r in set(obs.confidence) | run.unsure}
+            doubt = run.unsure - run.firm(unsure)
+            confidence = {r: (0.0 if r in doubt else obs.confidence_of(r)) for r in set(obs.confidence) | doubt}
             self.settled, self._settled_at = replace(obs, confidence=confidence), self.frames
             self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
-            key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in run.unsure))
-            self._settled_key = (key, tuple(sorted(run.unsure)))
+            key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in doubt))
+            self._settled_key = (key, tuple(sorted(doubt)))
 
     def _lying_dice(self) -> list[Any]:
         return list(self._dice_in_view) + (list(self._roll.readings) if self._roll is not None else [])

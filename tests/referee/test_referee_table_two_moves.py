@@ -123,3 +123,39 @@ def test_a_move_whose_destination_is_read_unsure_as_before_is_put_to_the_family_
     frames = [frame() for _ in range(6)] + [frame(hand=True), frame(1, hand=True)] + [frame(1) for _ in range(8)]
     moves = [e for _, e in run(pipeline(state.game, shown), frames, state) if e.kind == MOVE]
     assert [(e.sure, e.actions) for e in moves] == [(False, (action,))], [e.message for e in moves]
+
+
+@pytest.mark.rules("VE-TURN-DICE", "VE-MOVE-EXACT")
+def test_a_destination_read_unsure_in_one_still_frame_and_alike_surely_in_most_is_settled_as_read():
+    """An owl just put down read 0.82 in the second still frame and surely in the others, while a die hid another
+    space it could have gone to (Verzauberte Eulen seed 43 r2): its move is sure. A guess in the unsure frame that
+    differs from the sure frames', or sure frames that are not most of them, leave the move unsure."""
+    state, action, other = next((s, a, o) for s in fresh_turns() for a, o in _two_destinations(s))
+    after = state.clone()
+    after.apply(action)
+    before_to = scene_from_state(state).get(action["to"], [])
+    wrong = {**scene_from_state(after), action["to"]: before_to}
+    shown = [observe(scene_from_state(state)), observe(scene_from_state(after), unsure=(other,)),
+             observe(scene_from_state(after), unsure=(other, action["to"])), observe(wrong, unsure=(other, action["to"]))]
+
+    def moves(*seen):
+        # the first frame after the hand still moves against the hand's: the still frames come after it
+        frames = [frame() for _ in range(6)] + [frame(hand=True), frame(seen[0])] + [frame(k) for k in seen]
+        return [(e.sure, e.actions) for _, e in run(pipeline(state.game, shown), frames, state) if e.kind == MOVE]
+
+    assert moves(1, 2, 1) == [(True, (action,))]
+    assert [sure for sure, _ in moves(1, 3, 1)] == [False]  # guessed as before in the unsure frame
+    assert [sure for sure, _ in moves(2, 2, 1)] == [False]  # sure in one still frame of three
+
+
+def _two_destinations(state):
+    """(a move whose board no other action gives, an empty space another move of the same owl and die goes to)."""
+    action, _after_move = unique_move(state)
+    if action is None:
+        return
+    scene = scene_from_state(state)
+    for a in state.legal_actions():
+        if a["type"] == "move" and a["die"] == action["die"] and a["from"] == action["from"] and a["to"] != action["to"] \
+                and not scene.get(a["to"]) and not scene.get(action["to"]):
+            yield action, a["to"]
+            return
