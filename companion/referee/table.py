@@ -856,7 +856,8 @@ class TablePipeline:
         """Still frames in a row whose confident readings agree settle the board (``board_settle`` of them).
         What an unsure space is guessed to hold is no reading: a guess that changes from frame to frame, or a
         space unsure in one frame and not in the next, does not keep the board from settling; such a space
-        is unsure in the settled board. A space read confidently as two different things starts a new run."""
+        is unsure in the settled board unless the run has read it firmly since (``_BoardRun.firm``). A space read
+        confidently as two different things starts a new run."""
         unsure = set(obs.uncertain | obs.hidden)
         ids = {r.id for r in self.board.regions} | set(obs.regions)
         reading = {r: canonical(obs.regions.get(r) or []) for r in ids - unsure}
