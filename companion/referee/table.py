@@ -481,6 +481,9 @@ class TablePipeline:
         self._asked: str | None = None  # the state (its JSON) a decision was last asked about
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
         self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
+        self._misread_asked: dict[str, tuple[str, ...]] = {}  # spaces of the misread question on screen -> their reading
+        # space -> (what the game holds there, what the camera read instead) once the family answered a misread question
+        self._known_misreads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -509,6 +512,7 @@ class TablePipeline:
     def applied(self, action: Action, before: State) -> None:
         """An action was applied to ``before`` (confirmed, typed, answered): a roll it used is spent, and the
         board may lag behind it for a while (a piece still to be moved)."""
+        self._learn_misreads(action, before)
         specs = wanted_dice(before) if before.is_chance_node() else []
         if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
@@ -585,6 +589,33 @@ class TablePipeline:
         self._started = True
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
+
+    def _learn_misreads(self, action: Action, before: State) -> None:
+        """The family answered a misread question (nothing legal explained the board): each of its spaces that the answer
+        leaves as the game held it, read surely otherwise, is a misread the camera must not put to them again while it
+        reads the same there and the game still holds the same (Eagle Kingdoms seed 43 r1: a 7 beside a Jester read
+        as a 9 in frame after frame, asked ten times)."""
+        asked, self._misread_asked = self._misread_asked, {}
+        if not asked:
+            return
+        after = before.clone()
+        after.apply_unchecked(action)
+        was, now = self.adapter.scene_from_state(before), self.adapter.scene_from_state(after)
+        for region, read in asked.items():
+            held = canonical(now.get(region) or [])
+            if canonical(was.get(region) or []) == held != read:
+                self._known_misreads[region] = (held, read)
+
+    def _without_known_misreads(self, state: State, obs: Observation) -> Observation:
+        """``obs`` with the spaces read as a known misread (``_learn_misreads``) unsure: the rules decide them."""
+        if not self._known_misreads:
+            return obs
+        scene = self.adapter.scene_from_state(state)
+        doubt = [r for r, (held, read) in self._known_misreads.items()
+                 if canonical(scene.get(r) or []) == held and canonical(obs.regions.get(r) or []) == read]
+        if not doubt:
+            return obs
+        return replace(obs, confidence={**obs.confidence, **dict.fromkeys(doubt, 0.0)})
 
     def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
         """A roll entered: one more whose dice the camera did not see, unless dice lying were spent on it (``used``).
@@ -936,6 +967,7 @@ class TablePipeline:
         obs = self.settled
         if obs is None or not self.aligned and not self._align(state, obs):
             return []
+        obs = self._without_known_misreads(state, obs)
         done = (key, self._settled_key)
         if done == self._board_done:
             return []
@@ -993,8 +1025,11 @@ class TablePipeline:
         if result.kind is MatchKind.ILLEGAL:
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
-        return self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
-                                                    regions=result.changed, reason="misread"))
+        asked = self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
+                                                     regions=result.changed, reason="misread"))
+        if asked:
+            self._misread_asked = {r: canonical(obs.regions.get(r) or []) for r in result.changed if not obs.is_uncertain(r)}
+        return asked
 
     def _several(self, key: str | None, result: MatchResult) -> list[TableEvent]:
         """Several moves explain the board: asked, or put off for the next move (``next_tells``)."""

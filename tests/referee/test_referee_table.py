@@ -1519,3 +1519,42 @@ def test_a_move_seen_only_in_unsure_spaces_is_put_to_the_family_once_a_hand_came
     assert [(e.sure, e.actions, e.unsure) for e in moves] == [(False, ({"type": "capture", "piece": piece},), (piece,))]
     pipe = pipeline(state.game, [after])
     assert not [e for _, e in run(pipe, still(12), state) if e.kind != DICE]
+
+
+def _misread(scene, region):
+    """``scene`` with the stand on ``region`` read as another character (confidently)."""
+    pieces = [dict(p) for p in scene[region]]
+    stand = next(p for p in pieces if "stand" in p)
+    stand["stand"] = 9 if stand["stand"] != 9 else 8
+    return {**scene, region: pieces}
+
+
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_a_misread_the_family_answered_is_not_put_to_them_again_while_it_reads_the_same():
+    """Nothing legal explains a stand read as another character: asked once; the family answers with their move, and
+    the board read the same way after it is not asked about again (Eagle Kingdoms seed 43 r1: a 7 read as a 9 in frame
+    after frame, asked ten times). Read otherwise still, it is asked."""
+    state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
+    taken = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    scene = scene_from_state(state)
+    misread = next(r for r, pieces in scene.items() if r != taken and any("stand" in p for p in pieces))
+    answer = {"type": "capture", "piece": taken}
+    after = state.clone()
+    after.apply(answer)
+    later = _misread(without(scene_from_state(after), taken), misread)
+    other = {**later, misread: [p if "stand" not in p else {"stand": 1 if p["stand"] != 1 else 2} for p in later[misread]]}
+    views = [observe(scene), observe(_misread(scene, misread)), observe(later), observe(other)]
+
+    def asked_after_the_answer(shown):
+        pipe = pipeline(state.game, views)
+        now = state.clone()
+        first = run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), now)
+        assert [(e.kind, e.reason) for _, e in first] == [(QUESTION, "misread")] and misread in first[0][1].regions
+        before = now.clone()
+        now.apply(answer)  # the family's answer: their move, which leaves the misread stand alone
+        pipe.applied(answer, before)
+        events = pipe.reevaluate(now) + [e for _, e in run(pipe, [frame(1, hand=True)] + still(5, obs_index=shown), now)]
+        return [e.reason for e in events if e.kind in (QUESTION, ILLEGAL, MOVE)]
+
+    assert asked_after_the_answer(2) == []
+    assert asked_after_the_answer(3) in (["misread"], ["dice"])  # read otherwise: asked (the roll due next, or the board)
