@@ -343,6 +343,7 @@ class _Roll:
     picture: np.ndarray | None = None  # the frame it settled on, when the answers teach the reader (dice_learning)
     swallowed: bool = False  # dice lying in view before it went into the frame before a throw, never settled
     doubted: bool = False  # the roll entered before it was answered for dice that may have been this roll's
+    ahead: bool = False  # the family answered a misread question and the board still showed what the game does not hold
     missed: bool = False  # offered for a roll due while the board showed a later move already (a roll missed)
     places: int = 0  # die-sized places the throw changed (:attr:`DiceWindows.places`): more than its dice read, one was missed
     strays: int = 0  # of those places, the ones no die read lies at, nor the last roll's dice taken up: a move unseen?
@@ -449,6 +450,8 @@ class TablePipeline:
         self._unread_run = 0  # frames running with dice in view that are no settled roll's (a throw not settled yet)
         self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
+        # the spaces of the last misread question answered that still showed what the game does not hold -> their reading
+        self._ahead_spaces: dict[str, tuple[str, ...]] = {}
         self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
         self._compared: tuple[np.ndarray | None, ...] = ()  # the quarters the hand check compared the last one with
         self._fast_hand_at = 0  # the last frame in which something larger than a die changed from the frame before
@@ -605,6 +608,19 @@ class TablePipeline:
             held = canonical(now.get(region) or [])
             if canonical(was.get(region) or []) == held != read:
                 self._known_misreads[region] = (held, read)
+        # the board may be ahead of the game, not misread (Eagle Kingdoms seed 45 r1, action 106: a roll, the Enchanted Die
+        # and a forfeit made while an arm was refused, the King seen on the shield asked about as misread, answered with
+        # the move before them; the next throw, two rolls later, was confirmed, sure, for the roll due): the next throw is
+        # not sure while the board still shows it
+        self._ahead_spaces = {r: read for r, read in asked.items() if canonical(now.get(r) or []) != read}
+        if self._ahead_spaces and self._roll is not None and not self._roll.used:
+            self._roll.ahead = True
+
+    def _shows_ahead(self) -> bool:
+        """Whether the settled board still reads, on a space of the last misread question answered, what it read then
+        (``_ahead_spaces``)."""
+        obs = self.settled
+        return obs is not None and any(canonical(obs.regions.get(r) or []) == read for r, read in self._ahead_spaces.items())
 
     def _without_known_misreads(self, state: State, obs: Observation) -> Observation:
         """``obs`` with the spaces read as a known misread (``_learn_misreads``) unsure: the rules decide them."""
@@ -1211,9 +1227,11 @@ class TablePipeline:
             self._roll = _Roll(list(roll.dice), self.frames, reaches=max(0, self._reaches - self._reach_owed), owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
                                doubted=self._doubt_next or again and bool(earlier and earlier.doubted),
+                               ahead=self._shows_ahead() or again and bool(earlier and earlier.ahead),
                                picture=frame if self.learning.on else None, places=len(self._windows.places),
                                strays=_strays(self._windows.places, roll.dice, gone, die_px))
             self._swallowed = self._doubt_next = self._landed = False
+            self._ahead_spaces = {}
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
                 self._roll.used = True  # the roll the family entered before it settled here
@@ -1560,11 +1578,14 @@ class TablePipeline:
         may have been missed). Nor when the family had entered two or more rolls whose dice the camera never saw since
         it was last level with the table: it is behind the table, and these dice may be one of those rolls' (bench
         table, Eagle Kingdoms rendition 2, action 353: a duel's 2:1 thrown some thirty actions back confirmed as a
-        roll of 1+2)."""
+        roll of 1+2). Nor when the family answered a misread question and the board still showed what the game
+        does not hold (``ahead``): it may have been ahead of the game, not misread."""
         if event.kind != DICE or not event.sure or roll.reaches <= 1 and not roll.kept and not roll.owed \
-                and roll.unseen < UNSEEN_DOUBT and not roll.swallowed and not roll.doubted and roll.strays < STRAY_DOUBT:
+                and roll.unseen < UNSEEN_DOUBT and not roll.swallowed and not roll.doubted and not roll.ahead \
+                and roll.strays < STRAY_DOUBT:
             return event
         why = "these dice were taken for another roll before" if roll.kept else \
+            "the board showed what the game does not hold yet" if roll.ahead else \
             "dice lying before them were never read" if roll.swallowed else \
             "the roll before was answered for dice that may have been this one's" if roll.doubted else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \

@@ -1558,3 +1558,34 @@ def test_a_misread_the_family_answered_is_not_put_to_them_again_while_it_reads_t
 
     assert asked_after_the_answer(2) == []
     assert asked_after_the_answer(3) in (["misread"], ["dice"])  # read otherwise: asked (the roll due next, or the board)
+
+
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_the_throw_after_a_misread_answered_with_the_board_still_showing_it_is_not_sure():
+    """The family answered a misread question, and the board still shows what the game does not hold: the table may be
+    ahead of the game, not misread (Eagle Kingdoms seed 45 r1, action 106: a roll, the Enchanted Die and a forfeit made
+    while an arm was refused; the King seen on the shield was asked about as misread and answered with the move before
+    them, and the next throw was confirmed, sure, for the roll due). The next throw is asked; the one after is sure."""
+    state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
+    taken = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    scene = scene_from_state(state)
+    misread = next(r for r, pieces in scene.items() if r != taken and any("stand" in p for p in pieces))
+    answer = {"type": "capture", "piece": taken}
+    after = state.clone()
+    after.apply(answer)
+    views = [observe(scene), observe(_misread(scene, misread)), observe(_misread(without(scene_from_state(after), taken), misread)),
+             observe(without(scene_from_state(after), taken))]
+
+    def rolls(shown):
+        pipe = pipeline(state.game, views)
+        now = state.clone()
+        run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), now)
+        before = now.clone()
+        now.apply(answer)
+        pipe.applied(answer, before)
+        throw = [frame(shown, hand=True)] + still(2, obs_index=shown) + still(8, obs_index=shown, dice=[(40, 200, 3), (280, 30, 5)])
+        return [e for e in pipe.reevaluate(now) + [e for _, e in run(pipe, throw, now)] if e.kind == DICE]
+
+    asked = rolls(2)
+    assert [e.sure for e in asked] == [False] and "does not hold" in asked[0].message
+    assert [e.sure for e in rolls(3)] == [True]  # the piece put right: the board agrees with the game
