@@ -485,8 +485,6 @@ class TablePipeline:
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
         self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
         self._misread_asked: dict[str, tuple[str, ...]] = {}  # spaces of the misread question on screen -> their reading
-        # space -> (what the game holds there, what the camera read instead) once the family answered a misread question
-        self._known_misreads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -515,7 +513,7 @@ class TablePipeline:
     def applied(self, action: Action, before: State) -> None:
         """An action was applied to ``before`` (confirmed, typed, answered): a roll it used is spent, and the
         board may lag behind it for a while (a piece still to be moved)."""
-        self._learn_misreads(action, before)
+        self._misread_answered(action, before)
         specs = wanted_dice(before) if before.is_chance_node() else []
         if specs:
             self._spent_frame = self._frame  # every die lying now belongs to the roll just used
@@ -593,25 +591,18 @@ class TablePipeline:
         if not before.is_chance_node():
             self._refresh_before = True  # what a move changed is no place where a die fell
 
-    def _learn_misreads(self, action: Action, before: State) -> None:
-        """The family answered a misread question (nothing legal explained the board): each of its spaces that the answer
-        leaves as the game held it, read surely otherwise, is a misread the camera must not put to them again while it
-        reads the same there and the game still holds the same (Eagle Kingdoms seed 43 r1: a 7 beside a Jester read
-        as a 9 in frame after frame, asked ten times)."""
+    def _misread_answered(self, action: Action, before: State) -> None:
+        """The family answered a misread question (nothing legal explained the board) with ``action``: the spaces it
+        leaves reading otherwise than the game holds them may show the table ahead of the game, not a misread (Eagle
+        Kingdoms seed 45 r1, action 106: a roll, the Enchanted Die and a forfeit made while an arm was refused, the King
+        seen on the shield asked about as misread, answered with the move before them; the next throw, two rolls later,
+        was confirmed, sure, for the roll due). The next throw is not sure while the board still shows them."""
         asked, self._misread_asked = self._misread_asked, {}
         if not asked:
             return
         after = before.clone()
         after.apply_unchecked(action)
-        was, now = self.adapter.scene_from_state(before), self.adapter.scene_from_state(after)
-        for region, read in asked.items():
-            held = canonical(now.get(region) or [])
-            if canonical(was.get(region) or []) == held != read:
-                self._known_misreads[region] = (held, read)
-        # the board may be ahead of the game, not misread (Eagle Kingdoms seed 45 r1, action 106: a roll, the Enchanted Die
-        # and a forfeit made while an arm was refused, the King seen on the shield asked about as misread, answered with
-        # the move before them; the next throw, two rolls later, was confirmed, sure, for the roll due): the next throw is
-        # not sure while the board still shows it
+        now = self.adapter.scene_from_state(after)
         self._ahead_spaces = {r: read for r, read in asked.items() if canonical(now.get(r) or []) != read}
         if self._ahead_spaces and self._roll is not None and not self._roll.used:
             self._roll.ahead = True
@@ -621,17 +612,6 @@ class TablePipeline:
         (``_ahead_spaces``)."""
         obs = self.settled
         return obs is not None and any(canonical(obs.regions.get(r) or []) == read for r, read in self._ahead_spaces.items())
-
-    def _without_known_misreads(self, state: State, obs: Observation) -> Observation:
-        """``obs`` with the spaces read as a known misread (``_learn_misreads``) unsure: the rules decide them."""
-        if not self._known_misreads:
-            return obs
-        scene = self.adapter.scene_from_state(state)
-        doubt = [r for r, (held, read) in self._known_misreads.items()
-                 if canonical(scene.get(r) or []) == held and canonical(obs.regions.get(r) or []) == read]
-        if not doubt:
-            return obs
-        return replace(obs, confidence={**obs.confidence, **dict.fromkeys(doubt, 0.0)})
 
     def _count_unseen(self, used: _Roll | None, said: Counter) -> None:
         """A roll entered: one more whose dice the camera did not see, unless dice lying were spent on it (``used``).
@@ -983,7 +963,6 @@ class TablePipeline:
         obs = self.settled
         if obs is None or not self.aligned and not self._align(state, obs):
             return []
-        obs = self._without_known_misreads(state, obs)
         done = (key, self._settled_key)
         if done == self._board_done:
             return []
