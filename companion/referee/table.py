@@ -178,11 +178,16 @@ def _changed_regions(before: Mapping[str, list[Any]], after: Mapping[str, list[A
     return {r for r in set(before) | set(after) if canonical(before.get(r) or []) != canonical(after.get(r) or [])}
 
 
-def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, list[Any]]) -> set[str]:
-    """The spaces ``action`` changes on the board (``start``: the scene of ``state``)."""
+def _scene_after(state: State, action: Action, scene_of: Any) -> Any:
+    """The board's scene once ``action`` is applied to ``state`` (``state`` is left as it is)."""
     child = state.clone()
     child.apply_unchecked(action)
-    return _changed_regions(start, scene_of(child))
+    return scene_of(child)
+
+
+def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, list[Any]]) -> set[str]:
+    """The spaces ``action`` changes on the board (``start``: the scene of ``state``)."""
+    return _changed_regions(start, _scene_after(state, action, scene_of))
 
 
 def _reads_as(obs: Observation, region: str, pieces: Any) -> bool:
@@ -600,9 +605,7 @@ class TablePipeline:
         asked, self._misread_asked = self._misread_asked, {}
         if not asked:
             return
-        after = before.clone()
-        after.apply_unchecked(action)
-        now = self.adapter.scene_from_state(after)
+        now = _scene_after(before, action, self.adapter.scene_from_state)
         self._ahead_spaces = {r: read for r, read in asked.items() if canonical(now.get(r) or []) != read}
         if self._ahead_spaces and self._roll is not None and not self._roll.used:
             self._roll.ahead = True
@@ -1530,9 +1533,7 @@ class TablePipeline:
         character carried to the shield) and the settled board does not show it yet: the hand that does it is owed,
         not a second reach before the next throw (bench table, Eagle Kingdoms s33 r1, frames 454 and 705: each roll
         after double sixes asked as "hands reached in 2 times")."""
-        after = before.clone()
-        after.apply_unchecked(action)
-        now = self.adapter.scene_from_state(after)
+        now = _scene_after(before, action, self.adapter.scene_from_state)
         changed = _changed_regions(was, now)
         obs = self.settled
         return bool(changed) and not (obs is not None and all(_reads_as(obs, r, now.get(r)) for r in changed))
