@@ -36,6 +36,7 @@ reader). Keep this module free of any game knowledge.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -103,12 +104,30 @@ def differences(expected: Mapping[str, list[Any]], seen: Observation) -> tuple[l
     regions are neither: unknown, they can neither confirm nor rule out a successor."""
     hard: list[str] = []
     soft: list[str] = []
+    partly = seen.extra.get("partly_hidden") or {}
     for region in sorted(set(expected) | set(seen.regions)):
         if region in seen.hidden:
             continue
+        if region in partly:
+            holds = _holds(canonical(expected.get(region)), *partly[region])
+            if holds is not None:
+                if not holds:
+                    hard.append(region)
+                continue
         if canonical(expected.get(region)) != canonical(seen.regions.get(region)):
             (soft if seen.is_uncertain(region) else hard).append(region)
     return hard, soft
+
+
+def _holds(expected: tuple[str, ...], seen: Sequence[str], spots_hidden: int) -> bool | None:
+    """Whether a space partly hidden (``seen``: what its spots in view read surely, ``spots_hidden`` of its spots out of
+    view) can hold ``expected``: False when it shows a piece not expected there, or misses more expected pieces than
+    its hidden spots can hold; None (unknown) otherwise, True when it shows every expected piece."""
+    left = Counter(expected)
+    left.subtract(Counter(seen))
+    if any(n < 0 for n in left.values()) or sum(left.values()) > spots_hidden:
+        return False
+    return True if not +left else None
 
 
 def _describe(adapter: Any, region: str, expected: Any, seen: Any) -> str:

@@ -321,6 +321,11 @@ class _BoardRun:
     sure_frames: Counter[str] = field(default_factory=Counter)  # frames in which each space was read confidently
     guesses: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # what the unsure frames guessed there
     wavered: set[str] = field(default_factory=set)  # spaces hidden in some frame of the run
+    partly: dict[str, list[Any]] = field(default_factory=dict)  # space -> what each frame saw of it partly hidden
+
+    def partly_seen(self, now: Mapping[str, Any]) -> dict[str, Any]:
+        """The spaces partly hidden by dice that every frame of the run saw alike (see ``_partly_seen``)."""
+        return {r: v for r, v in now.items() if len(self.partly.get(r, ())) == self.frames and set(self.partly[r]) == {v}}
 
     def firm(self, unsure_now: set[str]) -> set[str]:
         """Spaces unsure in some frame of the run that are read as settled all the same: every frame read them alike
@@ -565,6 +570,10 @@ class TablePipeline:
             self._count_unseen(roll if pending and not later else None, said)
             if roll is not None and (later or either):
                 roll.kept, roll.awaits = True, not set(read_kinds) & set(said_kinds)
+                if either:  # the earlier throw has its roll now: a roll entered next that these dice show is theirs
+                    # (bench table, Eagle Kingdoms seed 47 r1, action 120: a 3+4 thrown after a lone 4, kept when the
+                    # lone die's 4+6 was entered, then answered 3+4 and kept again -- offered for three rolls more)
+                    roll.earlier = []
             elif roll is not None:
                 if pending:  # the family's answer names the faces of dice read unsure: the reader learns them
                     self.learning.learn(self._dice_reader, roll.picture, roll.readings, said)
@@ -903,13 +912,16 @@ class TablePipeline:
         for r, v in reading.items():
             run.reading.setdefault(r, v)
         run.sure_frames.update(reading.keys())
+        for r, seen in (obs.extra.get("partly_hidden") or {}).items():
+            run.partly.setdefault(r, []).append(seen)
         run.frames += 1
         if run.frames == self.board_settle:
             self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
             doubt = run.unsure - run.firm(unsure)
             confidence = {r: (0.0 if r in doubt else obs.confidence_of(r)) for r in set(obs.confidence) | doubt}
-            self.settled, self._settled_at = replace(obs, confidence=confidence), self.frames
+            extra = {**obs.extra, "partly_hidden": run.partly_seen(obs.extra.get("partly_hidden") or {})}
+            self.settled, self._settled_at = replace(obs, confidence=confidence, extra=extra), self.frames
             self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in doubt))
             self._settled_key = (key, tuple(sorted(doubt)))
@@ -937,11 +949,15 @@ class TablePipeline:
     def _hide_under_dice(self, obs: Observation, pose: Any) -> Observation:
         """Spaces under a die in view are hidden: never read, never a confident difference -- and where the patch
         :meth:`_without_dice` laid over the die covered more than the die, every space whose pieces may reach
-        under it (a piece put down since the throw, half covered by the patch, would be read as something else)."""
+        under it (a piece put down since the throw, half covered by the patch, would be read as something else).
+        A space of several spots with only some under a patch is hidden too, and what its other spots read is kept as
+        what it holds at least (``extra["partly_hidden"]``, :func:`partly_hidden`)."""
         lying = self._lying_dice()
         if not obs.usable or not lying:
             return obs
-        hidden = set()
+        discs = getattr(getattr(self.reading, "reader", None), "piece_discs", None) or ()
+        hidden: set[str] = set()
+        under: set[int] = set()  # spots of ``discs`` under a patch that changed only its die
         for r in lying:
             x0, y0, x1, y1 = _patch_rect(r.box, (10**6, 10**6))
             try:
@@ -954,12 +970,16 @@ class TablePipeline:
                 reach = float(getattr(self.table, "piece_reach_mm", 0.0))
                 centre, radius = pts[4], float(np.max(np.linalg.norm(pts[:4] - pts[4], axis=1))) + reach
                 hidden |= {region.id for region in self.board.regions if _near(region, centre, radius)}
-            else:  # it changed only the die: the spaces the patch overlaps
+            elif discs:  # it changed only the die: the spots read under the patch
+                under |= _spots_under(discs, pts[:4])
+            else:  # a reader that does not say where it reads: the spaces the patch overlaps
                 hidden |= _overlapping(self.board.regions, pts[:4])
+        partly = _partly_seen(discs, under, obs.extra.get("spot_reads"), hidden, obs.uncertain_below)
+        hidden |= {discs[i][0] for i in under}
         if not hidden:
             return obs
         confidence = {**obs.confidence, **dict.fromkeys(hidden, 0.0)}
-        extra = {**obs.extra, "hidden_by_dice": sorted(hidden)}
+        extra = {**obs.extra, "hidden_by_dice": sorted(hidden), "partly_hidden": partly}
         return replace(obs, confidence=confidence, extra=extra)
 
     def _board_events(self, state: State, key: str | None) -> list[TableEvent]:
@@ -1914,6 +1934,32 @@ def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, i
     a = np.median(now[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
     b = np.median(then[Y0:Y1, X0:X1][ring].astype(np.float64), axis=0)
     return np.clip((a + 1.0) / (b + 1.0), 0.25, 4.0)
+
+
+def _spots_under(discs: Sequence[tuple[str, float, float, float]], quad: np.ndarray) -> set[int]:
+    """The indices of ``discs`` (region, x, y, radius; board mm) that the convex ``quad`` (board mm) touches."""
+    poly = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+    return {i for i, (_, x, y, r) in enumerate(discs) if cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -r}
+
+
+def _partly_seen(discs: Sequence[tuple[str, float, float, float]], under: set[int], spot_reads: Any,
+                 wholly: set[str], sure_from: float) -> dict[str, tuple[tuple[str, ...], int]]:
+    """Space -> (what its spots out of every patch read, canonical; how many of its spots lie under one), for the
+    spaces with spots on both sides whose spots out of the patches were all read surely (a die at the edge of the
+    cave hides none of the owls in its middle: bench table, Verzauberte Eulen seed 47 r1, an owl moved into the cave
+    asked twice)."""
+    if not under or not spot_reads or len(spot_reads) != len(discs):
+        return {}
+    spaces: dict[str, list[int]] = {}
+    for i, disc in enumerate(discs):
+        spaces.setdefault(disc[0], []).append(i)
+    out = {}
+    for space in {discs[i][0] for i in under} - wholly:
+        seen = [i for i in spaces[space] if i not in under]
+        if seen and all(spot_reads[i][1] >= sure_from for i in seen):
+            out[space] = (canonical([spot_reads[i][0] for i in seen if spot_reads[i][0] is not None]),
+                          len(spaces[space]) - len(seen))
+    return out
 
 
 def _overlapping(regions: Sequence[Any], quad: np.ndarray) -> set[str]:

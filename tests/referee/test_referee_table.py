@@ -1561,3 +1561,65 @@ def test_the_throw_after_a_misread_answered_with_the_board_still_showing_it_is_n
     asked = rolls(2)
     assert [e.sure for e in asked] == [False] and "does not hold" in asked[0].message
     assert [e.sure for e in rolls(3)] == [True]  # the piece put right: the board agrees with the game
+
+
+def test_the_spots_of_a_space_out_of_every_patch_are_kept_as_what_it_holds_at_least():
+    """A space of several spots with some under a die's patch keeps what its other spots read surely; a space whose
+    spots are all under patches, whose spots out of them are read unsure, or that a patch covering more than its die
+    hides whole, keeps nothing (``_partly_seen``)."""
+    import numpy as np
+
+    from companion.referee.table import _partly_seen, _spots_under
+    from companion.vision.readers import canonical
+
+    discs = (("cave", 0.0, 0.0, 12.0), ("cave", 60.0, 0.0, 12.0), ("cave", 120.0, 0.0, 12.0),
+             ("a1", 200.0, 0.0, 12.0), ("b1", 0.0, 100.0, 12.0), ("b1", 40.0, 100.0, 12.0))
+    patch = np.array([[-10.0, -10.0], [10.0, -10.0], [10.0, 10.0], [-10.0, 10.0]])
+    assert _spots_under(discs, patch) == {0}
+    assert _spots_under(discs, patch + [40.0, 0.0]) == {1}  # 10 mm beside a spot: it touches its owl
+    assert _spots_under(discs, patch + [85.0, 0.0]) == set()  # 13 mm beside the nearest: none
+    owl = {"owl": {"head": "red", "body": "red"}}
+    reads = [(None, 1.0), (owl, 0.97), (None, 0.95), (None, 1.0), (None, 1.0), (owl, 0.5)]
+    assert _partly_seen(discs, {0}, reads, set(), 0.9) == {"cave": (canonical([owl]), 1)}
+    assert _partly_seen(discs, {0, 1, 2}, reads, set(), 0.9) == {}  # every spot hidden
+    assert _partly_seen(discs, {4}, reads, set(), 0.9) == {}  # its spot in view read unsure
+    assert _partly_seen(discs, {0}, reads, {"cave"}, 0.9) == {}  # hidden whole by a patch covering more than its die
+
+
+def test_a_space_partly_hidden_is_kept_only_when_every_still_frame_saw_it_alike():
+    from companion.referee.table import _BoardRun
+    from companion.vision.readers import canonical
+
+    owl = canonical([{"owl": {"head": "red", "body": "red"}}])
+    run = _BoardRun({}, set(), frames=3, partly={"cave": [(owl, 1)] * 3, "c2": [(owl, 1), ((), 1), (owl, 1)],
+                                                 "b2": [(owl, 1)] * 2})
+    now = {"cave": (owl, 1), "c2": (owl, 1), "b2": (owl, 1)}
+    assert run.partly_seen(now) == {"cave": (owl, 1)}
+
+
+@pytest.mark.rules("EK-TWO-2", "EK-PLAY-ROLL")
+def test_dice_kept_for_an_earlier_throw_and_then_answered_with_their_own_faces_are_spent():
+    """Bench table, Eagle Kingdoms seed 47 r1 (action 120): a 4+6 was read as its 4 alone (the 6 had landed where the
+    last throw's 6 lay), and the next throw, 3+4, settled while it was unanswered. The family entered 4+6 for the lone
+    die's throw (the 3+4 kept for the next roll), then 3+4; the lone 4 shows that roll in part too, so the 3+4 was kept
+    again and offered for three rolls more. Once a roll was entered for the earlier throw, the next roll entered that
+    the kept dice show is theirs: they are spent, offered no more."""
+    state = play_until(lambda s: s.phase == SECOND)
+    again = _after(state, {"type": "roll-again"})
+    failed = next(a for a in again.legal_actions() if _after(again, a).is_chance_node())  # the turn passes
+    nxt = _after(again, failed)
+    lone = failed["dice"][0]
+    thrown = {"type": "roll", "dice": sorted([lone, next(v for v in range(1, 7) if v not in failed["dice"])])}
+    assert nxt.is_legal(thrown)
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    frames = still(6) + [frame(hand=True)] + still(1) + still(10, dice=[(40, 200, lone)])
+    assert [e.reason for _, e in run(pipe, frames, state) if e.kind in (DICE, QUESTION)] == ["dice"]
+    pipe.applied({"type": "roll-again"}, state)  # the family answers the choice the lone die came after
+    frames = [frame(hand=True)] + still(3) + still(10, dice=[(60, 24, thrown["dice"][0]), (250, 214, thrown["dice"][1])])
+    owed = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
+    assert len(owed) == 1 and not owed[0].sure and "still unanswered" in owed[0].message
+    pipe.applied(failed, again)  # the lone die's roll: the throw after it is kept for the next roll
+    offered = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
+    assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1]["dice"] == thrown["dice"]
+    pipe.applied(thrown, nxt)  # the kept dice answered with their own faces
+    assert not [e for e in pipe.reevaluate(_after(nxt, thrown)) if e.kind == DICE]

@@ -324,3 +324,53 @@ def test_the_head_or_the_body_die_moving_one_owl_alike_is_told_apart_by_the_next
     assert told.kind is MatchKind.PROPOSED and told.sure and told.actions == (options[tells][0], second), told.message
     # the owl put back where it stood: no option explains the board, and the question is put now
     assert told_apart(state, asked, Observation.from_scene(scene_from_state(state)), ADAPTER) is asked
+
+
+def _two_moves_of_one_owl(state):
+    """(move, its scene after, another move of the same owl to another space), or None."""
+    moves = [a for a in state.legal_actions() if a["type"] == "move"]
+    for a in moves:
+        other = next((b for b in moves if b["from"] == a["from"] and b["owl"] == a["owl"] and b["to"] != a["to"]), None)
+        if other is None:
+            continue
+        child = state.clone()
+        child.apply(a)
+        return a, scene_from_state(child), other
+    return None
+
+
+@pytest.mark.rules("VE-MOVE-EXACT")
+def test_a_space_partly_hidden_by_a_die_tells_the_move_by_the_owl_it_shows():
+    """Both spaces the owl could have gone to are hidden by dice (confidence 0), but one of them has spots out of every
+    patch, and there the owl is read surely: that move alone fits (bench table, Verzauberte Eulen seed 47 r1: an owl
+    moved into the cave, a die at the cave's edge, asked). Without what the space shows, both moves fit and the move
+    is proposed unsure."""
+    for state in fresh_turns():
+        found = _two_moves_of_one_owl(state)
+        if found is None:
+            continue
+        action, after, other = found
+        to, alt = action["to"], other["to"]
+        hidden = {to: 0.0, alt: 0.0}
+        partly = {to: (canonical(after[to]), 1)}
+        blind = match_observation(state, None, Observation(after, hidden))
+        assert blind.kind is not MatchKind.PROPOSED or not blind.sure, blind.message
+        result = match_observation(state, None, Observation(after, hidden, extra={"partly_hidden": partly}))
+        assert result.kind is MatchKind.PROPOSED and result.sure and result.action == action, result.message
+        return
+    pytest.fail("no state with two moves of one owl")
+
+
+def test_a_space_partly_hidden_differs_where_it_shows_a_piece_not_expected_or_misses_more_than_it_hides():
+    from companion.referee.match import differences
+
+    red = {"owl": {"head": "red", "body": "red"}}
+    blue = {"owl": {"head": "blue", "body": "blue"}}
+    shows_red = Observation({"c3": [red]}, {"c3": 0.0}, extra={"partly_hidden": {"c3": (canonical([red]), 1)}})
+    assert differences({"c3": [red]}, shows_red) == ([], [])  # what it shows is what is expected
+    assert differences({"c3": [red, blue]}, shows_red) == ([], ["c3"])  # one more may stand under the die: unsure
+    assert differences({"c3": [blue]}, shows_red) == (["c3"], [])  # a red owl where none is expected
+    assert differences({}, shows_red) == (["c3"], [])
+    shows_none = Observation({}, {"c3": 0.0}, extra={"partly_hidden": {"c3": ((), 1)}})
+    assert differences({"c3": [red]}, shows_none) == ([], ["c3"])  # the one spot under the die may hold it
+    assert differences({"c3": [red, blue]}, shows_none) == (["c3"], [])  # two owls cannot stand on one hidden spot

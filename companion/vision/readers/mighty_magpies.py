@@ -106,8 +106,11 @@ class MagpiesReader(TrackedReader):
         self._hole = np.vstack([np.zeros((1, 2)), ring(float(s["tile_centre_mm"]), int(s["tile_centre_points"]))])
         il = cfg["illumination"]
         jitter = float(cfg["paint"]["jitter_mm"])
-        pieces = [(sp.x, sp.y, float(cfg["magpie" if sp.kind == "magpie" else "tile"]["radius_mm"]) + jitter) for sp in self.spots]
-        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]), pieces)
+        # where each region's pieces are read (region, x, y, radius; board mm): nothing outside them changes a reading
+        self.piece_discs = tuple((sp.region, sp.x, sp.y, float(cfg["magpie" if sp.kind == "magpie" else "tile"]["radius_mm"]) + jitter)
+                                 for sp in self.spots)
+        self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]),
+                                       [disc[1:] for disc in self.piece_discs])
         self._patch = patch(float(il["patch_half_mm"]))
         self._tiles = [i for i, sp in enumerate(self.spots) if sp.kind == "tile"]
         self._mags = [i for i, sp in enumerate(self.spots) if sp.kind == "magpie"]
@@ -244,21 +247,20 @@ class MagpiesReader(TrackedReader):
             )
         regions: dict[str, list[Any]] = {}
         conf: dict[str, float] = {}
+        spot_reads: list[tuple[Any, float]] = [(None, 1.0)] * len(self.spots)  # per spot of piece_discs: (piece, conf)
         for j, i in enumerate(self._mags):
-            sp = self.spots[i]
-            conf[sp.region] = min(conf.get(sp.region, 1.0), float(mconf[j]))
-            if mi[j] > 0:
-                regions.setdefault(sp.region, []).append({"magpie": self._mag_protos.names[mi[j]]})
+            spot_reads[i] = ({"magpie": self._mag_protos.names[mi[j]]} if mi[j] > 0 else None, float(mconf[j]))
         for j, i in enumerate(self._tiles):
-            sp = self.spots[i]
-            conf[sp.region] = min(conf.get(sp.region, 1.0), float(tconf[j]))
-            if ti[j] > 0:
-                regions.setdefault(sp.region, []).append({"tile": self._tile_protos.names[ti[j]]})
+            spot_reads[i] = ({"tile": self._tile_protos.names[ti[j]]} if ti[j] > 0 else None, float(tconf[j]))
+        for sp, (piece, c) in zip(self.spots, spot_reads, strict=True):
+            conf[sp.region] = min(conf.get(sp.region, 1.0), c)
+            if piece is not None:
+                regions.setdefault(sp.region, []).append(piece)
         for pieces in regions.values():
             pieces.sort(key=lambda p: json.dumps(p, sort_keys=True))
         return Observation(
             regions, conf, usable=True, status=f"read ({pose.message})", timings_ms=timings,
-            extra={"pose_status": pose.status.value, **photometry.summary(marks)},
+            extra={"pose_status": pose.status.value, **photometry.summary(marks), "spot_reads": spot_reads},
         )  # fmt: skip
 
 

@@ -133,8 +133,10 @@ class EulenReader(TrackedReader):
         self._body = ring(float(s["body_radius_mm"]), int(s["body_points"]), phase=np.pi / int(s["body_points"]))
         il = cfg["illumination"]
         radius = float(cfg["owl"]["radius_mm"]) + float(cfg["paint"]["jitter_mm"])
+        # where each region's owls are read (region, x, y, radius; board mm): nothing outside them changes a reading
+        self.piece_discs = tuple((sp.region, sp.x, sp.y, radius) for sp in self.spots)
         self._refs = bare_board_points(self.board, float(il["step_mm"]), float(il["clearance_mm"]), int(il["max_points"]),
-                                       [(sp.x, sp.y, radius) for sp in self.spots])
+                                       [disc[1:] for disc in self.piece_discs])
         self._patch = patch(float(il["patch_half_mm"]))
         centres = np.array([[sp.x, sp.y] for sp in self.spots])
         self._points = np.vstack(
@@ -277,10 +279,13 @@ class EulenReader(TrackedReader):
             )
         regions: dict[str, list[Any]] = {}
         region_conf: dict[str, float] = {}
+        spot_reads = []  # per spot of piece_discs: (its owl or None, confidence)
         for i, sp in enumerate(self.spots):
             region_conf[sp.region] = min(region_conf.get(sp.region, 1.0), float(conf[i]))
-            if occupied[i]:
-                regions.setdefault(sp.region, []).append({"owl": {"head": head_names[hi[i]], "body": body_names[bi[i]]}})
+            owl = {"owl": {"head": head_names[hi[i]], "body": body_names[bi[i]]}} if occupied[i] else None
+            spot_reads.append((owl, float(conf[i])))
+            if owl is not None:
+                regions.setdefault(sp.region, []).append(owl)
         for pieces in regions.values():
             pieces.sort(key=lambda p: (p["owl"]["body"], p["owl"]["head"]))
         return Observation(
@@ -290,7 +295,7 @@ class EulenReader(TrackedReader):
             status=f"read ({pose.message})",
             timings_ms=timings,
             extra={"pose_status": pose.status.value, "spots": n_spots, **photometry.summary(marks),
-                   "unmatched": sorted({self.spots[i].region for i in np.flatnonzero(unread)})},
+                   "unmatched": sorted({self.spots[i].region for i in np.flatnonzero(unread)}), "spot_reads": spot_reads},
         )
 
 
