@@ -392,7 +392,10 @@ class DiceWindows:
         self.places: list[tuple[int, int]] = []
         self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
         self._missed_cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
-        self._before: tuple[int, np.ndarray] | None = None  # (id, quarter size) of the frame before the throw
+        # (the frame before the throw, its quarter size): the frame itself, not its id -- a frame freed since may leave
+        # its id to the next one, whose quarter would then be the old one's (the camera's findings changed with the
+        # memory's layout: bench table, Verzauberte Eulen seed 45 r2, a roll read ten frames late)
+        self._before: tuple[np.ndarray, np.ndarray] | None = None
         self._quiet: bool | None = False  # nothing die-sized changed since the frame before this one (None: not yet told)
         self._quiet_pair: tuple[np.ndarray, np.ndarray, float] | None = None
         self._last: np.ndarray | None = None
@@ -422,10 +425,10 @@ class DiceWindows:
             return readings
         h, w = frame.shape[:2]
         half = int(max(64, 4 * die_px))
-        if self._before is None or self._before[0] != id(before):
+        if self._before is None or self._before[0] is not before:
             # the frame before a throw is most often refreshed to the last frame read: its quarter is made already
             kept = self._last is not None and self._last_frame is before
-            self._before = (id(before), self._last if kept else quarter(before))
+            self._before = (before, self._last if kept else quarter(before))
         now = quarter(frame) if small is None else small
         # told when asked (:attr:`quiet`): with dice lying in view nobody asks, and it is a second changed_places
         follows = self._last is not None and self._last.shape == now.shape
