@@ -1936,10 +1936,19 @@ def _light_ratio(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, i
     return np.clip((a + 1.0) / (b + 1.0), 0.25, 4.0)
 
 
-def _spots_under(discs: Sequence[tuple[str, float, float, float]], quad: np.ndarray) -> set[int]:
+def _spots_under(discs: tuple[tuple[str, float, float, float], ...], quad: np.ndarray) -> set[int]:
     """The indices of ``discs`` (region, x, y, radius; board mm) that the convex ``quad`` (board mm) touches."""
-    poly = np.asarray(quad, np.float32).reshape(-1, 1, 2)
-    return {i for i, (_, x, y, r) in enumerate(discs) if cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -r}
+    quad = np.asarray(quad, np.float32)
+    centres, radii = _disc_arrays(discs)
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    near = np.flatnonzero(((centres >= lo - radii[:, None]) & (centres <= hi + radii[:, None])).all(axis=1))
+    poly = quad.reshape(-1, 1, 2)
+    return {int(i) for i in near if cv2.pointPolygonTest(poly, (float(centres[i, 0]), float(centres[i, 1])), True) > -radii[i]}
+
+
+@functools.lru_cache(maxsize=8)
+def _disc_arrays(discs: tuple[tuple[str, float, float, float], ...]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([d[1:3] for d in discs], np.float32).reshape(-1, 2), np.array([d[3] for d in discs], np.float32)
 
 
 def _partly_seen(discs: Sequence[tuple[str, float, float, float]], under: set[int], spot_reads: Any,
