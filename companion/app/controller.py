@@ -703,7 +703,7 @@ class Controller:
         if self.proposal is not None and self.proposal.source not in ("camera",):
             return True  # the family's own entry wins over the camera
         if observation.get("dice") and (self.phase == "chance" or observation.get("before")):
-            self._observe_dice(observation["dice"], observation.get("before") or [])
+            self._observe_dice(observation["dice"], observation.get("before") or [], bool(observation.get("missed")))
         elif self.phase == "chance" and observation.get("outcome"):
             if self.proposal is None or self.proposal.action != observation["outcome"]:
                 self.propose(observation["outcome"], "camera")
@@ -781,8 +781,9 @@ class Controller:
         self._ask_camera_again(tr("table:reading_again"))
         return True
 
-    def _observe_dice(self, readings: list[dict[str, Any]], before: list[Action]) -> None:
-        """A settled roll read by the camera; ``before``: the decisions the pipeline found it was thrown after."""
+    def _observe_dice(self, readings: list[dict[str, Any]], before: list[Action], missed: bool = False) -> None:
+        """A settled roll read by the camera; ``before``: the decisions the pipeline found it was thrown after;
+        ``missed``: the camera doubts these dice are the roll due (a throw it may have missed)."""
         roll_state = self._after(before)
         specs = wanted_dice(roll_state) if roll_state is not None and roll_state.is_chance_node() else []
         if not specs:
@@ -804,6 +805,8 @@ class Controller:
         elif roll.uncertain:
             # shown for confirmation, never applied silently: the die is marked '?' until confirmed or corrected
             self.say("warn", tr("table:uncertain"))
+        if missed:  # every die may be read right and still be another throw's: the family checks the roll itself
+            self.say("warn", tr("table:roll_missed"))
         self._propose_dice(roll.dice, "camera", before)
 
     # --- confirm / undo ------------------------------------------------------------------------------------

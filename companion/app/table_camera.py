@@ -341,11 +341,14 @@ class TableRecognizer:
 
 def observation_of(event: Any) -> dict[str, Any]:
     """One pipeline event in the observation the controller reads."""
+    from companion.referee.table import MISSED_ROLL
+
     kind = event.kind
     if kind == "dice" and event.actions:  # a roll, with the decisions before it that show nowhere: one proposal
         dice = [{"kind": d.kind, "value": d.value, "confidence": d.confidence, "uncertain": d.uncertain,
                  "box": list(d.box) if d.box else None, "identity": d.role or None} for d in event.dice]
-        return {"dice": dice, **({"before": list(event.actions[:-1])} if len(event.actions) > 1 else {})}
+        return {"dice": dice, **({"before": list(event.actions[:-1])} if len(event.actions) > 1 else {}),
+                **({"missed": True} if event.reason == MISSED_ROLL else {})}
     if kind in ("dice", "move") and event.actions:
         return {"move": event.actions[0], "move_sure": event.sure}
     if kind == "setup" and event.actions:

@@ -99,6 +99,9 @@ ROLL_SEARCH_DEPTH = 3  # decisions that show nowhere, followed before a roll (pa
 STATUS, SETUP, DICE, MOVE, ILLEGAL, QUESTION = "status", "setup", "dice", "move", "illegal", "question"
 
 
+MISSED_ROLL = "missed"  # a roll proposed unsure because a throw may have been missed (_missed_throw)
+
+
 @dataclass(frozen=True)
 class TableEvent:
     """What the pipeline says about a frame (see the module docstring for the kinds).
@@ -106,7 +109,8 @@ class TableEvent:
     ``actions``: the path to confirm, in order (``setup``, ``dice``, ``move``); ``options``: the candidate
     paths (``question``, ``illegal``); ``regions``: spaces to mark; ``unsure``: spaces or dice read unsure;
     ``reason`` (questions): ``several`` | ``unsure`` | ``setup`` | ``hidden`` (a decision that shows
-    nowhere) | ``misread`` (nothing legal explains the board) | ``dice`` (a roll not read)."""
+    nowhere) | ``misread`` (nothing legal explains the board) | ``dice`` (a roll not read); (a roll proposed unsure)
+    ``missed`` (:data:`MISSED_ROLL`) when its dice may be another throw's than the roll due's."""
 
     kind: str
     message: str = ""
@@ -1592,7 +1596,7 @@ class TablePipeline:
             f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= UNSEEN_DOUBT else \
             f"{roll.strays} other places on the table changed since the last action" if roll.strays >= STRAY_DOUBT else \
             f"hands reached in {roll.reaches} times since the last action"
-        return replace(event, sure=False, message=event.message + f" -- {why}: was a roll missed?")
+        return replace(event, sure=False, reason=MISSED_ROLL, message=event.message + f" -- {why}: was a roll missed?")
 
     def _roll_event(self, roll: _Roll, event: TableEvent) -> list[TableEvent]:
         return self._once(("roll", roll.frame), 0, event) if event.kind == QUESTION else [event]

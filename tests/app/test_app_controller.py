@@ -83,6 +83,23 @@ def test_uncertain_reading_is_proposed_not_applied_and_can_be_corrected(ctl):
     assert ctl.proposal.dice[1].source == "corrected"
 
 
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_a_roll_the_camera_doubts_is_the_roll_due_says_so_with_its_dice(ctl):
+    """Dice read surely may still be another throw's than the roll due (the camera may have missed a throw: the
+    pipeline's ``missed`` roll): the family is told to check them, and the roll waits for their tap."""
+    _ek(ctl)
+    readings = [{"kind": "d6", "value": v, "confidence": 0.99, "box": [x, 10, 20, 20], "uncertain": False}
+                for v, x in ((2, 10), (5, 50))]
+    before = len(ctl.session.history)
+    assert ctl.observe(ctl.generation, {"dice": readings, "missed": True})
+    assert len(ctl.session.history) == before and ctl.proposal.action == {"type": "roll", "dice": [2, 5]}
+    assert [m.text for m in ctl.messages if m.level == "warn"] == [i18n.tr("table:roll_missed")]
+    ctl.discard()
+    ctl.messages.clear()
+    assert ctl.observe(ctl.generation, {"dice": readings})  # the same dice, not doubted: nothing to check
+    assert ctl.proposal is not None and not [m for m in ctl.messages if m.level == "warn"]
+
+
 def test_unclear_extra_finds_on_a_patterned_table_are_set_aside_only_when_the_roll_is_clear(ctl):
     """A carpet shows up as extra uncertain finds: with exactly two dice read confidently the roll is
     proposed from them; a confident extra, or too few confident dice, leaves the camera waiting."""

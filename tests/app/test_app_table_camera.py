@@ -52,6 +52,20 @@ def test_a_roll_thrown_after_a_decision_that_shows_nowhere_is_one_observation():
     assert "before" not in alone and alone["dice"][0]["uncertain"]
 
 
+def test_a_roll_the_pipeline_doubts_for_a_missed_throw_reaches_the_controller_so():
+    """The pipeline's reason for a roll proposed unsure with every die read surely (a throw may have been missed) is
+    passed on, so that the family is told to check the roll itself (the controller's ``missed``)."""
+    from companion.referee.dice import DieValue
+    from companion.referee.table import DICE, MISSED_ROLL, TableEvent
+
+    dice = (DieValue("d6", "", 2, 0.99, False, (10, 10, 20, 20)), DieValue("d6", "", 5, 0.99, False, (50, 10, 20, 20)))
+    roll = ({"type": "roll", "dice": [2, 5]},)
+    doubted = observation_of(TableEvent(DICE, "Roll: 2+5 -- ...: was a roll missed?", actions=roll, sure=False,
+                                        reason=MISSED_ROLL, dice=dice))
+    assert doubted["missed"] is True and [d["value"] for d in doubted["dice"]] == [2, 5]
+    assert "missed" not in observation_of(TableEvent(DICE, "Roll: 2+5", actions=roll, dice=dice))
+
+
 def test_before_a_game_the_recognizer_says_only_where_the_board_is(tmp_path):
     film = GameFilm("falconry", 1, light=False, lens_k1=0.0)
     recognizer = TableRecognizer(tmp_path)

@@ -21,7 +21,17 @@ from companion.games.eagle_kingdoms.rules import (
 )
 from companion.referee.dice import wanted_dice
 from companion.referee.eagle_kingdoms import scene_from_state
-from companion.referee.table import DICE, ILLEGAL, MOVE, MOVING, QUESTION, SETUP, UNREADABLE_AFTER_S, unseen_decision
+from companion.referee.table import (
+    DICE,
+    ILLEGAL,
+    MISSED_ROLL,
+    MOVE,
+    MOVING,
+    QUESTION,
+    SETUP,
+    UNREADABLE_AFTER_S,
+    unseen_decision,
+)
 
 
 def ek_game(players=3):
@@ -1618,6 +1628,7 @@ def test_dice_kept_for_an_earlier_throw_and_then_answered_with_their_own_faces_a
     frames = [frame(hand=True)] + still(3) + still(10, dice=[(60, 24, thrown["dice"][0]), (250, 214, thrown["dice"][1])])
     owed = [e for _, e in run(pipe, frames, again) if e.kind == DICE]
     assert len(owed) == 1 and not owed[0].sure and "still unanswered" in owed[0].message
+    assert owed[0].reason == MISSED_ROLL  # the app says a throw may have been missed
     pipe.applied(failed, again)  # the lone die's roll: the throw after it is kept for the next roll
     offered = [e for e in pipe.reevaluate(nxt) if e.kind == DICE]
     assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1]["dice"] == thrown["dice"]

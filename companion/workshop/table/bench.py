@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from companion.referee.follow import Oracle
+from companion.referee.table import MISSED_ROLL
 
 GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
 LANDSCAPE, UPRIGHT = (1280, 720), (720, 1280)  # frame sizes: a phone on its side, a phone held upright
@@ -132,7 +133,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 
     def on_event(_frame: int, event: Any) -> None:
         if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
-            reasons[event.reason or event.kind if event.kind != "dice" else "unsure dice"] += 1
+            dice = "missed roll" if event.reason == MISSED_ROLL else "unsure dice"
+            reasons[event.reason or event.kind if event.kind != "dice" else dice] += 1
 
     family = FilmedFamily(truth_path, film.game.name, [shot.step for shot in film.shots])
     follower = Follower(film.game, journal, family, pipeline=pipeline, on_event=on_event)
