@@ -955,7 +955,7 @@ class TablePipeline:
         :meth:`_without_dice` laid over the die covered more than the die, every space whose pieces may reach
         under it (a piece put down since the throw, half covered by the patch, would be read as something else).
         A space of several spots with only some under a patch is hidden too, and what its other spots read is kept as
-        what it holds at least (``extra["partly_hidden"]``, :func:`partly_hidden`)."""
+        what it holds at least (``extra["partly_hidden"]``, :func:`_partly_seen`)."""
         lying = self._lying_dice()
         if not obs.usable or not lying:
             return obs
