@@ -1955,7 +1955,16 @@ def _disc_arrays(discs: tuple[tuple[str, float, float, float], ...]) -> tuple[np
     return np.array([d[1:3] for d in discs], np.float32).reshape(-1, 2), np.array([d[3] for d in discs], np.float32)
 
 
-def _partly_seen(discs: Sequence[tuple[str, float, float, float]], under: set[int], spot_reads: Any,
+@functools.lru_cache(maxsize=8)
+def _spots_of_spaces(discs: tuple[tuple[str, float, float, float], ...]) -> dict[str, list[int]]:
+    """Space -> the indices of its spots among ``discs`` (made once per reader)."""
+    spaces: dict[str, list[int]] = {}
+    for i, disc in enumerate(discs):
+        spaces.setdefault(disc[0], []).append(i)
+    return spaces
+
+
+def _partly_seen(discs: tuple[tuple[str, float, float, float], ...], under: set[int], spot_reads: Any,
                  wholly: set[str], sure_from: float) -> dict[str, tuple[tuple[str, ...], int]]:
     """Space -> (what its spots out of every patch read, canonical; how many of its spots lie under one), for the
     spaces with spots on both sides whose spots out of the patches were all read surely (a die at the edge of the
@@ -1963,9 +1972,7 @@ def _partly_seen(discs: Sequence[tuple[str, float, float, float]], under: set[in
     asked twice)."""
     if not under or not spot_reads or len(spot_reads) != len(discs):
         return {}
-    spaces: dict[str, list[int]] = {}
-    for i, disc in enumerate(discs):
-        spaces.setdefault(disc[0], []).append(i)
+    spaces = _spots_of_spaces(discs)
     out = {}
     for space in {discs[i][0] for i in under} - wholly:
         seen = [i for i in spaces[space] if i not in under]

@@ -133,8 +133,10 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 
     def on_event(_frame: int, event: Any) -> None:
         if event.kind in ("question", "illegal") or (event.proposal and not event.sure):
-            dice = "missed roll" if event.reason == MISSED_ROLL else "unsure dice"
-            reasons[event.reason or event.kind if event.kind != "dice" else dice] += 1
+            if event.kind == "dice":
+                reasons["missed roll" if event.reason == MISSED_ROLL else "unsure dice"] += 1
+            else:
+                reasons[event.reason or event.kind] += 1
 
     family = FilmedFamily(truth_path, film.game.name, [shot.step for shot in film.shots])
     follower = Follower(film.game, journal, family, pipeline=pipeline, on_event=on_event)
