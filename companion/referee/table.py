@@ -74,6 +74,7 @@ from companion.vision.readers import Observation, canonical
 from companion.vision.table_changes import (
     DIE_MM,
     DiceWindows,
+    DiePxAt,
     at_changed_places,
     changed_since,
     frame_diff,
@@ -94,6 +95,7 @@ REST_FRAMES = 10  # quiet frames with no hands after which the view counts as fr
 RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
 SETUP_PHOTOS = 3  # still spells at the set-up whose last frame is kept to teach the box's look
 DICE_SETTLE_FRAMES = 5
+DIE_PX_SPREAD = 3.0  # a die where it lies is at most this many times larger or smaller than in the board's middle
 ROLL_SEARCH_DEPTH = 3  # decisions that show nowhere, followed before a roll (pass, then the next player's start)
 
 STATUS, SETUP, DICE, MOVE, ILLEGAL, QUESTION = "status", "setup", "dice", "move", "illegal", "question"
@@ -158,7 +160,7 @@ class TableEvent:
 def dice_in_context(readings: Sequence[Any], frame: np.ndarray, *, pose: Any = None, board: Any = None,
                     settled: Observation | None = None, before: np.ndarray | None = None,
                     expected: Mapping[str, int] | None = None, places: Sequence[tuple[int, int]] | None = None,
-                    die_px: float = 20.0) -> tuple[list[Any], list[tuple[Any, str]]]:
+                    die_px: float = 20.0, die_px_at: DiePxAt | None = None) -> tuple[list[Any], list[tuple[Any, str]]]:
     """The dice reader's finds that are dice, and the rest with the reason: first the finds with a die-sized
     change at their middle (``places``, from :class:`~companion.vision.table_changes.DiceWindows`, when
     known), then the dice-in-context stage (contract 4 of the shared design:
@@ -166,7 +168,7 @@ def dice_in_context(readings: Sequence[Any], frame: np.ndarray, *, pose: Any = N
     reading, what changed since ``before``, the dice the roll has)."""
     from companion.vision.dice_context import filter_dice
 
-    kept, rejected = at_changed_places(readings, places, die_px) if places is not None else (list(readings), [])
+    kept, rejected = at_changed_places(readings, places, die_px, die_px_at) if places is not None else (list(readings), [])
     result = filter_dice(kept, frame, pose=pose, board=board, settled=settled, before=before, expected=expected)
     return list(result.dice), rejected + list(result.rejected)
 
@@ -544,7 +546,7 @@ class TablePipeline:
             # this roll and answered otherwise twice (bench table, Eagle Kingdoms r1 seed 0, frame 6954: a 1+4 beside two
             # unsure "d8" read in the board's art was offered for six rolls running, one after the other)
             other_kinds = roll is not None and read_kinds != said_kinds and (not roll.kept or not said_kinds <= read_kinds) \
-                and not _lone_die_misread(roll, said_kinds)
+                and not _lone_die_misread(roll, said_kinds) and not (pending and self._read_in_part(roll, said))
             # dice offered for a missed roll (the board had moved on) with a face, even read unsure, that the roll
             # entered lacks: the camera is behind the table, and they may be a later roll's -- kept too
             read = Counter((r.kind, str(r.value)) for r in roll.readings) if roll else Counter()
@@ -1210,11 +1212,12 @@ class TablePipeline:
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
         shown, white = self._dice_light(frame, pose)
-        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white)
+        die_px_at = self._die_px_at(pose, die_px)
+        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white, die_px_at)
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
                                           settled=self.settled, before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,
-                                          die_px=die_px)
+                                          die_px=die_px, die_px_at=die_px_at)
         self._dice_in_view = dice
         self._on_moved = self._on_moved_spaces(dice, pose)
         timings["dice"] = (time.perf_counter() - t0) * 1000
@@ -1330,6 +1333,25 @@ class TablePipeline:
             except Exception:
                 pass
         return DIE_MM * (self.size[0] if self.size else 1280) / 600
+
+    def _die_px_at(self, pose: Any, die_px: float) -> DiePxAt | None:
+        """A die's side in frame px where it lies, by the board's pose (None without one): a phone held at a slant sees
+        a die near it larger than the board's middle shows one (bench table, Mighty Magpies s5 r2 at a slow pace: a die
+        beside the board's near corner, 2.3 times the middle's size, was looked for in a window and a box too small
+        for it, and "1 of the 2 dice read" asked), bounded to :data:`DIE_PX_SPREAD` times the middle's either way."""
+        if not pose.usable:
+            return None
+
+        def at(x: float, y: float) -> float:
+            try:
+                p = pose.image_to_board(np.array([[x, y]], np.float64))[0]
+                c = pose.board_to_image(np.array([p, p + (10.0, 0.0), p + (0.0, 10.0)]))
+                local = DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
+            except Exception:  # a pose that cannot map the point: the middle's size
+                return die_px
+            return float(np.clip(local, die_px / DIE_PX_SPREAD, die_px * DIE_PX_SPREAD)) if np.isfinite(local) else die_px
+
+        return at
 
     def _play(self, dice: Sequence[Any]) -> None:
         """The dice of the roll just used lie where they fell; the dice before them were taken up for that throw: until
@@ -1551,6 +1573,15 @@ class TablePipeline:
         skipped = chosen.skipped_visible and not self._shown_not_taken(state, chosen.skipped_shown, roll)
         event = self._dice_proposal(chosen.chance, chosen.path, readings, skipped, state)
         return self._roll_event(roll, self._missed_throw(roll, event))
+
+    def _read_in_part(self, roll: _Roll, said: Counter) -> bool:
+        """Whether a throw read in part (a die of it missed) is the roll entered's, spent on it: its dice show that
+        roll, and nothing doubts it was the roll due's throw -- the doubts that leave a throw read whole unsure
+        (:meth:`_missed_throw`). Kept for a later roll instead, it left the next throw unsure as "the dice of an
+        earlier throw were still unanswered" (bench table, Mighty Magpies seed 49 r1: five asks of 54)."""
+        if roll.kept or roll.missed or len(roll.readings) >= sum(said.values()) or not _shows(roll.readings, said):
+            return False
+        return self._missed_throw(roll, TableEvent(DICE, sure=True)).sure
 
     def _owes_a_hand(self, before: State, action: Action, was: Mapping[str, list[Any]]) -> bool:
         """Whether a roll just entered changes the board itself (Eagle Kingdoms' double sixes: the roller's best

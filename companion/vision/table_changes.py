@@ -14,7 +14,7 @@ games (``companion.referee.table`` decides what the dice mean).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +34,8 @@ CHANGE_CORE_PX = 2  # quarter-size pixels changed by CHANGE_LEVEL a place needs,
 CHANGED_MIN = 0.25  # share of a find's middle that must have changed
 DIE_MM = 16.0  # a die's side: the dice are sought in windows a few dice wide around what changed
 MAX_WINDOWS = 6
+DiePxAt = Callable[[float, float], float]
+"""A die's side in frame px where it lies at (x, y): an oblique camera sees the near table large, the far small."""
 MISSED_DIE_BOX = 1.9  # the box read where a die-sized change has no find: a die's side times this (the detector's
 # boxes are 1.24-1.94 times the die; the middle of what changed is seldom the die's own)
 # a die the detector missed, read unsure, counts (marked unsure) when its face is this likely: on the bench's films every
@@ -390,7 +392,7 @@ class DiceWindows:
     def __init__(self, reader: Any):
         self.reader = reader
         self.places: list[tuple[int, int]] = []
-        self._cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        self._cache: dict[tuple[int, int, int], tuple[np.ndarray, list[Any]]] = {}
         self._missed_cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
         # (the frame before the throw, its quarter size): the frame itself, not its id -- a frame freed since may leave
         # its id to the next one, whose quarter would then be the old one's (the camera's findings changed with the
@@ -411,8 +413,10 @@ class DiceWindows:
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
              gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None,
-             light: Relight | None = None, white: Relight | None = None) -> list[Any]:
-        """``gone``: where the dice of the roll just used lay (a change there is a die picked up); ``small``:
+             light: Relight | None = None, white: Relight | None = None, die_px_at: DiePxAt | None = None) -> list[Any]:
+        """``die_px``: a die's side in frame px (the board's middle); ``die_px_at``: where a die lies, when known
+        (each window, and each die looked for again, as large as a die there). ``gone``: where the dice of the roll
+        just used lay (a change there is a die picked up); ``small``:
         the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
         from above. ``light``: the frame's colours in the light the dice were shown in, for naming them (registry);
@@ -424,7 +428,6 @@ class DiceWindows:
             confirm_colour_faces(frame, readings, white)
             return readings
         h, w = frame.shape[:2]
-        half = int(max(64, 4 * die_px))
         if self._before is None or self._before[0] is not before:
             # the frame before a throw is most often refreshed to the last frame read: its quarter is made already
             kept = self._last is not None and self._last_frame is before
@@ -437,27 +440,29 @@ class DiceWindows:
         self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
                        if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
         found: list[Any] = []
-        cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        cache: dict[tuple[int, int, int], tuple[np.ndarray, list[Any]]] = {}
         for cx, cy in self.places[:MAX_WINDOWS]:
+            local = local_die_px(die_px, die_px_at, cx, cy)
+            half = int(max(64, 4 * local))
             x0, y0 = min(max(0, cx - half), max(0, w - 2 * half)), min(max(0, cy - half), max(0, h - 2 * half))
             x0, y0 = x0 - x0 % 8, y0 - y0 % 8  # a die that lies still keeps its window
             window = frame[y0:y0 + 2 * half, x0:x0 + 2 * half]
             look = _look(window, 24)
-            kept = self._cache.get((x0, y0))
+            kept = self._cache.get((x0, y0, half))
             if _same_look(kept, look):
                 readings = [replace(r) for r in kept[1]]
             else:
                 readings = []
                 for r in self._read_window(window, x0, y0, seen_at):
                     r.box = (r.box[0] + x0, r.box[1] + y0, r.box[2], r.box[3])
-                    if max(r.box[2], r.box[3]) >= PIP_FIND * die_px:
-                        readings += self._whole_die(frame, r, die_px, seen_at)
-            cache[(x0, y0)] = (look, readings)
+                    if max(r.box[2], r.box[3]) >= PIP_FIND * local:
+                        readings += self._whole_die(frame, r, local, seen_at)
+            cache[(x0, y0, half)] = (look, readings)
             for r in readings:
                 if not any(_overlap(r.box, q.box) > 0.3 for q in found):
                     found.append(r)
         self._cache = cache
-        missed, misplaced = self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at)
+        missed, misplaced = self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at, die_px_at)
         readings = [r for r in found if not any(r is m for m in misplaced)] + missed
         confirm_colour_faces(frame, readings, white)
         registry = getattr(self.reader, "registry", None)
@@ -489,7 +494,7 @@ class DiceWindows:
         return [replace(whole[0] if whole and not same else find, uncertain=True, box=find.box)]
 
     def _missed(self, frame: np.ndarray, places: Sequence[tuple[int, int]], found: list[Any], die_px: float,
-                seen_at: Any) -> tuple[list[Any], list[Any]]:
+                seen_at: Any, die_px_at: DiePxAt | None = None) -> tuple[list[Any], list[Any]]:
         """A die the detector missed where something die-sized changed (a die come to rest against a piece, or
         half on one): its face read where it changed, kept when read surely or, marked unsure, with a face at least
         :data:`MISSED_UNSURE_MIN` likely -- a place the classifier reads as no die stays without a find. So is a die
@@ -498,9 +503,9 @@ class DiceWindows:
         changed, so it was no die, and "1 of the 2 dice read" was asked): where it is read surely, those finds are
         dropped for it. (The readings, the finds they stand for.)"""
         read_boxes = getattr(self.reader, "read_boxes", None)
-        side = MISSED_DIE_BOX * die_px
         missed = []
         for (x, y) in places:
+            side = MISSED_DIE_BOX * local_die_px(die_px, die_px_at, x, y)
             box = (x - side / 2, y - side / 2, side, side)
             over = [f for f in found if _overlap(f.box, box) > 0.2]
             if all(f.uncertain and not _at_middle(f.box, (x, y)) for f in over):
@@ -562,15 +567,20 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / max(1.0, min(a[2] * a[3], b[2] * b[3]))
 
 
-def at_changed_places(readings: Sequence[Any], places: Sequence[tuple[int, int]], die_px: float
-                      ) -> tuple[list[Any], list[tuple[Any, str]]]:
-    """Keep the finds of about a die's size with a die-sized changed place (:func:`changed_places`) at
-    their middle."""
+def local_die_px(die_px: float, die_px_at: DiePxAt | None, x: float, y: float) -> float:
+    """A die's side in frame px at (x, y): ``die_px_at`` there when known, else ``die_px``."""
+    return die_px if die_px_at is None else die_px_at(x, y)
+
+
+def at_changed_places(readings: Sequence[Any], places: Sequence[tuple[int, int]], die_px: float,
+                      die_px_at: DiePxAt | None = None) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """Keep the finds of about a die's size (where they lie: ``die_px_at``) with a die-sized changed place
+    (:func:`changed_places`) at their middle."""
     kept, rejected = [], []
     for r in readings:
         x, y, w, h = r.box
         cx, cy, size = x + w / 2, y + h / 2, max(w, h)
-        if size > 3.0 * die_px:
+        if size > 3.0 * local_die_px(die_px, die_px_at, cx, cy):
             rejected.append((r, "larger than a die here"))
         elif any(abs(px - cx) <= 0.4 * size + 4 and abs(py - cy) <= 0.4 * size + 4 for px, py in places):
             kept.append(r)

@@ -4,7 +4,7 @@ whole Eagle Kingdoms game: the frame before a throw is taken afresh, so the thro
 from __future__ import annotations
 
 from companion.referee.follow import Follower, Oracle
-from companion.referee.table import TablePipeline
+from companion.referee.table import DICE, TablePipeline
 from companion.workshop.table.film import GameFilm
 
 SHADOW_COMES = 217  # seed 0, rendition 1: the warm light gives way to a shadow over a third of the board
@@ -17,11 +17,14 @@ def test_the_throw_after_a_shadow_came_is_read_not_asked(tmp_path):
     film = GameFilm("eagle-kingdoms", 0)
     assert film.shots[SHADOW_COMES - 1].light[0] == "warm" and film.shots[SHADOW_COMES].light[0] == "shadow"
     pipeline = TablePipeline(film.game, camera=film.camera, registry=film.registry())
+    events = []
     follower = Follower(film.game, tmp_path / "f.jsonl", Oracle(film.write_truth(tmp_path / "t.jsonl"), film.game.name),
-                        pipeline=pipeline)
+                        pipeline=pipeline, on_event=lambda _i, event: events.append(event))
     for index, image in enumerate(film.frames(actions=THROWN + 1)):
         follower.feed(index / 10, image)
         if len(follower.session.history) > THROWN:
             break
-    assert film.actions[THROWN] == {"type": "roll", "dice": [2, 4]}
-    assert THROWN in follower.report.camera_actions  # read by the camera, not asked
+    thrown = film.actions[THROWN]
+    assert thrown == {"type": "roll", "dice": [2, 4]}
+    offered = [e for e in events if e.kind == DICE and e.actions and e.actions[-1] == thrown]
+    assert offered and len(offered[0].dice) == 2, [(e.kind, e.message) for e in events]  # both dice read, not asked

@@ -225,6 +225,36 @@ def test_a_die_the_detector_missed_is_read_where_something_die_sized_changed_whe
     assert DiceWindows(_MissingReader()).read(before, before, DIE) == []  # nothing changed: nothing read
 
 
+class _WholeDieReader(_MissingReader):
+    """A detector that misses every die; the classifier reads a white die as a 5 surely only in a box that holds all
+    of it, else as no likely face (0.2)."""
+
+    def read_boxes(self, frame, boxes, seen_at=None):
+        from companion.vision.reader import Reading
+
+        white_in_frame = int((frame.min(axis=2) >= 245).sum())
+        out = []
+        for box in boxes:
+            x, y, w, h = (int(round(v)) for v in box)
+            whole = int((frame[max(0, y):y + h, max(0, x):x + w].min(axis=2) >= 245).sum()) == white_in_frame
+            out.append(Reading("d6", 5, 0.99 if whole else 0.2, (x, y, w, h), not whole))
+        return out
+
+
+def test_a_die_near_a_slanted_camera_is_looked_for_as_large_as_a_die_is_there():
+    """A phone held at a slant sees a die near it larger than a die on the board's middle (bench table, Mighty
+    Magpies s5 r2: 2.3 times as large beside the near corner). Looked for in a box sized by the board's middle, it
+    was cut and never read ("1 of the 2 dice read"); sized where it lies (``die_px_at``), it is read."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(3)
+    near = before.copy()
+    cv2.rectangle(near, (300, 200), (300 + 2 * DIE - 1, 200 + 2 * DIE - 1), (250, 250, 250), -1)
+    assert DiceWindows(_WholeDieReader()).read(near, before, DIE) == []
+    found = DiceWindows(_WholeDieReader()).read(near, before, DIE, die_px_at=lambda x, y: 2.0 * DIE)
+    assert [(r.value, r.uncertain) for r in found] == [(5, False)]
+
+
 class _OffReader(_MissingReader):
     """A detector that boxes the die 1.6 dice wide, its middle 0.6 of a die off the die's, and reads it as a d8 7 at
     ``confidence`` (unsure below 0.9)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,7 @@ class SettledRoll:
     dice: list[TrueDie]
     die_px: float
     extra: dict[str, Any] = field(default_factory=dict)
+    die_px_at: Callable[[float, float], float] | None = None  # a die's side where it lies (the pipeline's, by the pose)
 
 
 def outcome(reading: Any, die: TrueDie) -> str:
@@ -89,7 +90,7 @@ def match_dice(readings: Sequence[Any], dice: Sequence[TrueDie]) -> tuple[list[A
 
 def film_rolls(film: Any, rolls: int, frames: int = 3) -> Iterator[SettledRoll]:
     """The first ``rolls`` settled rolls of a film, ``frames`` still frames each (see the module docstring)."""
-    from companion.workshop.table.film import DIE_MM, READER_KIND, Shot
+    from companion.workshop.table.film import READER_KIND, Shot
 
     shots = film.shots
     rng = np.random.default_rng(film.seed + 11)
@@ -110,9 +111,9 @@ def film_rolls(film: Any, rolls: int, frames: int = 3) -> Iterator[SettledRoll]:
             continue
         first = still[0]
         empty = Shot(first.scene, [], light=first.light, light_from=first.light_from)
-        truth = [TrueDie(READER_KIND[d.kind], d.value, d.x, d.y, DIE_MM.get(d.kind, 16.0) * scale) for d in first.dice]
+        truth = [TrueDie(READER_KIND[d.kind], d.value, d.x, d.y, film.die_px(d.kind, d.x, d.y)) for d in first.dice]
         yield SettledRoll(film.name, done, [undistort(film.draw(s, rng)) for s in still], undistort(film.draw(empty, rng)),
-                          truth, 16.0 * scale)
+                          truth, 16.0 * scale, die_px_at=lambda x, y: 16.0 * film.px_per_mm_at(x, y))
         done += 1
 
 
@@ -135,7 +136,7 @@ def read_roll(reader: Any, roll: SettledRoll, tracker: Any = None) -> tuple[list
         seen_at = tracker.seen_at(tracker.update(frame), frame.shape[1::-1]) if tracker is not None else None
         windows = DiceWindows(reader)  # fresh: each frame read, none kept from the frame before
         t0 = time.thread_time()  # CPU time of this thread: what a busy machine inflates least
-        readings = windows.read(frame, roll.before, roll.die_px, (), seen_at=seen_at)
+        readings = windows.read(frame, roll.before, roll.die_px, (), seen_at=seen_at, die_px_at=roll.die_px_at)
         ms.append((time.thread_time() - t0) * 1000)
         found, extra = match_dice(readings, roll.dice)
         per_frame.append(found)

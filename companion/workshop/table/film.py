@@ -48,6 +48,8 @@ from companion.vision.sprites import blend_sprite
 STILL = {"start": 8, "roll": 13, "move": 6, "unseen": 2, "light": 4, "end": 8}
 """Still frames after each event (a roll needs the dice tracker's 5, or 10 when a die reads unsure)."""
 DIE_MM = {"d6": 16.0, "d8": 18.0, "colour": 18.0}
+BESIDE_BOARD_MM = 200.0
+"""How far beyond the board's edge a die thrown beside it lands, at most (within the family's reach)."""
 READER_KIND = {"d6": "d6", "d8": "d8", "colour": "magpie"}
 LIGHTS = ("neutral", "warm", "cool", "dim", "shadow")
 CHANGE_MARGIN_MM = {"eagle-kingdoms": 6.0, "mighty-magpies": 45.0, "verzauberte-eulen": 14.0, "falconry": 12.0}
@@ -225,6 +227,19 @@ class GameFilm:
     def px_per_mm(self) -> float:
         corners = cv2.perspectiveTransform(self.board.board_corners_mm().reshape(-1, 1, 2), self.homography).reshape(-1, 2)
         return float(np.linalg.norm(corners[1] - corners[0]) / self.board.size_mm[0])
+
+    def px_per_mm_at(self, x: float, y: float) -> float:
+        """The table's scale at ideal image point (x, y): the root of the board plane's local area scale there. A
+        die far across the table looks smaller than one near the camera (an oblique phone sees the far side small)."""
+        inverse = np.linalg.inv(self.homography)
+        pts = cv2.perspectiveTransform(np.array([[[x, y]], [[x + 1.0, y]], [[x, y + 1.0]]], np.float64), inverse).reshape(-1, 2)
+        (ax, ay), (bx, by) = pts[1] - pts[0], pts[2] - pts[0]
+        mm_per_px = abs(float(ax * by - ay * bx))
+        return 1.0 / float(np.sqrt(max(mm_per_px, 1e-12)))
+
+    def die_px(self, kind: str, x: float, y: float) -> float:
+        """A die's side in ideal image px, lying at (x, y) on the table."""
+        return DIE_MM.get(kind, 16.0) * self.px_per_mm_at(x, y)
 
     def to_px(self, pts_mm: np.ndarray) -> np.ndarray:
         return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), self.homography).reshape(-1, 2)
@@ -449,8 +464,9 @@ class GameFilm:
         return self.materials.get(spec.role) or self.materials[spec.kind]
 
     def _throw(self, specs: list[Any], action: Action, rng: random.Random) -> list[Die]:
-        """Where the roll's dice come to rest: each on the board or beside it (half and half), apart, off
-        the markers; faces from the true action."""
+        """Where the roll's dice come to rest: each on the board or beside it (half and half; beside: within
+        :data:`BESIDE_BOARD_MM` of its edge), apart, off the markers, as large as the table is there; faces from the
+        true action."""
         from companion.referee.dice import dice_values
 
         values = dice_values(action)
@@ -475,15 +491,45 @@ class GameFilm:
                     continue
                 if all(np.hypot(x - d.x, y - d.y) > 3.5 * size for d in placed):
                     break
-            placed.append(Die(spec.kind, value, float(x), float(y), self._material(spec)))
+            if not on_board:
+                x, y = self._within_reach(spec.kind, float(x), float(y), board_quad, markers, placed)
+            placed.append(Die(spec.kind, value, x, y, self._material(spec)))
         for die in placed:
             die.sprite = self._die_sprite(die, random.Random(rng.random()))
         return placed
 
-    def _die_sprite(self, die: Die, rng: random.Random, value: Any = None) -> np.ndarray:
+    def _within_reach(self, kind: str, x: float, y: float, board_quad: np.ndarray, markers: list[np.ndarray],
+                      placed: list[Die]) -> tuple[float, float]:
+        """A die's place beside the board, drawn anywhere in view: drawn again within :data:`BESIDE_BOARD_MM` of the
+        board's edge when it lies farther (dice land within the family's reach, and across an oblique view the far
+        table is small). The second draw comes from the first one's place, so that a film's light and hands are drawn
+        as they were."""
+        w, h = self.board.size_mm
+        inverse = np.linalg.inv(self.homography)
+        p = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), inverse).reshape(2)
+        if float(np.linalg.norm(p - np.clip(p, (0.0, 0.0), (w, h)))) <= BESIDE_BOARD_MM:
+            return x, y
+        W, H = self.size
+        local = random.Random(f"{x:.4f},{y:.4f}")
+        for _ in range(200):
+            u, v = local.uniform(-BESIDE_BOARD_MM, w + BESIDE_BOARD_MM), local.uniform(-BESIDE_BOARD_MM, h + BESIDE_BOARD_MM)
+            if 0 <= u <= w and 0 <= v <= h or np.hypot(u - min(max(u, 0), w), v - min(max(v, 0), h)) > BESIDE_BOARD_MM:
+                continue
+            px = self.to_px(np.array([[u, v]]))[0]
+            at = (float(px[0]), float(px[1]))
+            size = self.die_px(kind, *at)
+            if not (2 * size <= at[0] <= W - 2 * size and 2 * size <= at[1] <= H - 2 * size) \
+                    or cv2.pointPolygonTest(board_quad, at, True) > -size \
+                    or any(cv2.pointPolygonTest(m, at, True) > -2.5 * size for m in markers):
+                continue
+            if all(np.hypot(at[0] - d.x, at[1] - d.y) > 3.5 * max(size, self.die_px(d.kind, d.x, d.y)) for d in placed):
+                return at
+        return x, y
+
+    def _die_sprite(self, die: Die, rng: random.Random, value: Any = None, size: float | None = None) -> np.ndarray:
         from companion.workshop.dice.synth import render_die
 
-        size = DIE_MM.get(die.kind, 16.0) * self.px_per_mm()
+        size = self.die_px(die.kind, die.x, die.y) if size is None else size
         out = None
         while out is None:
             out = render_die(np.random.default_rng(rng.randrange(1 << 30)), READER_KIND[die.kind],
@@ -501,7 +547,7 @@ class GameFilm:
                      "colour": ["yellow", "blue", "red", "green", "magpie"]}[die.kind]
             shown = rng.choice(faces)
             ghost = Die(die.kind, shown, x, y, die.material)
-            sprite = self._die_sprite(ghost, rng)
+            sprite = self._die_sprite(ghost, rng, size=self.die_px(die.kind, die.x, die.y))  # as large as where it lands
             length = int(far * 0.25) | 1
             kernel = np.zeros((1, length), np.float32)
             kernel[0, :] = 1.0 / length
@@ -627,7 +673,7 @@ class GameFilm:
             material = self.materials[die_spec.role]
             for value in (1, 4):
                 die = Die(die_spec.kind, value, 0.0, 0.0, material)
-                sprite = self._die_sprite(die, random.Random(value))
+                sprite = self._die_sprite(die, random.Random(value), size=DIE_MM.get(die.kind, 16.0) * self.px_per_mm())
                 canvas = self._table_image[:200, :200].copy()
                 _paste(canvas, sprite, 100, 100)
                 h, w = sprite.shape[:2]
