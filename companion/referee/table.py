@@ -466,6 +466,9 @@ class TablePipeline:
         self._unread_run = 0  # frames running with dice in view that are no settled roll's (a throw not settled yet)
         self._landed = False  # dice read surely were kept new through a refresh of the frame before a throw, not settled yet
         self._doubt_next = False  # the last roll entered was answered for dice settled after a throw never read
+        # the faces of the last roll entered for a throw read in part (:meth:`_read_in_part`): a throw showing them
+        # next may be that roll's own dice, settled late, as well as the next roll's
+        self._late_faces: Counter | None = None
         # the spaces of the last misread question answered that still showed what the game does not hold -> their reading
         self._ahead_spaces: dict[str, tuple[str, ...]] = {}
         self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
@@ -545,8 +548,10 @@ class TablePipeline:
             # kept once already, they are kept again only when they lack this roll's dice: dice holding them were offered as
             # this roll and answered otherwise twice (bench table, Eagle Kingdoms r1 seed 0, frame 6954: a 1+4 beside two
             # unsure "d8" read in the board's art was offered for six rolls running, one after the other)
+            in_part_spent = roll is not None and pending and self._read_in_part(roll, said)
+            self._late_faces = said if in_part_spent else None
             other_kinds = roll is not None and read_kinds != said_kinds and (not roll.kept or not said_kinds <= read_kinds) \
-                and not _lone_die_misread(roll, said_kinds) and not (pending and self._read_in_part(roll, said))
+                and not _lone_die_misread(roll, said_kinds) and not in_part_spent
             # dice offered for a missed roll (the board had moved on) with a face, even read unsure, that the roll
             # entered lacks: the camera is behind the table, and they may be a later roll's -- kept too
             read = Counter((r.kind, str(r.value)) for r in roll.readings) if roll else Counter()
@@ -1235,11 +1240,13 @@ class TablePipeline:
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=max(0, self._reaches - self._reach_owed), owed=owed, earlier=unanswered, earlier_awaits=awaits,
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
-                               doubted=self._doubt_next or again and bool(earlier and earlier.doubted),
+                               doubted=self._doubt_next or again and bool(earlier and earlier.doubted)
+                               or self._late_faces == Counter((r.kind, str(r.value)) for r in roll.dice),
                                ahead=self._shows_ahead() or again and bool(earlier and earlier.ahead),
                                picture=frame if self.learning.on else None, places=len(self._windows.places),
                                strays=_strays(self._windows.places, roll.dice, gone, die_px))
             self._swallowed = self._doubt_next = self._landed = False
+            self._late_faces = None
             self._ahead_spaces = {}
             self._before_throw = self._before
             if self._answered and Counter((r.kind, str(r.value)) for r in roll.dice) == self._answered:
@@ -1578,7 +1585,8 @@ class TablePipeline:
         """Whether a throw read in part (a die of it missed) is the roll entered's, spent on it: its dice show that
         roll, and nothing doubts it was the roll due's throw -- the doubts that leave a throw read whole unsure
         (:meth:`_missed_throw`). Kept for a later roll instead, it left the next throw unsure as "the dice of an
-        earlier throw were still unanswered" (bench table, Mighty Magpies seed 49 r1: five asks of 54)."""
+        earlier throw were still unanswered" (bench table, Mighty Magpies seed 49 r1: five asks of 54). A throw
+        showing that roll's faces next stays unsure (``_late_faces``): it may be its own dice, settled late."""
         if roll.kept or roll.missed or len(roll.readings) >= sum(said.values()) or not _shows(roll.readings, said):
             return False
         return self._missed_throw(roll, TableEvent(DICE, sure=True)).sure
