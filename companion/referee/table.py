@@ -1218,7 +1218,8 @@ class TablePipeline:
         seen_at = angles(pose, frame.shape[1::-1]) if angles is not None and pose is not None else None
         shown, white = self._dice_light(frame, pose)
         die_px_at = self._die_px_at(pose, die_px)
-        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white, die_px_at)
+        readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white, die_px_at,
+                                      self._played)
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
                                           settled=self.settled, before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,

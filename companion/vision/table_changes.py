@@ -394,6 +394,7 @@ class DiceWindows:
         self.places: list[tuple[int, int]] = []
         self._cache: dict[tuple[int, int, int], tuple[np.ndarray, list[Any]]] = {}
         self._missed_cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
+        self._lay_cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]] = {}
         # (the frame before the throw, its quarter size): the frame itself, not its id -- a frame freed since may leave
         # its id to the next one, whose quarter would then be the old one's (the camera's findings changed with the
         # memory's layout: bench table, Verzauberte Eulen seed 45 r2, a roll read ten frames late)
@@ -413,10 +414,12 @@ class DiceWindows:
 
     def read(self, frame: np.ndarray, before: np.ndarray | None, die_px: float,
              gone: Sequence[tuple[float, float]] = (), small: np.ndarray | None = None, seen_at: Any = None,
-             light: Relight | None = None, white: Relight | None = None, die_px_at: DiePxAt | None = None) -> list[Any]:
+             light: Relight | None = None, white: Relight | None = None, die_px_at: DiePxAt | None = None,
+             lay: Sequence[tuple[str, str, float, float]] = ()) -> list[Any]:
         """``die_px``: a die's side in frame px (the board's middle); ``die_px_at``: where a die lies, when known
         (each window, and each die looked for again, as large as a die there). ``gone``: where the dice of the roll
-        just used lay (a change there is a die picked up); ``small``:
+        just used lay (a change there is a die picked up), and ``lay``: those of them whose faces are known (kind,
+        face, x, y) -- a die read surely there showing another face landed where one lay; ``small``:
         the frame's :func:`quarter`, when the caller made it already. ``seen_at``: the degrees at which the camera
         sees the table at points of the frame (``BoardTracker.seen_at``), which tells the reader the dice it sees
         from above. ``light``: the frame's colours in the light the dice were shown in, for naming them (registry);
@@ -437,8 +440,9 @@ class DiceWindows:
         follows = self._last is not None and self._last.shape == now.shape
         self._quiet, self._quiet_pair = (None, (now, self._last, die_px)) if follows else (False, None)
         self._last, self._last_frame = now, frame
-        self.places = [(x, y) for x, y in changed_places(now, self._before[1], die_px)
-                       if all(abs(x - gx) > die_px or abs(y - gy) > die_px for gx, gy in gone)]
+        changed = changed_places(now, self._before[1], die_px)
+        self.places = [p for p in changed if not _near_any(p, gone, die_px)]
+        where_one_lay = [p for p in changed if _near_any(p, [(x, y) for _k, _f, x, y in lay], die_px)]
         found: list[Any] = []
         cache: dict[tuple[int, int, int], tuple[np.ndarray, list[Any]]] = {}
         for cx, cy in self.places[:MAX_WINDOWS]:
@@ -462,6 +466,9 @@ class DiceWindows:
                 if not any(_overlap(r.box, q.box) > 0.3 for q in found):
                     found.append(r)
         self._cache = cache
+        for place, die in self._landed_where_one_lay(frame, where_one_lay[:MAX_WINDOWS], lay, die_px, die_px_at, seen_at):
+            found = [q for q in found if _overlap(die.box, q.box) <= 0.3] + [die]  # read where it changed: it stands
+            self.places.append(place)
         missed, misplaced = self._missed(frame, self.places[:MAX_WINDOWS], found, die_px, seen_at, die_px_at)
         readings = [r for r in found if not any(r is m for m in misplaced)] + missed
         confirm_colour_faces(frame, readings, white)
@@ -530,6 +537,30 @@ class DiceWindows:
         self._missed_cache = cache
         return out, misplaced
 
+    def _landed_where_one_lay(self, frame: np.ndarray, places: Sequence[tuple[int, int]],
+                              lay: Sequence[tuple[str, str, float, float]], die_px: float, die_px_at: DiePxAt | None,
+                              seen_at: Any) -> list[tuple[tuple[int, int], Any]]:
+        """Dice thrown where a die of the roll just used lay (a change there is most often that die taken up): read
+        on a box round the change, a die read surely with another face than the one that lay there (bench table,
+        Mighty Magpies s49 r1, frame 453: a blue die landed 7 px from where a red one had lain, never read, and "1 of
+        the 2 dice read" was asked). The same face again stays a die taken up: it may be that die, nudged."""
+        read_boxes = getattr(self.reader, "read_boxes", None)
+        if read_boxes is None or not places:
+            self._lay_cache = {}
+            return []
+        cache, out = {}, []
+        for x, y in places:
+            side = MISSED_DIE_BOX * local_die_px(die_px, die_px_at, x, y)
+            box = (x - side / 2, y - side / 2, side, side)
+            look = _look(crop(frame, box, 12, 1.0), 12)
+            kept = self._lay_cache.get((x // 8, y // 8))
+            readings = [replace(r) for r in kept[1]] if _same_look(kept, look) else list(read_boxes(frame, [box], seen_at))
+            cache[(x // 8, y // 8)] = (look, readings)
+            was = min(lay, key=lambda d: (d[2] - x) ** 2 + (d[3] - y) ** 2)
+            out += [((x, y), r) for r in readings if not r.uncertain and (r.kind, str(r.value)) != (was[0], was[1])]
+        self._lay_cache = cache
+        return out
+
     def _read_window(self, window: np.ndarray, x0: int, y0: int, seen_at: Any) -> list[Any]:
         if seen_at is None:
             return list(self.reader.read(window))
@@ -565,6 +596,11 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
     iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
     inter = ix * iy
     return inter / max(1.0, min(a[2] * a[3], b[2] * b[3]))
+
+
+def _near_any(place: tuple[int, int], points: Sequence[tuple[float, float]], die_px: float) -> bool:
+    """Whether ``place`` lies within a die's side of one of ``points`` (both ways)."""
+    return any(abs(place[0] - x) <= die_px and abs(place[1] - y) <= die_px for x, y in points)
 
 
 def local_die_px(die_px: float, die_px_at: DiePxAt | None, x: float, y: float) -> float:
