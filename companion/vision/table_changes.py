@@ -522,13 +522,7 @@ class DiceWindows:
             return [], []
         cache, out, misplaced = {}, [], []
         for (x, y), box, over in missed:
-            look = _look(crop(frame, box, 12, 1.0), 12)  # the box as the classifier cuts it, border replicated
-            kept = self._missed_cache.get((x // 8, y // 8))
-            if _same_look(kept, look):
-                readings = [replace(r) for r in kept[1]]
-            else:
-                readings = _likely(read_boxes(frame, [box], seen_at))
-            cache[(x // 8, y // 8)] = (look, readings)
+            readings = _likely(_read_box(read_boxes, frame, box, (x, y), self._missed_cache, cache, seen_at))
             if over and any(r.uncertain for r in readings):
                 continue  # read again only surely does it stand for the finds there (a d8 is always unsure: kept)
             out += readings
@@ -552,10 +546,7 @@ class DiceWindows:
         for x, y in places:
             side = MISSED_DIE_BOX * local_die_px(die_px, die_px_at, x, y)
             box = (x - side / 2, y - side / 2, side, side)
-            look = _look(crop(frame, box, 12, 1.0), 12)
-            kept = self._lay_cache.get((x // 8, y // 8))
-            readings = [replace(r) for r in kept[1]] if _same_look(kept, look) else list(read_boxes(frame, [box], seen_at))
-            cache[(x // 8, y // 8)] = (look, readings)
+            readings = _read_box(read_boxes, frame, box, (x, y), self._lay_cache, cache, seen_at)
             was = min(lay, key=lambda d: (d[2] - x) ** 2 + (d[3] - y) ** 2)
             out += [((x, y), r) for r in readings if not r.uncertain and (r.kind, str(r.value)) != (was[0], was[1])]
         self._lay_cache = cache
@@ -565,6 +556,19 @@ class DiceWindows:
         if seen_at is None:
             return list(self.reader.read(window))
         return list(self.reader.read(window, lambda centres: seen_at(np.asarray(centres) + (x0, y0))))
+
+
+def _read_box(read_boxes: Any, frame: np.ndarray, box: tuple[float, float, float, float], place: tuple[int, int],
+              kept: dict[tuple[int, int], tuple[np.ndarray, list[Any]]],
+              cache: dict[tuple[int, int], tuple[np.ndarray, list[Any]]], seen_at: Any) -> list[Any]:
+    """The readings of ``box`` round a changed ``place``: those ``kept`` from the last frame while the box looks the
+    same (a die lying still is not read again), else read afresh; either way put in ``cache`` for the next frame."""
+    key = (place[0] // 8, place[1] // 8)
+    look = _look(crop(frame, box, 12, 1.0), 12)  # the box as the classifier cuts it, border replicated
+    before = kept.get(key)
+    readings = [replace(r) for r in before[1]] if _same_look(before, look) else list(read_boxes(frame, [box], seen_at))
+    cache[key] = (look, readings)
+    return readings
 
 
 def _likely(readings: Sequence[Any]) -> list[Any]:
