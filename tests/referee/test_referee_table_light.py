@@ -27,4 +27,4 @@ def test_the_throw_after_a_shadow_came_is_read_not_asked(tmp_path):
     thrown = film.actions[THROWN]
     assert thrown == {"type": "roll", "dice": [2, 4]}
     offered = [e for e in events if e.kind == DICE and e.actions and e.actions[-1] == thrown]
-    assert offered and len(offered[0].dice) == 2, [(e.kind, e.message) for e in events]  # both dice read, not asked
+    assert offered and len(offered[0].dice) == 2, [(e.kind, e.message) for e in events]  # offered, both dice read
