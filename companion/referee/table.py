@@ -1336,8 +1336,7 @@ class TablePipeline:
         if pose.usable:
             try:
                 w, h = self.board.size_mm
-                c = pose.board_to_image(np.array([[w / 2, h / 2], [w / 2 + 10, h / 2], [w / 2, h / 2 + 10]]))
-                return DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
+                return _die_side_px(pose, np.array([w / 2, h / 2]))
             except Exception:
                 pass
         return DIE_MM * (self.size[0] if self.size else 1280) / 600
@@ -1352,9 +1351,7 @@ class TablePipeline:
 
         def at(x: float, y: float) -> float:
             try:
-                p = pose.image_to_board(np.array([[x, y]], np.float64))[0]
-                c = pose.board_to_image(np.array([p, p + (10.0, 0.0), p + (0.0, 10.0)]))
-                local = DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
+                local = _die_side_px(pose, pose.image_to_board(np.array([[x, y]], np.float64))[0])
             except Exception:  # a pose that cannot map the point: the middle's size
                 return die_px
             return float(np.clip(local, die_px / DIE_PX_SPREAD, die_px * DIE_PX_SPREAD)) if np.isfinite(local) else die_px
@@ -1866,6 +1863,12 @@ def _rolls_after_a_missed_roll(state: State, event: TableEvent, scene_of: Any) -
                 yield path.chance, path.chance.chance_action(values)
             except GameError:
                 continue
+
+
+def _die_side_px(pose: Any, at_mm: np.ndarray) -> float:
+    """A die's side in frame px lying at ``at_mm`` on the board's plane: 10 mm steps along both axes, mapped."""
+    c = pose.board_to_image(np.array([at_mm, at_mm + (10.0, 0.0), at_mm + (0.0, 10.0)], np.float64))
+    return DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
 
 
 def _strays(places: Sequence[tuple[int, int]], dice: Sequence[Any], gone: Sequence[tuple[float, float]], die_px: float) -> int:

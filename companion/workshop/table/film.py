@@ -164,6 +164,7 @@ class GameFilm:
             raise ValueError(f"no seeded Falconry game from seed {seed} fits the camera's view")
         self.camera = self._camera(lens_k1)
         self.homography = self._homography()
+        self._to_mm: np.ndarray | None = None  # its inverse, once needed
         self._scenes: list[dict[str, Any]] = []
         self._scene_index: dict[str, int] = {}
         self._renders: dict[int, np.ndarray] = {}
@@ -231,8 +232,7 @@ class GameFilm:
     def px_per_mm_at(self, x: float, y: float) -> float:
         """The table's scale at ideal image point (x, y): the root of the board plane's local area scale there. A
         die far across the table looks smaller than one near the camera (an oblique phone sees the far side small)."""
-        inverse = np.linalg.inv(self.homography)
-        pts = cv2.perspectiveTransform(np.array([[[x, y]], [[x + 1.0, y]], [[x, y + 1.0]]], np.float64), inverse).reshape(-1, 2)
+        pts = self.to_mm(np.array([[x, y], [x + 1.0, y], [x, y + 1.0]]))
         (ax, ay), (bx, by) = pts[1] - pts[0], pts[2] - pts[0]
         mm_per_px = abs(float(ax * by - ay * bx))
         return 1.0 / float(np.sqrt(max(mm_per_px, 1e-12)))
@@ -243,6 +243,12 @@ class GameFilm:
 
     def to_px(self, pts_mm: np.ndarray) -> np.ndarray:
         return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), self.homography).reshape(-1, 2)
+
+    def to_mm(self, pts_px: np.ndarray) -> np.ndarray:
+        """Ideal image px to board mm (the inverse of :meth:`to_px`)."""
+        if self._to_mm is None:
+            self._to_mm = np.linalg.inv(self.homography)
+        return cv2.perspectiveTransform(np.asarray(pts_px, np.float64).reshape(-1, 1, 2), self._to_mm).reshape(-1, 2)
 
     def _lens_maps(self) -> tuple[np.ndarray, np.ndarray]:
         W, H = self.size
@@ -505,8 +511,7 @@ class GameFilm:
         table is small). The second draw comes from the first one's place, so that a film's light and hands are drawn
         as they were."""
         w, h = self.board.size_mm
-        inverse = np.linalg.inv(self.homography)
-        p = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), inverse).reshape(2)
+        p = self.to_mm(np.array([[x, y]]))[0]
         if float(np.linalg.norm(p - np.clip(p, (0.0, 0.0), (w, h)))) <= BESIDE_BOARD_MM:
             return x, y
         W, H = self.size
