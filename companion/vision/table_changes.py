@@ -41,6 +41,7 @@ MISSED_DIE_BOX = 1.9  # the box read where a die-sized change has no find: a die
 # a die the detector missed, read unsure, counts (marked unsure) when its face is this likely: on the bench's films every
 # missed die of a pair read 0.54-1.0, every other changed place (a moved piece, a light's edge) 0.03 or less
 MISSED_UNSURE_MIN = 0.5
+NO_DIE_BELOW = 0.2  # a find read unsure with its face this unlikely: the reader saw no die there (not even an Enchanted Die)
 PIP_FIND = 0.5  # a find under a die's side times this is a pip the detector took for a die (a 4 read as three "1"s,
 # each unsure, beside the die's own find: "3 dice seen" where two were thrown); the place is read as a missed die instead
 # a find under a die's side (above PIP_FIND) is part of a die (two of a 4's pips read surely as a 2) or a speck of the
@@ -484,12 +485,16 @@ class DiceWindows:
         """A find smaller than a die read again on a die-sized box round it (:data:`WHOLE_DIE_BOX`), which then
         stands for it: kept when read surely or, marked unsure, with a face at least :data:`MISSED_UNSURE_MIN` likely;
         a find read so as no die (a speck of the board) is dropped. A die-sized find (up to :data:`WHOLE_DIE_CHECK`) is
-        kept as it is when read the same so surely, else marked unsure (in the face read so, when another and likely);
-        a larger find is kept as it is."""
+        kept as it is when read the same so surely, else marked unsure (in the face read so, when another and likely); a
+        larger find is kept as it is. A find read as no die (unsure, its face under :data:`NO_DIE_BELOW` likely) is dropped
+        when its box read again says no die as well (bench table, Eulen s55 r1, frame 82: an owl put down beside a die since the throw, a die
+        "6" at 0.03, hid the space it landed on from the board reader)."""
         read_boxes = getattr(self.reader, "read_boxes", None)
         size = max(find.box[2], find.box[3])
-        if read_boxes is None or size >= WHOLE_DIE_CHECK * die_px:
+        if read_boxes is None:
             return [find]
+        if size >= WHOLE_DIE_CHECK * die_px:
+            return [find] if not _no_die(find) or _likely(read_boxes(frame, [find.box], seen_at)) else []
         side = WHOLE_DIE_BOX * die_px
         x, y = find.box[0] + find.box[2] / 2 - side / 2, find.box[1] + find.box[3] / 2 - side / 2
         whole = _likely(read_boxes(frame, [(x, y, side, side)], seen_at))
@@ -498,6 +503,8 @@ class DiceWindows:
         same = [(r.kind, r.value) for r in whole] == [(find.kind, find.value)]
         if same and not whole[0].uncertain:
             return [find]
+        if not whole and _no_die(find):
+            return []
         return [replace(whole[0] if whole and not same else find, uncertain=True, box=find.box)]
 
     def _missed(self, frame: np.ndarray, places: Sequence[tuple[int, int]], found: list[Any], die_px: float,
@@ -569,6 +576,11 @@ def _read_box(read_boxes: Any, frame: np.ndarray, box: tuple[float, float, float
     readings = [replace(r) for r in before[1]] if _same_look(before, look) else list(read_boxes(frame, [box], seen_at))
     cache[key] = (look, readings)
     return readings
+
+
+def _no_die(find: Any) -> bool:
+    """A find whose face the reader gives so little that it read the place as no die."""
+    return bool(find.uncertain) and find.confidence < NO_DIE_BELOW
 
 
 def _likely(readings: Sequence[Any]) -> list[Any]:

@@ -44,13 +44,18 @@ def test_register_then_identify_after_reshuffle(tmp_path):
     readings = [R(b) for b in boxes2]
     reg.identify_all(frame2, readings)
     assert [r.identity for r in readings] == ["eye", "head", "body"]
-    # in a room at half the light the dice are named as the markers' black and white say the light changed
-    # (bench table, Eulen seed 27 r2: the dice named wrongly or not at all in 115 of 194 dim frames)
-    dim = (frame2 * 0.5).astype(np.uint8)
-    reg.identify_all(dim, readings)
+    # in a shadow letting half the light through the dice are still told by their colour: lightness and colour
+    # go down together (bench table, Eulen seed 55 r1: 3 throws in a shadow whose roles had to be asked)
+    shade = (frame2 * 0.5).astype(np.uint8)
+    reg.identify_all(shade, readings)
+    assert [r.identity for r in readings] == ["eye", "head", "body"]
+    # in a room at a tenth of the light, too dark to tell colours apart, the dice are named as the markers' black and
+    # white say the light changed (bench table, Eulen seed 27 r2: the dice named wrongly or not at all in dim frames)
+    dark = (frame2 * 0.1).astype(np.uint8)
+    reg.identify_all(dark, readings)
     assert [r.identity for r in readings] != ["eye", "head", "body"]
     shown = Photometry(np.zeros(3), np.full(3, 230.0))
-    reg.identify_all(dim, readings, relight(Photometry(np.zeros(3), np.full(3, 115.0)), shown))
+    reg.identify_all(dark, readings, relight(Photometry(np.zeros(3), np.full(3, 23.0)), shown))
     assert [r.identity for r in readings] == ["eye", "head", "body"]
     # an unregistered green die is nobody
     green = mats[0]

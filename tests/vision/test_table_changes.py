@@ -577,7 +577,7 @@ def test_each_registered_die_is_named_once_among_the_dice_of_every_window():
     thrown[250:250 + DIE, 500:500 + DIE] = (60, 40, 30)  # the body die in dim light
     assert registry.identify(thrown, (500, 250, DIE, DIE)) == "eye"  # alone, the body die is the eye die's nearest
     found = sorted(DiceWindows(_BlobReader(registry)).read(thrown, before, DIE), key=lambda r: r.box[0])
-    assert [r.identity for r in found] == ["eye", None]
+    assert [r.identity for r in found] == ["eye", "body"]  # the body die then named as seen in a shadow (registry)
 
 
 def test_a_new_frame_before_the_throw_is_compared_even_where_it_took_the_old_ones_place_in_memory(monkeypatch):
