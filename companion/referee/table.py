@@ -1245,7 +1245,7 @@ class TablePipeline:
                                or self._late_faces == Counter((r.kind, str(r.value)) for r in roll.dice),
                                ahead=self._shows_ahead() or again and bool(earlier and earlier.ahead),
                                picture=frame if self.learning.on else None, places=len(self._windows.places),
-                               strays=_strays(self._windows.places, roll.dice, gone, die_px))
+                               strays=_strays(self._windows.places, roll.dice, gone, die_px, self._windows.lit_only))
             self._swallowed = self._doubt_next = self._landed = False
             self._late_faces = None
             self._ahead_spaces = {}
@@ -1871,13 +1871,17 @@ def _die_side_px(pose: Any, at_mm: np.ndarray) -> float:
     return DIE_MM * float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[0])) / 20
 
 
-def _strays(places: Sequence[tuple[int, int]], dice: Sequence[Any], gone: Sequence[tuple[float, float]], die_px: float) -> int:
+def _strays(places: Sequence[tuple[int, int]], dice: Sequence[Any], gone: Sequence[tuple[float, float]], die_px: float,
+            lit_only: Callable[[Sequence[tuple[int, int]]], list[tuple[int, int]]] | None = None) -> int:
     """Places changed since the frame before a throw that neither a die read nor the last roll's dice taken up
     explain: a piece moved, dice taken up that were never read -- the table went on while the camera did not see
     it (bench table, Mighty Magpies seed 13 r2, action 55: a roll and a flight made while the board was refused,
-    the next throw, read with seven such places, was confirmed for the roll missed)."""
+    the next throw, read with seven such places, was confirmed for the roll missed). Places only the light changed
+    (``lit_only``: :meth:`DiceWindows.lit_only`) are none: a lamp switched on between turns."""
     near = [_centre(d.box) for d in dice] + list(gone)
-    return sum(not any(abs(px - x) <= 0.8 * die_px and abs(py - y) <= 0.8 * die_px for x, y in near) for px, py in places)
+    unexplained = [(px, py) for px, py in places
+                   if not any(abs(px - x) <= 0.8 * die_px and abs(py - y) <= 0.8 * die_px for x, y in near)]
+    return len(unexplained) - (len(lit_only(unexplained)) if lit_only is not None and unexplained else 0)
 
 
 def _lone_die_misread(roll: _Roll, said_kinds: Counter) -> bool:

@@ -403,6 +403,18 @@ class DiceWindows:
         self._quiet_pair: tuple[np.ndarray, np.ndarray, float] | None = None
         self._last: np.ndarray | None = None
         self._last_frame: np.ndarray | None = None  # the frame ``_last`` is the quarter of
+        self._sizes: tuple[float, DiePxAt | None] = (0.0, None)  # the die's side the last frame was read with
+
+    def lit_only(self, places: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Those of ``places`` (changed between the frame before the throw and the last frame read) that changed only
+        as the light did (:func:`_lit_only`): no die lies there, nor did a hand move anything -- unless a die too faint
+        to tell from the light (the Enchanted Die in dim light fits within 7.4 grey levels): they are still read."""
+        if self._before is None or self._last_frame is None or not places:
+            return []
+        before, before_q = self._before
+        exposure = whole_ratio(self._last, before_q)
+        die_px, die_px_at = self._sizes
+        return [p for p in places if _lit_only(self._last_frame, before, p, local_die_px(die_px, die_px_at, *p), exposure)]
 
     @property
     def quiet(self) -> bool:
@@ -441,9 +453,7 @@ class DiceWindows:
         self._quiet, self._quiet_pair = (None, (now, self._last, die_px)) if follows else (False, None)
         self._last, self._last_frame = now, frame
         changed = changed_places(now, self._before[1], die_px)
-        if changed:
-            exposure = whole_ratio(now, self._before[1])
-            changed = [p for p in changed if not _lit_only(frame, before, p, local_die_px(die_px, die_px_at, *p), exposure)]
+        self._sizes = (die_px, die_px_at)
         self.places = [p for p in changed if not _near_any(p, gone, die_px)]
         where_one_lay = [p for p in changed if _near_any(p, [(x, y) for _k, _f, x, y in lay], die_px)]
         found: list[Any] = []
@@ -585,8 +595,8 @@ def _lit_only(frame: np.ndarray, before: np.ndarray, place: tuple[int, int], die
     ``before`` (in the camera's ``exposure`` of now) lit by a smooth plane of gain within :data:`LIGHT_FIT_LEVEL`. A
     warm lamp switched on between turns left a dozen such places on a pale board, the red near the top of its range
     brightened less than the picture's red: each counted as a stray change, and the next throw was asked as one after
-    a missed roll (bench table, Eagle Kingdoms seed 57 r1, frame 218: the dice themselves misfit by 33-39 grey levels,
-    the places the light alone changed by 1-5)."""
+    a missed roll (bench table, Eagle Kingdoms seed 57 r1, frame 218: the d6 misfit by 33-39 grey levels, the places
+    the light alone changed by 1-5 -- and the purple Enchanted Die on the dark table in dim light, frame 951, by 7.4)."""
     half = max(2, int(round(die_px)))
     h, w = frame.shape[:2]
     if h < 2 * half or w < 2 * half:

@@ -304,6 +304,22 @@ def test_a_throw_that_changed_more_of_the_table_than_its_dice_is_not_sure():
         assert sure or "3 other places on the table changed" in events[0].message
 
 
+def test_places_only_the_light_changed_are_no_strays():
+    """A lamp switched on between turns leaves places changed on a pale board that only the light changed (bench
+    table, Eagle Kingdoms seed 57 r1, frame 218: nine, and the throw was asked as one after a missed roll): those the
+    dice windows fit as the light (``DiceWindows.lit_only``) are not counted; a place a die was read at, or that a
+    die of the last roll left, is no stray either way."""
+    from companion.referee.table import _strays
+
+    class Die:
+        box = (100, 100, 20, 20)
+
+    places = [(110, 110), (300, 40), (500, 60), (40, 300), (600, 300)]
+    lit = {(300, 40), (500, 60)}
+    assert _strays(places, [Die()], [(600, 300)], 20.0) == 3
+    assert _strays(places, [Die()], [(600, 300)], 20.0, lambda ps: [p for p in ps if p in lit]) == 1
+
+
 def _capture_then_roll(state):
     """At a capture of a piece on the eagle (not the shield's), after which the next roll is due."""
     pieces = state.matching_pieces(state.dice) if state.phase == CAPTURE else []
