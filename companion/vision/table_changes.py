@@ -498,9 +498,9 @@ class DiceWindows:
         stands for it: kept when read surely or, marked unsure, with a face at least :data:`MISSED_UNSURE_MIN` likely;
         a find read so as no die (a speck of the board) is dropped. A die-sized find (up to :data:`WHOLE_DIE_CHECK`) is
         kept as it is when read the same so surely, else marked unsure (in the face read so, when another and likely); a
-        larger find is kept as it is. A find read as no die (unsure, its face under :data:`NO_DIE_BELOW` likely) is dropped
-        when its box read again says no die as well (bench table, Eulen s55 r1, frame 82: an owl put down beside a die since the throw, a die
-        "6" at 0.03, hid the space it landed on from the board reader)."""
+        larger find is kept as it is. A find read as no die (unsure, its face under :data:`NO_DIE_BELOW` likely) is
+        dropped when its box read again says no die as well (bench table, Eulen s55 r1, frame 82: an owl put down
+        beside a die since the throw, found as a die "6" at 0.03, hid the space it landed on from the board reader)."""
         read_boxes = getattr(self.reader, "read_boxes", None)
         size = max(find.box[2], find.box[3])
         if read_boxes is None:
