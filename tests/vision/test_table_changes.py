@@ -388,6 +388,37 @@ def test_a_find_read_as_no_die_twice_is_dropped():
     assert [(r.kind, r.value, r.uncertain) for r in found] == [("d6", 6, True)]
 
 
+class _WideReader(_MissingReader):
+    """A detector that boxes the die with a piece beside it, 3 dice wide, its middle 0.75 of a die below the die's
+    (within the middle half of the box), and reads it as a d6 4 at 0.92 (unsure)."""
+
+    def read(self, image):
+        from companion.vision.reader import Reading
+
+        white = _white_die(image)
+        if white is None:
+            return []
+        (y0, x0), side = white[0], 3 * DIE
+        cx, cy = x0 + DIE / 2, y0 + DIE / 2 + 0.75 * DIE
+        return [Reading("d6", 4, 0.92, (int(cx - side / 2), int(cy - side / 2), side, side), True)]
+
+
+def test_a_die_boxed_wide_with_a_piece_and_read_unsure_is_read_again_where_it_changed():
+    """Bench table, Eagle Kingdoms s57 r2, frame 825: a 4 boxed 2.6 dice wide round it and a piece beside it, its
+    middle 10 px (0.6 of a die) off the die's -- in the middle half of so large a box, so not read again -- was taken
+    for the piece by the dice-in-context stage, and "1 of the 2 dice read" was asked. A box larger than a die has the
+    die at its middle only within half a die: this one is read again where the picture changed, and read surely."""
+    from companion.vision.table_changes import DiceWindows
+
+    before = table(5)
+    with_die = before.copy()
+    cv2.rectangle(with_die, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (250, 250, 250), -1)
+    found = DiceWindows(_WideReader()).read(with_die, before, DIE)
+    assert [(r.kind, r.value, r.uncertain) for r in found] == [("d6", 5, False)]
+    x, y, w, h = found[0].box
+    assert abs(x + w / 2 - (300 + DIE / 2)) <= DIE / 2 and abs(y + h / 2 - (200 + DIE / 2)) <= DIE / 2
+
+
 def test_a_die_boxed_off_its_place_and_read_unsure_is_read_again_where_it_changed():
     """Bench table, Eagle Kingdoms seed 33 r1, frame 422: a 6 boxed 15 px off, half on the board's art, read as a d8 7
     at 0.44; the middle of its box had not changed, so it was taken for no die, and "1 of the 2 dice read" was asked.
