@@ -1245,7 +1245,8 @@ class TablePipeline:
                                or self._late_faces == Counter((r.kind, str(r.value)) for r in roll.dice),
                                ahead=self._shows_ahead() or again and bool(earlier and earlier.ahead),
                                picture=frame if self.learning.on else None, places=len(self._windows.places),
-                               strays=_strays(self._windows.places, roll.dice, gone, die_px, self._windows.lit_only))
+                               strays=_strays(self._windows.places, roll.dice, gone, die_px,
+                                              functools.partial(self._windows.lit_only, die_px=die_px, die_px_at=die_px_at)))
             self._swallowed = self._doubt_next = self._landed = False
             self._late_faces = None
             self._ahead_spaces = {}

@@ -403,17 +403,17 @@ class DiceWindows:
         self._quiet_pair: tuple[np.ndarray, np.ndarray, float] | None = None
         self._last: np.ndarray | None = None
         self._last_frame: np.ndarray | None = None  # the frame ``_last`` is the quarter of
-        self._sizes: tuple[float, DiePxAt | None] = (0.0, None)  # the die's side the last frame was read with
 
-    def lit_only(self, places: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    def lit_only(self, places: Sequence[tuple[int, int]], die_px: float,
+                 die_px_at: DiePxAt | None = None) -> list[tuple[int, int]]:
         """Those of ``places`` (changed between the frame before the throw and the last frame read) that changed only
-        as the light did (:func:`_lit_only`): no die lies there, nor did a hand move anything -- unless a die too faint
-        to tell from the light (the Enchanted Die in dim light fits within 7.4 grey levels): they are still read."""
-        if self._before is None or self._last_frame is None or not places:
+        as the light did (:func:`_lit_only`; ``die_px``, ``die_px_at`` as in :meth:`read`): no die lies there, nor did
+        a hand move anything -- unless a die too faint to tell from the light (the Enchanted Die in dim light fits
+        within 7.4 grey levels): they are still read."""
+        if self._before is None or self._last_frame is None or self._last is None or not places:
             return []
         before, before_q = self._before
         exposure = whole_ratio(self._last, before_q)
-        die_px, die_px_at = self._sizes
         return [p for p in places if _lit_only(self._last_frame, before, p, local_die_px(die_px, die_px_at, *p), exposure)]
 
     @property
@@ -453,7 +453,6 @@ class DiceWindows:
         self._quiet, self._quiet_pair = (None, (now, self._last, die_px)) if follows else (False, None)
         self._last, self._last_frame = now, frame
         changed = changed_places(now, self._before[1], die_px)
-        self._sizes = (die_px, die_px_at)
         self.places = [p for p in changed if not _near_any(p, gone, die_px)]
         where_one_lay = [p for p in changed if _near_any(p, [(x, y) for _k, _f, x, y in lay], die_px)]
         found: list[Any] = []

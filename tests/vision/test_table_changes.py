@@ -344,16 +344,16 @@ def test_places_the_light_alone_changed_are_no_places_a_die_may_lie():
     before, warm = _shot(board, (1, 1, 1), rng), _shot(board, (0.7, 0.97, 1.3), rng)
     windows = DiceWindows(_Reader())
     windows.read(warm, before, DIE)
-    assert len(windows.places) >= 10 and windows.lit_only(windows.places) == windows.places
+    assert len(windows.places) >= 10 and windows.lit_only(windows.places, DIE) == windows.places
     cv2.rectangle(warm, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (250, 250, 250), -1)
     windows.read(warm, before, DIE)
-    assert (310, 210) in windows.places and (310, 210) not in windows.lit_only(windows.places)
+    assert (310, 210) in windows.places and (310, 210) not in windows.lit_only(windows.places, DIE)
     dim = _shot(board, (0.55, 0.55, 0.55), rng)
     cv2.rectangle(dim, (300, 200), (300 + DIE - 1, 200 + DIE - 1), (25, 25, 25), -1)
     for dx, dy in ((4, 4), (11, 11), (4, 11), (11, 4)):
         cv2.circle(dim, (300 + dx, 200 + dy), 2, (120, 120, 120), -1)
     windows.read(dim, before, DIE)
-    assert (310, 210) in windows.places and (310, 210) not in windows.lit_only(windows.places)
+    assert (310, 210) in windows.places and (310, 210) not in windows.lit_only(windows.places, DIE)
 
 
 class _PieceReader(_MissingReader):
