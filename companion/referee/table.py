@@ -471,6 +471,9 @@ class TablePipeline:
         self._late_faces: Counter | None = None
         # the spaces of the last misread question answered that still showed what the game does not hold -> their reading
         self._ahead_spaces: dict[str, tuple[str, ...]] = {}
+        # spaces whose piece the family's answer to a misread question said is the game's, read as another -> that
+        # reading, no reading while it lasts (:meth:`_overrule`)
+        self._overruled: dict[str, tuple[str, ...]] = {}
         self._quarters: deque[np.ndarray] = deque(maxlen=SLOW_HAND_FRAMES)  # the last frames' quarters, oldest first
         self._compared: tuple[np.ndarray | None, ...] = ()  # the quarters the hand check compared the last one with
         self._fast_hand_at = 0  # the last frame in which something larger than a die changed from the frame before
@@ -627,6 +630,8 @@ class TablePipeline:
             return
         now = _scene_after(before, action, self.adapter.scene_from_state)
         self._ahead_spaces = {r: read for r, read in asked.items() if canonical(now.get(r) or []) != read}
+        # one for one: as many pieces read as the game holds there (a piece more or less may be the table ahead)
+        self._overruled.update({r: read for r, read in self._ahead_spaces.items() if read and len(read) == len(now.get(r) or [])})
         if self._ahead_spaces and self._roll is not None and not self._roll.used:
             self._roll.ahead = True
 
@@ -929,13 +934,23 @@ class TablePipeline:
         if run.frames == self.board_settle:
             self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
-            doubt = run.unsure - run.firm(unsure)
+            doubt = run.unsure - run.firm(unsure) | self._overrule(reading, run.reading)
             confidence = {r: (0.0 if r in doubt else obs.confidence_of(r)) for r in set(obs.confidence) | doubt}
             extra = {**obs.extra, "partly_hidden": run.partly_seen(obs.extra.get("partly_hidden") or {})}
             self.settled, self._settled_at = replace(obs, confidence=confidence, extra=extra), self.frames
             self._unsure_since = {r: self._unsure_since.get(r, self._clock) for r in self.settled.uncertain}
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in doubt))
             self._settled_key = (key, tuple(sorted(doubt)))
+
+    def _overrule(self, reading: dict, settled: dict) -> set[str]:
+        """The spaces the settled board reads as the family overruled (``_overruled``): a piece the game holds there,
+        read as another piece after the family answered the question it raised (Eagle Kingdoms seed 59 r2: a Queen read
+        surely as a Vendor on a tail feather in frame after frame asked the same question 13 times, and at each roll that
+        the board had changed). Such a space is unsure, taken from the rules, until this frame reads it otherwise. Only
+        a space read with as many pieces as the game holds there is overruled: a piece more or less may be the table
+        ahead of the game (:meth:`_misread_answered`)."""
+        self._overruled = {r: v for r, v in self._overruled.items() if reading.get(r, v) == v}
+        return {r for r, v in self._overruled.items() if settled.get(r) == v}
 
     def _lying_dice(self) -> list[Any]:
         return list(self._dice_in_view) + (list(self._roll.readings) if self._roll is not None else [])

@@ -24,7 +24,9 @@ from companion.vision.confidence import softmax
 from companion.vision.imageio import shrink
 from companion.vision.models import output_names
 
-DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95}
+# shifted_looks: a crop read this doubtfully after its first looks is cut again shifted (``Classifier._shifted_looks``)
+DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95,
+            "shifted_looks": {"offset": 0.08, "from": 0.5, "below": 0.98}}
 SIDE_VIEWS = ("mirror",)  # the second look at a doubtful crop of a die seen from the side: keeps up and down
 LOGITS, EMBEDDING = "logits", "embedding"  # the model's outputs, asked for by name (OpenCV orders them its own way)
 # bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
@@ -109,11 +111,39 @@ class Classifier:
         """(logits, embeddings or None) of each box's crop. ``floor`` (one value per box, optional): a doubtful
         crop whose best die reading ("none" aside; only ``kinds`` when given) is below its floor is not read
         again (the reader passes one for faint finds that could not count). ``down`` (one bool per box,
-        optional): the die is seen from above, so a doubtful crop is also read turned (``down_views``). The
-        embedding is the crop's as it is."""
+        optional): the die is seen from above, so a doubtful crop is also read turned (``down_views``). A crop
+        still doubtful after that is read shifted as well (``shifted_looks``). The embedding is the crop's as it is."""
         if not len(boxes):
             return np.zeros((0, len(CLASSES)), np.float32), None
-        return self.read_crops(self.crops(img, boxes), floor, kinds, down)
+        logits, embeddings = self.read_crops(self.crops(img, boxes), floor, kinds, down)
+        return self._shifted_looks(img, boxes, logits, floor, kinds), embeddings
+
+    def _shifted_looks(self, img: np.ndarray, boxes, logits: np.ndarray, floor, kinds) -> np.ndarray:
+        """``logits`` with each crop whose best die reading lies in the ``shifted_looks`` band averaged with four crops
+        shifted by ``offset`` of its box, each read as it is and mirrored. A faint find (a ``floor`` above 0) keeps
+        its first looks: whether it is a die at all is the reader's to decide from them (a shifted crop shows more of
+        the table round a die, and lost a faint die on a board's free region)."""
+        looks = self.config.get("shifted_looks")
+        if not looks:
+            return logits
+        die = _masked_softmax(logits, kinds)
+        die[:, NONE] = 0
+        best = die.max(1)
+        band = (best >= float(looks["from"])) & (best < float(looks["below"]))
+        if floor is not None:
+            band &= np.asarray(floor, np.float64) <= 0
+        rows = np.flatnonzero(band)
+        if not len(rows):
+            return logits
+        d, size, scale = float(looks["offset"]), self.config["size"], self.config["crop_scale"]
+        shifts = ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d))
+        x = normalize(np.stack([crop(img, (bx + dx * bw, by + dy * bh, bw, bh), size, scale)
+                                for dx, dy in shifts for bx, by, bw, bh in (boxes[r] for r in rows)]))
+        shifted = [self.session.run([LOGITS], {self.input: v})[0] for v in (x, second_view(x, "mirror"))]
+        each = ((shifted[0] + shifted[1]) / 2).reshape(len(shifts), len(rows), -1)
+        logits = logits.copy()
+        logits[rows] = (logits[rows] + each.sum(0)) / (len(shifts) + 1)
+        return logits
 
     def read_crops(self, crops: np.ndarray, floor=None, kinds=None, down=None) -> tuple[np.ndarray, np.ndarray | None]:
         """``read`` of crops already cut (N x size x size x 3 uint8, as ``crops`` cuts them)."""

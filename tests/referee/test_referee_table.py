@@ -1677,3 +1677,33 @@ def test_dice_kept_for_an_earlier_throw_and_then_answered_with_their_own_faces_a
     assert len(offered) == 1 and not offered[0].sure and offered[0].actions[-1]["dice"] == thrown["dice"]
     pipe.applied(thrown, nxt)  # the kept dice answered with their own faces
     assert not [e for e in pipe.reevaluate(_after(nxt, thrown)) if e.kind == DICE]
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_piece_the_family_overruled_is_not_asked_about_again_while_it_reads_so():
+    """A character read surely as another, on a space where the game holds one (Eagle Kingdoms seed 59 r2: a Queen on a
+    tail feather read as a Vendor in board after board): asked once as misread; once the family answered, the same
+    reading there is taken from the rules, unsure -- not asked again at each settled board, nor as a change the roll
+    was not read for -- until the space reads otherwise."""
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    taken = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    scene = scene_from_state(state)
+    misread = next(r for r, pieces in scene.items() if r not in (taken, SHIELD) and sum("stand" in p for p in pieces) == 1)
+    answer = {"type": "capture", "piece": taken}
+    after = state.clone()
+    after.apply(answer)
+    views = [observe(scene), observe(_misread(scene, misread)),
+             observe(_misread(without(scene_from_state(after), taken), misread)),
+             observe(without(scene_from_state(after), taken))]
+    pipe = pipeline(state.game, views)
+    now = state.clone()
+    asked = [e for _, e in run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), now) if e.kind == QUESTION]
+    assert [e.reason for e in asked] == ["misread"]
+    before = now.clone()
+    now.apply(answer)
+    pipe.applied(answer, before)
+    again = still(6, obs_index=2) + [frame(hand=True)] + still(6, obs_index=2)
+    assert [e.message for _, e in run(pipe, [frame(hand=True)] + again, now) if e.kind in (QUESTION, ILLEGAL)] == []
+    assert misread in pipe.settled.uncertain
+    run(pipe, [frame(hand=True)] + still(6, obs_index=3), now)  # read right: the space is read again
+    assert misread not in pipe.settled.uncertain and not pipe._overruled

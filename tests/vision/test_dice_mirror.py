@@ -50,7 +50,7 @@ def _frame_with_two_dice():
 def test_a_doubtful_crop_is_read_again_mirrored_and_the_two_readings_averaged():
     img, boxes = _frame_with_two_dice()
     session = LopsidedSession(gain=2.0)
-    logits = classify.Classifier(session, {"mirror_below": 0.95}).logits(img, boxes)
+    logits = classify.Classifier(session, {"mirror_below": 0.95, "shifted_looks": None}).logits(img, boxes)
     first, second = session.batches
     assert len(first) == 2 and len(second) == 1, "only the doubtful crop is read twice"
     # the second reading is of the doubtful crop mirrored left to right, not turned or flipped upside down
@@ -66,7 +66,7 @@ def test_a_doubtful_crop_is_read_again_mirrored_and_the_two_readings_averaged():
 def test_mirror_below_zero_reads_every_crop_once():
     img, boxes = _frame_with_two_dice()
     session = LopsidedSession(gain=2.0)
-    logits = classify.Classifier(session, {"mirror_below": 0.0}).logits(img, boxes)
+    logits = classify.Classifier(session, {"mirror_below": 0.0, "shifted_looks": None}).logits(img, boxes)
     assert len(session.batches) == 1
     assert logits[0, 0] > logits[0, 1]  # the faint lean alone decides
 
@@ -114,3 +114,45 @@ def test_a_doubtful_crop_below_its_floor_is_read_once():
     session = LopsidedSession(gain=2.0)
     classify.Classifier(session, {"mirror_below": 0.95}).logits(img, boxes[:1], floor=[0.3], kinds=("magpie",))
     assert len(session.batches) == 1
+
+
+class TopHeavySession(LopsidedSession):
+    """A stand-in model reading class 0 when the top half of the crop is brighter, class 1 when the bottom half is
+    (a mirror left to right reads the same)."""
+
+    def run(self, _outputs, feeds):
+        x = feeds["x"]
+        self.batches.append(x.copy())
+        half = x.shape[2] // 2
+        lean = x[:, :, :half].mean(axis=(1, 2, 3)) - x[:, :, half:].mean(axis=(1, 2, 3))
+        logits = np.full((len(x), len(CLASSES)), -20.0, np.float32)
+        logits[:, 0], logits[:, 1] = self.gain * lean, -self.gain * lean
+        return [logits]
+
+
+def test_a_crop_still_doubtful_is_read_shifted_four_ways_and_mirrored_and_all_looks_averaged():
+    """``shifted_looks``: a crop whose best die reading lies in the band after its first looks is cut again shifted by
+    ``offset`` of its box right, left, down and up, each read as it is and mirrored, and its logits are the average of
+    the first looks and the four shifted ones; a crop read surely, or a faint find (a floor above 0), is not."""
+    img = np.full((120, 240, 3), 100, np.uint8)
+    img[30:50, 30:70] = 112  # box A's top half, a little brighter: doubtful
+    img[30:50, 150:190] = 250  # box B's top half, far brighter: sure
+    boxes = [(30, 30, 40, 40), (150, 30, 40, 40)]
+    looks = {"offset": 0.1, "from": 0.5, "below": 0.98}
+    session = TopHeavySession(gain=2.5)
+    classifier = classify.Classifier(session, {"mirror_below": 0.0, "shifted_looks": looks})
+    logits = classifier.logits(img, boxes)
+    first, shifted, mirrored = session.batches
+    assert len(first) == 2 and len(shifted) == len(mirrored) == 4, "only the doubtful crop is read again"
+    np.testing.assert_array_equal(mirrored, shifted[..., ::-1])
+    x, y, w, h = boxes[0]
+    moved = [(x + 4, y, w, h), (x - 4, y, w, h), (x, y + 4, w, h), (x, y - 4, w, h)]
+    np.testing.assert_allclose(shifted, classify.normalize(np.stack([classify.crop(img, b) for b in moved])), atol=1e-6)
+    reread = TopHeavySession(gain=2.5)
+    first_look, each = reread.run(None, {"x": first[:1]})[0][0], reread.run(None, {"x": shifted})[0]
+    np.testing.assert_allclose(logits[0], (first_look + each.sum(0)) / 5, rtol=1e-5)
+    assert abs(logits[0, 0] - first_look[0]) > 1e-3  # the shifted looks changed the reading
+    np.testing.assert_allclose(logits[1], reread.run(None, {"x": first[1:]})[0][0])  # the sure crop: read once
+    faint = TopHeavySession(gain=2.5)
+    classify.Classifier(faint, {"mirror_below": 0.0, "shifted_looks": looks}).logits(img, boxes, floor=[0.4, 0.0])
+    assert len(faint.batches) == 1  # the faint find keeps its first look

@@ -287,11 +287,11 @@ reads the same turned by quarter turns, so a doubtful crop is read turned too (`
 def calibrate_looking_down(folder: Path, photos, cost: float = SILENT_ERROR_COST) -> dict:
     """The confidence from which a die seen from above is sure: :func:`calibrate_uncertain_below` on the
     calibration photos taken from above (``realdata.view_of``), every die read as seen from above
-    (``LOOKING_DOWN``), but never below the confidence from which a crop gets no second look (``mirror_below``):
-    a die seen from above is sure only when its reading, turned, is as confident as a crop that needs no second
-    look. The floor because a few hundred calibration dice cannot tell thresholds apart that all leave none of
-    them sure and wrong (the cheapest, 0.66 for the shipped models, read 0.68% of the chase-casino validation
-    crops sure and wrong at 0.9). Returns the ``looking_down`` config and its calibration figures."""
+    (``LOOKING_DOWN``), but never below the threshold of a die seen from the side (``uncertain_below``, calibrated on
+    every calibration die): a die seen from above is sure no sooner than one seen from the side. The floor because a
+    few hundred calibration dice cannot tell thresholds apart that all leave none of them sure and wrong (the
+    cheapest, 0.66 for the shipped models, read 0.68% of the chase-casino validation crops sure and wrong at 0.9).
+    Returns the ``looking_down`` config and its calibration figures."""
     from companion.vision.reader import DiceReader
 
     reader = DiceReader(kinds=("d6",), threads=1, models_folder=folder, uncertain_below=0.0)
@@ -300,7 +300,7 @@ def calibrate_looking_down(folder: Path, photos, cost: float = SILENT_ERROR_COST
     above = [(ds, p) for ds, p in photos if realdata.view_of(ds, p.path.name) == "above"]
     conf, right = _calibration_readings(reader, above, lambda centres: np.zeros(len(centres)))
     cheapest = cheapest_threshold(conf, right, cost)
-    chosen = max(cheapest, float(reader.classifier.config["mirror_below"]))
+    chosen = max(cheapest, float(reader.classifier.config["uncertain_below"]))
     sure = conf >= chosen
     return {**LOOKING_DOWN, "uncertain_below": chosen,
             "calibration": {"dice": int(len(conf)), "sure": int(sure.sum()), "wrong_sure": int((~right[sure]).sum()),

@@ -708,8 +708,8 @@ def detector_job(seed: int, n_scenes: int, steps: int, minutes: float, det_path:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.calibrate_looking_down:
-        return _calibrate_looking_down(args.out or models_dir())
+    if args.calibrate_looking_down or args.calibrate:
+        return _calibrate_only(args.out or models_dir(), both=args.calibrate)
     if args.quick:
         args.det_scenes, args.cls_scenes, args.det_steps, args.cls_steps = 100, 60, 10, 10
         args.board_frames, args.board_scenes = 8, 40
@@ -859,17 +859,21 @@ def _write_manifest(out: Path, manifest: dict, real_calib, log) -> None:
     manifest.update({k: v for k, v in previous.items() if k not in manifest})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if real_calib:  # sure from the confidence at which the held-out photos' sure readings are right enough
-        from companion.workshop.dice.evaluate import calibrate_uncertain_below
+        _calibrate(out, manifest, real_calib, log)
 
-        sure = calibrate_uncertain_below(out, real_calib)
-        manifest["dice_classifier"]["config"]["uncertain_below"] = sure["uncertain_below"]
-        manifest["dice_classifier"]["sure_calibration"] = sure
-        log(f"uncertain below {sure['uncertain_below']}: {sure}")
-        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        from companion.workshop.dice.evaluate import write_looking_down
 
-        log(f"dice seen from above: {write_looking_down(out, real_calib)}")
-        manifest.update(json.loads((out / "manifest.json").read_text()))
+def _calibrate(out: Path, manifest: dict, real_calib, log) -> None:
+    """Calibrate from which confidence a reading is sure, seen from the side and from above, on the held-out photos
+    (``real_calib``), and write both into ``out``'s manifest (and ``manifest``)."""
+    from companion.workshop.dice.evaluate import calibrate_uncertain_below, write_looking_down
+
+    sure = calibrate_uncertain_below(out, real_calib)
+    manifest["dice_classifier"]["config"]["uncertain_below"] = sure["uncertain_below"]
+    manifest["dice_classifier"]["sure_calibration"] = sure
+    log(f"uncertain below {sure['uncertain_below']}: {sure}")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    log(f"dice seen from above: {write_looking_down(out, real_calib)}")
+    manifest.update(json.loads((out / "manifest.json").read_text()))
 
 
 def classifier_mix(synthetic, board_crops, real, balance_classes: bool):
@@ -911,15 +915,21 @@ def _real_part(rc):
             w_real / w_real.sum(), dom, np.array([c[4] for c in rc], np.int64))
 
 
-def _calibrate_looking_down(folder: Path) -> int:
-    """Only calibrate when a die seen from above is sure, for the models in ``folder`` (no training)."""
+def _calibrate_only(folder: Path, both: bool) -> int:
+    """Only calibrate, for the models in ``folder`` (no training): when a die seen from above is sure, and with
+    ``both`` first when any reading is (after a change to how the classifier reads, such as ``shifted_looks``)."""
     from companion.workshop.dice.evaluate import write_looking_down
 
     _, calib = real_training_photos()
     if not calib:
         print("error: no calibration photos: ../shared/datasets not found", file=sys.stderr)
         return 2
-    print(json.dumps(write_looking_down(folder, calib)))
+    if both:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest["dice_classifier"]["config"] = {**classify.DEFAULTS, **manifest["dice_classifier"]["config"]}
+        _calibrate(folder, manifest, calib, print)
+    else:
+        print(json.dumps(write_looking_down(folder, calib)))
     return 0
 
 
@@ -960,6 +970,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--calibrate-looking-down", action="store_true",
                     help="train nothing: only calibrate when a die seen from above is sure (evaluate.calibrate_looking_down)"
                          " for the models in --out, and write it into their manifest")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="train nothing: calibrate when a reading is sure, seen from the side and from above, for the"
+                         " models in --out (after a change to how the classifier reads), and write both into their manifest")
     return ap
 
 if __name__ == "__main__":
