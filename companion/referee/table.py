@@ -934,7 +934,7 @@ class TablePipeline:
         if run.frames == self.board_settle:
             self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
-            doubt = run.unsure - run.firm(unsure) | self._overrule(reading, run.reading)
+            doubt = run.unsure - run.firm(unsure) | self._overrule(run.reading)
             confidence = {r: (0.0 if r in doubt else obs.confidence_of(r)) for r in set(obs.confidence) | doubt}
             extra = {**obs.extra, "partly_hidden": run.partly_seen(obs.extra.get("partly_hidden") or {})}
             self.settled, self._settled_at = replace(obs, confidence=confidence, extra=extra), self.frames
@@ -942,15 +942,16 @@ class TablePipeline:
             key = tuple(sorted((r, v) for r, v in run.reading.items() if r not in doubt))
             self._settled_key = (key, tuple(sorted(doubt)))
 
-    def _overrule(self, reading: dict, settled: dict) -> set[str]:
+    def _overrule(self, settled: dict) -> set[str]:
         """The spaces the settled board reads as the family overruled (``_overruled``): a piece the game holds there,
         read as another piece after the family answered the question it raised (Eagle Kingdoms seed 59 r2: a Queen read
-        surely as a Vendor on a tail feather in frame after frame asked the same question 13 times, and at each roll that
-        the board had changed). Such a space is unsure, taken from the rules, until this frame reads it otherwise. Only
-        a space read with as many pieces as the game holds there is overruled: a piece more or less may be the table
-        ahead of the game (:meth:`_misread_answered`)."""
-        self._overruled = {r: v for r, v in self._overruled.items() if reading.get(r, v) == v}
-        return {r for r, v in self._overruled.items() if settled.get(r) == v}
+        surely as a Vendor on a tail feather in board after board asked the same question 13 times, and at each roll
+        that the board had changed). Such a space is unsure, taken from the rules, until a settled board reads it
+        otherwise (not one frame: the Queen was read right now and then, and the Vendor came back). Only a space read
+        with as many pieces as the game holds there is overruled: a piece more or less may be the table ahead of the
+        game (:meth:`_misread_answered`)."""
+        self._overruled = {r: v for r, v in self._overruled.items() if settled.get(r, v) == v}
+        return set(self._overruled)
 
     def _lying_dice(self) -> list[Any]:
         return list(self._dice_in_view) + (list(self._roll.readings) if self._roll is not None else [])

@@ -249,6 +249,16 @@ def _mirror(cls: dict) -> str:
             " the camera's up and down)." if below > 0 else "")
 
 
+def _shifted_looks(cls: dict) -> str:
+    looks = cls["config"].get("shifted_looks")
+    if not looks:
+        return ""
+    return (f"\nA crop of a frame whose best die reading is still from {looks['from']} to below {looks['below']} after"
+            f" those looks is cut again four more times, shifted by {looks['offset']} of its box right, left, down and"
+            " up, each read as it is and mirrored, and all looks' logits are averaged (`shifted_looks`; not for faint"
+            " finds, nor for crops already cut, such as a taught profile's).")
+
+
 def _looking_down(cls: dict) -> str:
     down, cal = cls["config"].get("looking_down"), cls.get("looking_down_calibration")
     if not down:
@@ -260,7 +270,7 @@ def _looking_down(cls: dict) -> str:
     if cal:
         text += (f" Calibrated (`evaluate.calibrate_looking_down`) on the {cal['dice']} dice of the held-out photos taken"
                  f" from above: {cal['sure']} sure, {cal['wrong_sure']} of them wrong; the cheapest threshold there,"
-                 f" {cal['cheapest']}, is floored at `mirror_below`.")
+                 f" {cal['cheapest']}, is floored at the threshold of a die seen from the side.")
     return text
 
 
@@ -363,7 +373,7 @@ Input `crops`: Nx3x{cls['config']['size']}x{cls['config']['size']} float32; outp
 temperature-scaled logits (T = {cls['temperature']:.3f} baked in) over:
 {', '.join(cls['classes'])}. "none" means not a die, or its upward face cannot be read.{_embedding(cls)}
 Trained {cls['trained_steps']} steps. A reading whose calibrated confidence is below {cls['config']['uncertain_below']}
-is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}{_looking_down(cls)}
+is marked uncertain{_always_confirm(cls)}.{_sure_calibration(cls)}{_mirror(cls)}{_shifted_looks(cls)}{_looking_down(cls)}
 
 Calibration (synthetic crops + 10% of the real training photos, held out of training): expected calibration
 error {cls['ece_calibration_before']:.4f} before and {cls['ece_calibration_after']:.4f} after temperature scaling.
