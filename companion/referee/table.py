@@ -1070,10 +1070,16 @@ class TablePipeline:
         if result.kind is MatchKind.ILLEGAL:
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
+        reads = {r: canonical(obs.regions.get(r) or []) for r in result.changed if not obs.is_uncertain(r)}
+        if reads and reads == self._misread_asked:
+            # the same question is on screen, unanswered: this board is asked about by it (a board settled again is
+            # no new evidence, and once answered it is not "a change the roll was not read for" either)
+            self._said.setdefault(evidence, far)
+            return []
         asked = self._once(evidence, far, TableEvent(QUESTION, result.message, options=result.options,
                                                      regions=result.changed, reason="misread"))
         if asked:
-            self._misread_asked = {r: canonical(obs.regions.get(r) or []) for r in result.changed if not obs.is_uncertain(r)}
+            self._misread_asked = reads
         return asked
 
     def _several(self, key: str | None, result: MatchResult) -> list[TableEvent]:

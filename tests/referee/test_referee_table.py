@@ -1684,7 +1684,8 @@ def test_a_piece_the_family_overruled_is_not_asked_about_again_while_it_reads_so
     """A character read surely as another, on a space where the game holds one (Eagle Kingdoms seed 59 r2: a Queen on a
     tail feather read as a Vendor in board after board): asked once as misread; once the family answered, the same
     reading there is taken from the rules, unsure -- not asked again at each settled board, nor as a change the roll
-    was not read for -- until the space reads otherwise."""
+    was not read for -- until a settled board reads the space otherwise. Nor is it asked again before the family
+    answered, when the board settles anew with the same misread."""
     state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
     taken = PIECE_IDS[state.matching_pieces(state.dice)[0]]
     scene = scene_from_state(state)
@@ -1692,12 +1693,16 @@ def test_a_piece_the_family_overruled_is_not_asked_about_again_while_it_reads_so
     answer = {"type": "capture", "piece": taken}
     after = state.clone()
     after.apply(answer)
+    elsewhere = next(r for r in scene if r not in (taken, misread))
     views = [observe(scene), observe(_misread(scene, misread)),
              observe(_misread(without(scene_from_state(after), taken), misread)),
-             observe(without(scene_from_state(after), taken))]
+             observe(without(scene_from_state(after), taken)),
+             observe(_misread(scene, misread), unsure=(elsewhere,))]
     pipe = pipeline(state.game, views)
     now = state.clone()
-    asked = [e for _, e in run(pipe, still(3) + [frame(hand=True)] + still(4, obs_index=1), now) if e.kind == QUESTION]
+    # the board settles again, another space read unsure, before the family answers: the question stands, asked once
+    frames = still(3) + [frame(hand=True)] + still(4, obs_index=1) + [frame(hand=True)] + still(6, obs_index=4)
+    asked = [e for _, e in run(pipe, frames, now) if e.kind == QUESTION]
     assert [e.reason for e in asked] == ["misread"]
     before = now.clone()
     now.apply(answer)
