@@ -55,7 +55,8 @@ def _reader_reading(confidence: float):
     """A reader whose classifier reads one find as a d6 showing 4 with ``confidence``."""
     from companion.vision.reader import DiceReader
 
-    reader = DiceReader(kinds=("d6",), threads=1)
+    # sure from 0.98 from the side (above the committed thresholds): one reading between tells the two apart
+    reader = DiceReader(kinds=("d6",), threads=1, uncertain_below=0.98)
     probs = np.zeros(len(CLASSES), np.float32)
     probs[CLASSES.index(("d6", 4))] = confidence
     probs[NONE] = 1 - confidence
@@ -71,8 +72,10 @@ def _reader_reading(confidence: float):
 
 
 def test_a_die_seen_from_above_is_sure_from_its_own_threshold_and_only_then():
-    down = pytest.importorskip("companion.vision.reader").DiceReader(threads=1).looking_down
+    committed = pytest.importorskip("companion.vision.reader").DiceReader(threads=1)
+    down = committed.looking_down
     assert down["uncertain_below"] < 0.98 and down["within_deg"] == 30.0  # the committed manifest (model card)
+    assert down["uncertain_below"] >= committed.uncertain_below  # from above, sure no sooner than from the side
     between = (down["uncertain_below"] + 0.98) / 2
     frame = np.zeros((240, 320, 3), np.uint8)
     reader, seen = _reader_reading(between)
