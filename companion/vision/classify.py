@@ -26,7 +26,7 @@ from companion.vision.models import output_names
 
 # shifted_looks: a crop read this doubtfully after its first looks is cut again shifted (``Classifier._shifted_looks``)
 DEFAULTS = {"size": 48, "crop_scale": 1.3, "mirror_below": 0.95,
-            "shifted_looks": {"offset": 0.08, "from": 0.5, "below": 0.98}}
+            "shifted_looks": {"offset": 0.08, "from": 0.6, "below": 0.98}}
 SIDE_VIEWS = ("mirror",)  # the second look at a doubtful crop of a die seen from the side: keeps up and down
 LOGITS, EMBEDDING = "logits", "embedding"  # the model's outputs, asked for by name (OpenCV orders them its own way)
 # bump when crop() changes the pixels it gives: cached training crops are keyed by it (train.py)
