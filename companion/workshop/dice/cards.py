@@ -254,7 +254,7 @@ def _shifted_looks(cls: dict) -> str:
     if not looks:
         return ""
     return (f"\nA crop of a frame whose best die reading is still from {looks['from']} to below {looks['below']} after"
-            f" those looks is cut again four more times, shifted by {looks['offset']} of its box right, left, down and"
+            f" those looks is cut four more times, shifted by {looks['offset']} of its box right, left, down and"
             " up, each read as it is and mirrored, and all looks' logits are averaged (`shifted_looks`; not for faint"
             " finds, nor for crops already cut, such as a taught profile's).")
 
