@@ -654,13 +654,19 @@ class TablePipeline:
         entered the Enchanted Die, then spent on the 3:6 entered next; the 1:3's roll was confirmed, sure, with the
         throw after it). So are dice that settled while an earlier throw was unanswered, spent on a roll they do not read
         as: the roll entered was an older throw's (seed 8 r2, action 270: an old 5+6, kept and forgotten when a d8 settled
-        after it, was entered; a 2+6 read after the d8 was spent on it, and the next pair confirmed, sure, one roll late)."""
+        after it, was entered; a 2+6 read after the d8 was spent on it, and the next pair confirmed, sure, one roll late).
+        So are dice read as entered that settled after an earlier throw, still unanswered, that cannot be the roll
+        entered (other dice, or other faces): that throw was no throw at all, or a later roll's, and then so are these
+        dice, which came after it (seed 61 r1, action 348: a d8 showing 1 settled while a trade was due, then a 1+4; the
+        family entered the 1+4 thrown before the d8, then the d8's 1 and a give; the second 1+4's roll was due, unseen,
+        and the pair after it was confirmed, sure, for it)."""
         if used is None:
             self._unseen_rolls += 1
             return
         read = Counter((r.kind, str(r.value)) for r in used.readings)
         read_surely = Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain)
-        if read_surely - said or (used.kept or used.owed) and read != said:
+        after_another = used.owed and bool(used.earlier) and not _shows(used.earlier, said, unsure_too=True)
+        if read_surely - said or (used.kept or used.owed) and read != said or after_another:
             self._unseen_rolls += 1
         elif not used.kept and read_surely == read == said:  # every die read surely, as entered
             self._seen_as_entered()

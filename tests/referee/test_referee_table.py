@@ -790,6 +790,28 @@ def test_a_throw_settled_after_an_unanswered_one_and_answered_otherwise_leaves_t
 
 
 @pytest.mark.rules("EK-TWO-2")
+def test_a_throw_read_as_entered_after_an_unanswered_throw_of_other_dice_does_not_level_the_camera():
+    """Bench table, Eagle Kingdoms seed 61 r1 (action 348): one roll entered unseen; an Enchanted Die settled while
+    two d6 were due, unanswered; a pair settled after it and the family entered a roll with its faces -- by chance,
+    an older throw's. The d8 was a later roll's, and so was the pair after it: the camera was behind the table, and
+    the next throw was confirmed, sure, for a roll never seen. Dice that came after a throw the roll entered cannot
+    be leave that roll counted as unseen."""
+    state = play_until(lambda s: s.phase == "roll")
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    run(pipe, still(6), state)
+    state, last = _enter_unseen_rolls(pipe, state, 1)
+    entered = _failed_roll(state, unlike=[last["dice"]])
+    run(pipe, [frame(hand=True)] + still(3) + still(12, dice=[(40, 200, 3, True, "d8")]), state)
+    pair = [(200, 110, entered["dice"][0]), (70, 120, entered["dice"][1])]
+    offered = [e for _, e in run(pipe, [frame(hand=True)] + still(3) + still(12, dice=pair), state) if e.kind == DICE]
+    assert offered and not offered[-1].sure and "still unanswered" in offered[-1].message
+    pipe.applied(entered, state)  # read as entered, but thrown after a d8 no roll has been entered for
+    state = _roll_again(pipe, _after(state, entered))
+    offered = _offered_for_next_throw(pipe, state, entered)
+    assert offered and not [e for e in offered if e.sure], [(e.sure, e.message) for e in offered]
+
+
+@pytest.mark.rules("EK-TWO-2")
 def test_far_off_the_table_dice_settling_as_the_roll_just_entered_do_not_level_the_camera():
     """Bench table, Eagle Kingdoms r1 seed 0 (action 536): the family's answers had run the game 14 rolls ahead of the
     table; they entered the Enchanted Die's 1, and an old d8 of the table's -- a 1 too, read unsure -- settled next and
