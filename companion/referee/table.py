@@ -327,6 +327,9 @@ class _BoardRun:
     sure_frames: Counter[str] = field(default_factory=Counter)  # frames in which each space was read confidently
     guesses: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # what the unsure frames guessed there
     wavered: set[str] = field(default_factory=set)  # spaces hidden in some frame of the run
+    # spaces read confidently as two things in still frames with no motion between, in this run or the runs it
+    # followed since the last motion: nothing changed them, so neither reading holds (unsure for the run)
+    flickered: set[str] = field(default_factory=set)
     partly: dict[str, list[Any]] = field(default_factory=dict)  # space -> what each frame saw of it partly hidden
 
     def partly_seen(self, now: Mapping[str, Any]) -> dict[str, Any]:
@@ -338,7 +341,7 @@ class _BoardRun:
         (the unsure frames' guess too), most frames and the last one surely, and none hid them (Verzauberte Eulen
         seed 43 r2: an owl just put down read 0.82 in the second still frame, 0.93-1.0 in the others, and its move
         was put to the family)."""
-        return {r for r in self.unsure - unsure_now - self.wavered
+        return {r for r in self.unsure - unsure_now - self.wavered - self.flickered
                 if r in self.reading and self.guesses.get(r, set()) <= {self.reading[r]}
                 and 2 * self.sure_frames[r] > self.frames}
 
@@ -918,16 +921,20 @@ class TablePipeline:
         What an unsure space is guessed to hold is no reading: a guess that changes from frame to frame, or a
         space unsure in one frame and not in the next, does not keep the board from settling; such a space
         is unsure in the settled board unless the run has read it firmly since (``_BoardRun.firm``). A space read
-        confidently as two different things starts a new run."""
+        confidently as two different things starts a new run, and stays unsure until the view moves: no motion came
+        between the two frames, so nothing changed it, and neither reading holds (a box with crimson felt, Eagle
+        Kingdoms seed 61 r2: a blurred 8 read 8 at 1.0 and a Jester at 0.93 in still frames taking turns; a run of
+        Jesters settled, and a Jester trade no one made was confirmed, sure)."""
         unsure = set(obs.uncertain | obs.hidden)
         ids = {r.id for r in self.board.regions} | set(obs.regions)
         reading = {r: canonical(obs.regions.get(r) or []) for r in ids - unsure}
         run = self._board_run
-        if run is not None and any(run.reading.get(r, v) != v for r, v in reading.items()):
+        flickered = set() if run is None else run.flickered | {r for r, v in reading.items() if run.reading.get(r, v) != v}
+        if run is not None and flickered - run.flickered:
             run = None
         if run is None:
-            run = self._board_run = _BoardRun({}, set())
-        run.unsure |= unsure
+            run = self._board_run = _BoardRun({}, set(), flickered=flickered)
+        run.unsure |= unsure | run.flickered
         run.wavered |= obs.hidden
         for r in unsure - obs.hidden:
             run.guesses.setdefault(r, set()).add(canonical(obs.regions.get(r) or []))

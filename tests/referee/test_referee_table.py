@@ -73,6 +73,26 @@ def test_the_set_up_on_the_board_is_proposed_once_it_has_settled():
     assert scene_from_state(state) == scene_from_state(placed)
 
 
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_space_read_as_two_things_in_still_frames_with_no_motion_between_is_unsure_until_the_view_moves():
+    """A box with crimson felt (bench table, Eagle Kingdoms seed 61 r2, its art turned in hue): a blurred 8 read as 8
+    at 1.0 and as a Jester at 0.93 in still frames taking turns; a run of Jesters settled, and a Jester trade no one
+    made was confirmed, sure. Nothing moved between those frames, so nothing changed the space: neither reading holds
+    until the view moves again."""
+    state = play_until(lambda s: s.phase == "roll")
+    scene = scene_from_state(state)
+    pid = next(p for p in PIECE_IDS if p != SHIELD_ID and {"stand": 8} in (scene.get(p) or []))
+    jester = {**scene, pid: [{"piece": True}, {"stand": "jester"}]}
+    pipe = pipeline(state.game, [observe(scene), observe(jester)])
+    run(pipe, still(6), state)
+    assert pipe.settled is not None and not pipe.settled.is_uncertain(pid)
+    events = run(pipe, still(6, obs_index=1), state)  # no motion: the same space read otherwise
+    assert pipe.settled.is_uncertain(pid) and pipe.settled.regions[pid] == jester[pid]
+    assert not [e for _, e in events if e.kind in (MOVE, ILLEGAL)], [(e.kind, e.message) for _, e in events]
+    run(pipe, [frame(obs_index=1, hand=True)] + still(6, obs_index=1), state)  # a hand came and went
+    assert not pipe.settled.is_uncertain(pid)
+
+
 @pytest.mark.rules("EK-SETUP-RANDOM")
 def test_unsure_pieces_of_the_set_up_are_asked_about_by_name():
     game = ek_game()
