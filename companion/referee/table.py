@@ -1064,11 +1064,28 @@ class TablePipeline:
             self._behind = []
             return self._move_in_unsure_spaces(state, obs, result.corrected) or self._untaught_pieces(state, obs)
         if result.kind is MatchKind.PROPOSED:
-            return [TableEvent(MOVE, result.message, actions=result.actions, regions=result.changed,
-                               unsure=result.corrected, sure=result.sure)]
+            between = result.sure and self._roll_may_come_between(state, result.actions)
+            message = result.message + (" -- dice thrown since were not used: was a roll made before it?" if between else "")
+            return [TableEvent(MOVE, message, actions=result.actions, regions=result.changed,
+                               unsure=result.corrected, sure=result.sure and not between)]
         if result.kind is MatchKind.AMBIGUOUS:
             return self._several(key, result)
         return self._unexplained(obs, result)
+
+    def _roll_may_come_between(self, state: State, actions: Sequence[Action]) -> bool:
+        """Whether a move proposed with a choice before it comes while a throw lies unanswered, and another choice there
+        leads to a roll: that choice and its roll may be what was done, these dice its throw (a box in other colours,
+        Eagle Kingdoms seed 61 r2, action 229: a challenge, its duel's 1+4 thrown and kept for another roll, then a
+        Jester traded; "passes; trades a Jester" was confirmed, sure)."""
+        if len(actions) < 2 or self._roll is None or self._roll.used:
+            return False
+        for other in state.legal_actions():
+            if other != actions[0]:
+                child = state.clone()
+                child.apply_unchecked(other)
+                if child.is_chance_node():
+                    return True
+        return False
 
     def _unexplained(self, obs: Observation, result: MatchResult) -> list[TableEvent]:
         """No legal move explains the board: it lags behind the actions applied (wait), or the move is called illegal,

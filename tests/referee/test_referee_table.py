@@ -11,6 +11,7 @@ from fake_table import frame, observe, pipeline, run
 from companion.games.eagle_kingdoms import simulation_policy
 from companion.games.eagle_kingdoms.rules import (
     CAPTURE,
+    CHALLENGE,
     FORFEIT,
     GIVE,
     PIECE_IDS,
@@ -852,6 +853,32 @@ def test_far_off_the_table_dice_settling_as_the_roll_just_entered_do_not_level_t
         assert not state.is_chance_node()  # a choice after the roll, then the next throw
         offered = _offered_for_next_throw(pipe, _roll_again(pipe, state), entered)
         assert offered and not [e for e in offered if e.sure], (unsure, [(e.sure, e.message) for e in offered])
+
+
+def _challenge_before_a_jester(state):
+    """At a challenge, whose pass lets the next player trade a Jester."""
+    if state.phase != CHALLENGE or {"type": "pass"} not in state.legal_actions():
+        return False
+    return any(a["type"] == "jester" for a in _after(state, {"type": "pass"}).legal_actions())
+
+
+@pytest.mark.rules("EK-ED-CHALLENGE", "EK-ED-DUEL", "EK-JESTER-1")
+def test_a_move_seen_after_a_choice_is_not_sure_while_a_throw_that_choice_may_have_needed_lies_unanswered():
+    """A box in other colours (bench table, Eagle Kingdoms seed 61 r2, action 229): a challenge, unseen; its duel's
+    1+4 thrown and kept for another roll; then the next player traded a Jester. "Passes; trades a Jester" was the one
+    explanation of the board without a roll, and was confirmed, sure. With the dice lying unanswered, the challenge
+    and its duel may be what was done: the move is put to the family."""
+    state = play_until(_challenge_before_a_jester, seed=1)
+    jester = next(a for a in _after(state, {"type": "pass"}).legal_actions() if a["type"] == "jester")
+    traded = _after(_after(state, {"type": "pass"}), jester)
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(scene_from_state(traded))])
+    run(pipe, still(6), state)
+    duel = [(40, 200, 1), (280, 30, 4)]
+    run(pipe, [frame(hand=True)] + still(3) + still(12, dice=duel), state)  # the duel's dice, the challenge unseen
+    events = run(pipe, [frame(obs_index=1, hand=True, dice=duel)] + still(8, obs_index=1, dice=duel), state)
+    moves = [e for _, e in events if e.kind == MOVE]
+    assert moves and moves[-1].actions == ({"type": "pass"}, jester), [(e.kind, e.message) for _, e in events]
+    assert not moves[-1].sure and "not used" in moves[-1].message
 
 
 @pytest.mark.rules("EK-TWO-2")
