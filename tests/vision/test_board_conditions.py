@@ -92,3 +92,43 @@ def test_bench_board_reports_each_condition_and_rendition_and_judges_silent_erro
     assert report["targets"]["silent_error_max"] == 0.001
     assert bench.main(["--scenes", "1", "--conditions", "warm", "--renditions", "1"]) == 0
     assert bench.main(["--conditions", "fog"]) == 2 and bench.main(["--conditions", "warm", "--renditions", "3"]) == 2
+
+
+def test_bench_board_draws_rendition_2_as_another_box_and_refuses_a_box_that_is_no_box(monkeypatch, capsys):
+    from companion.workshop.boards.scenes import art
+
+    boxes = []
+
+    def evaluate(scenes, seed, condition="as-rendered", rendition=1):
+        boxes.append((art.BOX_SEED, art.BOX_HUE))
+        return {"scenes": scenes, "silent_error": 0.0, "board_exact": 1.0}
+
+    fake = types.ModuleType("fake_box_eval")
+    fake.evaluate = evaluate
+    monkeypatch.setitem(sys.modules, "fake_box_eval", fake)
+    monkeypatch.setattr(bench, "EVALUATORS", {"g": "fake_box_eval:evaluate"})
+    assert bench.main(["--json", "--scenes", "1", "--conditions", "warm", "--renditions", "2", "--box", "33:120"]) == 0
+    assert bench.main(["--json", "--scenes", "1", "--conditions", "warm", "--renditions", "2"]) == 0
+    assert boxes == [(33, 120.0), (20, 0.0)]  # the next run without --box draws the usual box again
+    capsys.readouterr()
+    assert bench.main(["--conditions", "warm", "--box", "blue"]) == 2
+    assert "SEED:HUE" in capsys.readouterr().err
+
+
+def test_another_box_turns_its_printed_colours_round_the_hue_circle_and_leaves_rendition_1_alone():
+    from companion.workshop.boards.scenes import art
+    from companion.workshop.table.film import GameFilm
+
+    def first_frame(rendition):
+        return next(iter(GameFilm("mighty-magpies", 3, rendition=rendition, light=False).frames()))
+
+    usual = [first_frame(1), first_frame(2)]
+    art.use_box("33:120")
+    try:
+        assert np.allclose(art.turned([0, 0, 255]), [0, 255, 0], atol=8)  # a red print comes out green
+        other = [first_frame(1), first_frame(2)]
+    finally:
+        art.use_box(art.DEFAULT_BOX)
+    assert np.array_equal(art.turned([0, 0, 255]), [0, 0, 255])
+    assert np.array_equal(other[0], usual[0])
+    assert np.abs(other[1].astype(int) - usual[1].astype(int)).mean() > 5

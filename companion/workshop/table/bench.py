@@ -3,7 +3,7 @@
 Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
-                          [--actions N] [--upright] [--slow]
+                          [--actions N] [--upright] [--slow] [--box SEED:HUE]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -22,6 +22,10 @@ the set-up photo once the set-up is confirmed (read from the camera, or answered
 could not be read). ``--taught`` hands each pipeline a look taught before the film from one photo of the box
 as dealt (a family that taught its box at an earlier game: ``follow --look``). Each game's ``look`` says
 what was taught.
+
+``--box SEED:HUE`` films rendition 2 as another box, one the readers were never tuned on: its printed art drawn
+from SEED, its art, felt and wood turned HUE degrees round the hue circle (the pieces keep the colours the
+rulebooks give them).
 
 - ``followed_exactly``: share of games whose journal equals the true game (followed to the end);
 - ``silent_errors``: actions confirmed without asking that differ from the truth (the first one of a game;
@@ -69,6 +73,7 @@ import numpy as np
 
 from companion.referee.follow import Oracle
 from companion.referee.table import MISSED_ROLL
+from companion.workshop.boards.scenes import art
 
 GAMES = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")
 LANDSCAPE, UPRIGHT = (1280, 720), (720, 1280)  # frame sizes: a phone on its side, a phone held upright
@@ -234,7 +239,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--upright", action="store_true", help="film as a phone held upright sees: 720x1280 frames")
     parser.add_argument("--slow", action="store_true",
                         help="film a slower family: hands and throws three times as long, hands held still over the board")
+    parser.add_argument("--box", default="", help="film rendition 2 as another box, SEED:HUE: its printed art from SEED, "
+                                                  "its colours turned HUE degrees (a box the readers were not tuned on)")
     args = parser.parse_args(argv)
+    try:
+        art.use_box(args.box or art.DEFAULT_BOX)
+    except ValueError as exc:
+        print(f"error: --box: {exc}", file=sys.stderr)
+        return 2
     games = [g.strip() for g in args.only.split(",") if g.strip()]
     try:
         renditions = [int(r) for r in args.renditions.split(",") if r.strip()]
@@ -279,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["targets"] = dict(TARGETS)
     report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught,
                      **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {}),
-                     **({"slow": SLOW} if args.slow else {})}
+                     **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

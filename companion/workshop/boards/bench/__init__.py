@@ -3,7 +3,7 @@
 Usage::
 
     companion bench board [--json] [--seed S] [--scenes N] [--games g1,g2] [--failures] [--pose-scenes M]
-                          [--conditions all|c1,c2] [--renditions 1,2]
+                          [--conditions all|c1,c2] [--renditions 1,2] [--box SEED:HUE]
     python -m companion.workshop.boards.bench [same options]
 
 For each game, ``companion.workshop.boards.bench.<game>:evaluate(scenes, seed)`` renders N fresh scenes from
@@ -19,7 +19,8 @@ With ``--json`` one object is printed::
 With ``--conditions`` (the ordinary conditions of issue 20's table,
 :mod:`companion.workshop.boards.bench.conditions`: ``as-rendered``, ``warm``, ``shadow``, ``defocus``,
 ``wide-lens``, ``hand``, ``small``) and ``--renditions`` (the renderers' two looks of every board and
-its pieces; rendition 1 is the one the readers are tuned on), each game's entry is
+its pieces; rendition 1 is the one the readers are tuned on; ``--box SEED:HUE`` draws rendition 2 as another
+box, as ``bench table --box`` does), each game's entry is
 ``{"r1": {"as-rendered": {...}, "warm": {...}, ...}, "r2": {...}}`` and the exit status follows the
 issue's target for every condition: per-space *silent* error <= 0.1 %.
 
@@ -41,6 +42,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion.workshop.boards.bench.conditions import CONDITIONS
+from companion.workshop.boards.scenes import art
 
 EVALUATORS: dict[str, str] = {
     "eagle-kingdoms": "companion.workshop.boards.bench.eagle_kingdoms:evaluate",
@@ -113,7 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conditions", default="", help=f"'all' or a comma-separated subset of: {', '.join(CONDITIONS)}")
     parser.add_argument("--renditions", default="1", help="comma-separated renditions of the boards and pieces (1, 2)")
     parser.add_argument("--taught", action="store_true", help="also read each rendition taught from one photo of its box (r1-taught, ...)")
+    parser.add_argument("--box", default="", help="draw rendition 2 as another box, SEED:HUE: its printed art from SEED, "
+                                                  "its colours turned HUE degrees (a box the readers were not tuned on)")
     args = parser.parse_args(argv)
+    try:
+        art.use_box(args.box or art.DEFAULT_BOX)
+    except ValueError as exc:
+        print(f"error: --box: {exc}", file=sys.stderr)
+        return 2
     if args.conditions:
         return conditions_main(args)
     games = [g.strip() for g in args.games.split(",") if g.strip()]

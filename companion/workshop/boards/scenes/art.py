@@ -20,6 +20,32 @@ ToPx = Callable[[np.ndarray], np.ndarray]
 
 RENDITIONS = (1, 2)
 BOX_SEED = 20  # the second rendition is one box: its printed art comes from this seed in every scene
+BOX_HUE = 0.0  # degrees its printed art, felt and wood are turned round the hue circle (0: as drawn)
+DEFAULT_BOX = "20:0"  # that box, as ``use_box`` takes it
+
+
+def use_box(spec: str) -> tuple[int, float]:
+    """Print the second rendition as another box, ``"SEED:HUE"``: its art from SEED, its colours turned HUE degrees
+    round the hue circle -- a box the readers were not tuned on (``bench table --box``, ``bench board --box``).
+    ValueError for a spec that is not two numbers."""
+    global BOX_SEED, BOX_HUE
+    seed, _, hue = spec.partition(":")
+    try:
+        BOX_SEED, BOX_HUE = int(seed), float(hue or 0.0) % 360.0
+    except ValueError:
+        raise ValueError(f"a box is SEED:HUE (two numbers, like 33:120), not {spec!r}") from None
+    return BOX_SEED, BOX_HUE
+
+
+def turned(bgr: Sequence[Sequence[float]] | Sequence[float] | np.ndarray) -> np.ndarray:
+    """Colours (BGR, any shape ending in 3) turned ``BOX_HUE`` degrees round the hue circle, as float32."""
+    colours = np.asarray(bgr, np.float32)
+    if not BOX_HUE:
+        return colours
+    pixels = np.clip(colours, 0, 255).reshape(-1, 1, 3).astype(np.uint8)
+    hsv = cv2.cvtColor(pixels, cv2.COLOR_BGR2HSV_FULL).astype(np.float32)
+    hsv[..., 0] = (hsv[..., 0] + BOX_HUE * 256.0 / 360.0) % 256.0
+    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR_FULL).astype(np.float32).reshape(colours.shape)
 
 
 def check_rendition(rendition: int) -> int:
@@ -77,7 +103,7 @@ def illustration(shape: tuple[int, int], rng: np.random.Generator, s: float, pal
     """A painted-looking texture: large patches blended from ``palette`` (BGR), fine grain, and
     ``strokes`` small leaf/grass-like ellipses in the palette's colours (float32 BGR (h, w, 3))."""
     h, w = shape
-    pal = np.asarray(palette, np.float32)
+    pal = turned(palette)
     n = noise((h, w), rng, cell_mm * s, 3)
     t = (n - n.min()) / max(float(np.ptp(n)), 1e-6) * (len(pal) - 1)
     lo = np.floor(t).astype(int).clip(0, len(pal) - 1)
@@ -100,7 +126,7 @@ def felt(shape: tuple[int, int], rng: np.random.Generator, s: float, bgr: Sequen
     """Felt: its colour with soft blotches and fine fibres (float32 BGR)."""
     h, w = shape
     shade = 1.0 + 0.07 * noise((h, w), rng, 30 * s, 2) + 0.06 * noise((h, w), rng, 0.8 * s + 1, 1)
-    return np.asarray(bgr, np.float32)[None, None, :] * shade[..., None]
+    return turned(bgr)[None, None, :] * shade[..., None]
 
 
 def wood(shape: tuple[int, int], rng: np.random.Generator, s: float, bgr: Sequence[float], along_x: bool = True) -> np.ndarray:
@@ -111,7 +137,7 @@ def wood(shape: tuple[int, int], rng: np.random.Generator, s: float, bgr: Sequen
     else:
         lines = cv2.resize(rng.uniform(-1, 1, (3, max(2, int(w / max(s, 1e-3) / 2)))).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     shade = 1.0 + 0.10 * lines + 0.05 * noise((h, w), rng, 60 * s, 2)
-    return np.asarray(bgr, np.float32)[None, None, :] * shade[..., None]
+    return turned(bgr)[None, None, :] * shade[..., None]
 
 
 def fill_poly(tex: np.ndarray, to_px: ToPx, pts_mm: np.ndarray, bgr: Sequence[float]) -> None:
