@@ -184,11 +184,16 @@ def _changed_regions(before: Mapping[str, list[Any]], after: Mapping[str, list[A
     return {r for r in set(before) | set(after) if canonical(before.get(r) or []) != canonical(after.get(r) or [])}
 
 
-def _scene_after(state: State, action: Action, scene_of: Any) -> Any:
-    """The board's scene once ``action`` is applied to ``state`` (``state`` is left as it is)."""
+def _child(state: State, action: Action) -> State:
+    """``state`` with ``action`` applied (``state`` is left as it is)."""
     child = state.clone()
     child.apply_unchecked(action)
-    return scene_of(child)
+    return child
+
+
+def _scene_after(state: State, action: Action, scene_of: Any) -> Any:
+    """The board's scene once ``action`` is applied to ``state`` (``state`` is left as it is)."""
+    return scene_of(_child(state, action))
 
 
 def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, list[Any]]) -> set[str]:
@@ -237,8 +242,7 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
                 continue
             unseen, shown = [], []
             for action in st.legal_actions():
-                child = st.clone()
-                child.apply_unchecked(action)
+                child = _child(st, action)
                 scene = scene_of(child)
                 if _scene_key(scene) == start:
                     unseen.append((child, path + (action,)))
@@ -933,8 +937,8 @@ class TablePipeline:
         if run is not None and flickered - run.flickered:
             run = None
         if run is None:
-            run = self._board_run = _BoardRun({}, set(), flickered=flickered)
-        run.unsure |= unsure | run.flickered
+            run = self._board_run = _BoardRun({}, set(flickered), flickered=flickered)
+        run.unsure |= unsure
         run.wavered |= obs.hidden
         for r in unsure - obs.hidden:
             run.guesses.setdefault(r, set()).add(canonical(obs.regions.get(r) or []))
@@ -1079,13 +1083,7 @@ class TablePipeline:
         Jester traded; "passes; trades a Jester" was confirmed, sure)."""
         if len(actions) < 2 or self._roll is None or self._roll.used:
             return False
-        for other in state.legal_actions():
-            if other != actions[0]:
-                child = state.clone()
-                child.apply_unchecked(other)
-                if child.is_chance_node():
-                    return True
-        return False
+        return any(_child(state, other).is_chance_node() for other in state.legal_actions() if other != actions[0])
 
     def _unexplained(self, obs: Observation, result: MatchResult) -> list[TableEvent]:
         """No legal move explains the board: it lags behind the actions applied (wait), or the move is called illegal,
@@ -1718,9 +1716,7 @@ class TablePipeline:
         start = _scene_key(scene_of(chance))
         out = set()
         for action in after.legal_actions():
-            child = after.clone()
-            child.apply_unchecked(action)
-            out.add(_scene_key(scene_of(child)))
+            out.add(_scene_key(_scene_after(after, action, scene_of)))
         return out - {start}
 
     def _held_events(self, key: str | None) -> list[TableEvent]:
