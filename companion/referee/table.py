@@ -499,6 +499,7 @@ class TablePipeline:
         self._reach_owed = 0  # of them, the hand that carries out what the last roll did on the board
         self._hands_unsettled = 0  # hands reaching in since the board last settled
         self._hands_before_settled = 0  # hands that reached in between the board settled before and as it is now
+        self._settled_after_hands = 0  # boards settled with a hand come and gone since the one before: each is judged
         self._still = 0  # still frames in a row
         self._reach_due = False  # the table lay still long enough for a throw to settle, and no hand has come since
         self._roll_done: tuple | None = None
@@ -949,6 +950,7 @@ class TablePipeline:
             run.partly.setdefault(r, []).append(seen)
         run.frames += 1
         if run.frames == self.board_settle:
+            self._settled_after_hands += bool(self._hands_unsettled)
             self._hands_before_settled, self._hands_unsettled = self._hands_unsettled, 0
         if run.frames >= self.board_settle:
             doubt = run.unsure - run.firm(unsure) | self._overrule(run.reading)
@@ -1030,7 +1032,10 @@ class TablePipeline:
         obs = self.settled
         if obs is None or not self.aligned and not self._align(state, obs):
             return []
-        done = (key, self._settled_key)
+        # a board settled after a hand came and went is judged though it reads as the one before: the hand may have
+        # moved pieces only in spaces read unsure (bench table, Mighty Magpies seed 71 on box 41:300: the game's last
+        # move, out to a nest read unsure throughout and back, taking its berry, never asked -- the film ended waiting)
+        done = (key, self._settled_key, self._settled_after_hands)
         if done == self._board_done:
             return []
         self._board_done = done
@@ -1164,19 +1169,23 @@ class TablePipeline:
         unsure: the one legal move whose board agrees with every space, the unsure ones' guesses included, put to
         the family (bench table, Verzauberte Eulen seed 40 r2: the game's last move, an owl from beside a die into the
         crowded cave, read "no change" until the film ended). The move's board may disagree with a guess in a space
-        the move changes (Eulen seed 27 r1: the cave's fifth owl not seen, its space left read empty). Asked once for
-        this board, never confirmed alone."""
-        if not unsure or self._reaches < 1 or state.is_chance_node() or state.is_terminal():
+        the move changes (Eulen seed 27 r1: the cave's fifth owl not seen, its space left read empty). A space read
+        unsure under a die has no guess: it is read from the picture before the throw (Mighty Magpies seed 71 on box
+        41:300: the game's last move took the berry beside a die lying in its nest, and the nest still read as holding
+        it), so a move may change it whatever it is read as. Asked once for this board, never confirmed alone."""
+        blind = frozenset(obs.extra.get("hidden_by_dice") or ()) & obs.uncertain
+        if not (unsure or blind) or self._reaches < 1 or state.is_chance_node() or state.is_terminal():
             return []
         now = Observation.from_scene(self.adapter.scene_from_state(state))
         fits = [s for s in legal_successors(state, self.adapter.scene_from_state)
-                if _explains_unsure(s.scene, now, obs, unsure)]
+                if _explains_unsure(s.scene, now, obs, unsure, blind)]
         if len(fits) != 1:
             return []
         path = fits[0].path
-        text = "; ".join(state.action_to_string(a) for a in path) + f" (read unsure: {', '.join(unsure)})"
-        return self._once(("unsure move", self._settled_key), len(unsure),
-                          TableEvent(MOVE, text, actions=path, regions=tuple(unsure), unsure=tuple(unsure), sure=False))
+        spaces = sorted(set(unsure) | set(differences(fits[0].scene, now)[0]) & blind)
+        text = "; ".join(state.action_to_string(a) for a in path) + f" (read unsure: {', '.join(spaces)})"
+        return self._once(("unsure move", self._settled_key), len(spaces),
+                          TableEvent(MOVE, text, actions=path, regions=tuple(spaces), unsure=tuple(spaces), sure=False))
 
     def _once(self, evidence: tuple, far: int, event: TableEvent) -> list[TableEvent]:
         """A question or call about ``evidence`` (a settled board, a settled roll) is made again only when the
@@ -1862,11 +1871,16 @@ def _put_off_status(asked: MatchResult) -> TableEvent:
     return TableEvent(STATUS, PUT_OFF, options=asked.options, info={"waiting": True})
 
 
-def _explains_unsure(scene: Mapping[str, list[Any]], now: Observation, obs: Observation, unsure: Sequence[str]) -> bool:
+def _explains_unsure(scene: Mapping[str, list[Any]], now: Observation, obs: Observation, unsure: Sequence[str],
+                     blind: frozenset[str] = frozenset()) -> bool:
     """Whether a move's board ``scene`` agrees with every space read surely in ``obs``, explains some of the spaces read
-    ``unsure`` that differ from the board ``now``, and disagrees only with guesses in spaces the move changes."""
+    ``unsure`` that differ from the board ``now`` or changes a space read ``blind`` (no guess), and disagrees only with
+    guesses in spaces the move changes or reads blind."""
     hard, soft = differences(scene, obs)
-    return not hard and not set(unsure) <= set(soft) and set(soft) <= set(differences(scene, now)[0])
+    if hard:
+        return False
+    changed = set(differences(scene, now)[0])
+    return bool(set(unsure) - set(soft) or changed & blind) and set(soft) <= changed | blind
 
 
 def _same_piece(expected: Any, seen: Any) -> bool:

@@ -1643,6 +1643,43 @@ def test_a_move_seen_only_in_unsure_spaces_is_put_to_the_family_once_a_hand_came
     assert not [e for _, e in run(pipe, still(12), state) if e.kind != DICE]
 
 
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_move_in_a_space_read_unsure_before_and_after_it_is_asked_once_a_hand_came_and_went():
+    """The space a move changes was read unsure before the move as well (bench table, Mighty Magpies seed 71 on box
+    41:300: the game's last move, out to a nest read unsure throughout and back, taking its berry): the board settled
+    after the hand reads the same as before it, but a hand came and went, so the move that fits every guess is asked
+    (it was never asked, and the film ended waiting)."""
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    before = observe(scene_from_state(state), unsure=(piece,))
+    after = observe(without(scene_from_state(state), piece), unsure=(piece,))
+    pipe = pipeline(state.game, [before, after])
+    frames = still(6) + [frame(hand=True), frame(1, hand=True)] + still(8, obs_index=1)
+    moves = [(i, e) for i, e in run(pipe, frames, state) if e.kind == MOVE]
+    assert [(e.sure, e.actions) for _, e in moves] == [(False, ({"type": "capture", "piece": piece},))]
+    assert moves[0][0] > 8  # asked after the hand, not before it
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
+def test_a_move_in_a_space_under_a_die_is_asked_once_a_hand_came_and_went_whatever_the_space_reads():
+    """A space under a die is read from the picture before the throw (bench table, Mighty Magpies seed 71 on box 41:300:
+    the game's last move took the berry beside a die lying in its nest, and the nest still read as holding it, to the
+    film's end): a move that changes it is asked once a hand came and went, though the space reads as before."""
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])
+    region = next(r for r in pipe.board.regions if r.id == piece)
+    x, y = (int(v * 0.5 + o) - 4 for v, o in zip(region.center_mm, (10, 5), strict=True))
+    dice = [(x, y, state.dice[0]), (280, 30, state.dice[1])]
+    thrown = still(4) + [frame(hand=True)] + still(2) + still(8, dice=dice)  # the dice settle on the space
+    moves = [(i, e) for i, e in run(pipe, thrown + [frame(hand=True, dice=dice)] + still(10, dice=dice), state)
+             if e.kind == MOVE]
+    assert [(e.sure, e.actions) for _, e in moves] == [(False, ({"type": "capture", "piece": piece},))]
+    assert moves[0][0] > len(thrown)  # after the hand
+    pipe = pipeline(state.game, [observe(scene_from_state(state))])  # no hand since: nothing was done, nothing asked
+    assert not [e for _, e in run(pipe, thrown + still(11, dice=dice), state) if e.kind == MOVE]
+
+
 def _misread(scene, region):
     """``scene`` with the stand on ``region`` read as another character (confidently)."""
     pieces = [dict(p) for p in scene[region]]
