@@ -1594,6 +1594,37 @@ def _with_arm(img):
     return out
 
 
+def test_a_change_of_light_alone_leaves_no_arm_in_view():
+    """A lamp changes the whole view, and the board's white rim where it meets the picture's edge more than the light
+    matched along the edge (box 41:300, Eulen seed 71 r2: told as an arm against the picture before the lamp, for the
+    rest of the turn; its moves were asked as misread, two at a time). Only the light changed: no arm is in view once
+    the view is quiet; an arm that comes in the new light is still told."""
+    import numpy as np
+
+    from companion.vision.table_changes import only_light_changed, quarter, reaches_the_edge
+
+    pipe = pipeline(ek_game(), [])
+    die_px = 16.0
+    before = _table_picture()
+    relit = np.clip(before * np.array([1.2, 1.0, 0.8]), 0, 255).astype(np.uint8)
+    relit[0:6, 400:470] = np.clip(relit[0:6, 400:470].astype(int) + 40, 0, 255)  # the rim at the top edge
+    assert only_light_changed(quarter(relit), quarter(before)) and reaches_the_edge(quarter(relit), quarter(before), die_px)
+
+    def frame_at(t, img, moving):
+        pipe._clock = t
+        return pipe._track_hands(img, moving, die_px, quarter(img))
+
+    pipe._still = 20
+    frame_at(1.0, before, False)
+    frame_at(1.1, relit, True)  # the lamp
+    frame_at(1.2, relit, False)
+    assert pipe._touched is None  # quiet: nothing held over the table
+    pipe._still = 20
+    frame_at(2.0, _with_arm(relit), True)
+    assert pipe._arm_in_view(quarter(_with_arm(relit)), die_px) is True
+    assert pipe._arm_in_view(quarter(relit), die_px) is False
+
+
 def test_an_arm_is_not_told_against_a_picture_taken_before_or_during_a_camera_move():
     """The arm check compares the picture's edge with the picture before the hands came. A camera move makes every
     edge differ from it (bench table, Falconry seed 21 r2: each move after a jolt waited the whole wait); and a picture
