@@ -1173,7 +1173,9 @@ class TablePipeline:
         the move changes (Eulen seed 27 r1: the cave's fifth owl not seen, its space left read empty). A space read
         unsure under a die has no guess: it is read from the picture before the throw (Mighty Magpies seed 71 on box
         41:300: the game's last move took the berry beside a die lying in its nest, and the nest still read as holding
-        it), so a move may change it whatever it is read as. Asked once for this board, never confirmed alone."""
+        it), so a move may change it whatever it is read as. Guesses in other spaces that differ from the state are
+        misreads the move leaves as they were (Eulen seed 73 on box 23:180: the game's last move, into the crowded cave,
+        with four far corners read unsure and wrong). Asked once for this board, never confirmed alone."""
         blind = frozenset(obs.extra.get("hidden_by_dice") or ()) & obs.uncertain
         if not (unsure or blind) or self._reaches < 1 or state.is_chance_node() or state.is_terminal():
             return []
@@ -1183,7 +1185,7 @@ class TablePipeline:
         if len(fits) != 1:
             return []
         path = fits[0].path
-        spaces = sorted(set(unsure) | set(differences(fits[0].scene, now)[0]) & blind)
+        spaces = sorted(set(differences(fits[0].scene, now)[0]) & (set(unsure) | blind))
         text = "; ".join(state.action_to_string(a) for a in path) + f" (read unsure: {', '.join(spaces)})"
         return self._once(("unsure move", self._settled_key), len(spaces),
                           TableEvent(MOVE, text, actions=path, regions=tuple(spaces), unsure=tuple(spaces), sure=False))
@@ -1879,14 +1881,11 @@ def _put_off_status(asked: MatchResult) -> TableEvent:
 
 def _explains_unsure(scene: Mapping[str, list[Any]], now: Observation, obs: Observation, unsure: Sequence[str],
                      blind: frozenset[str] = frozenset()) -> bool:
-    """Whether a move's board ``scene`` agrees with every space read surely in ``obs``, explains some of the spaces read
-    ``unsure`` that differ from the board ``now`` or changes a space read ``blind`` (no guess), and disagrees only with
-    guesses in spaces the move changes or reads blind."""
+    """Whether a move's board ``scene`` agrees with every space read surely in ``obs`` and explains some of the spaces
+    read ``unsure`` that differ from the board ``now`` (or changes a space read ``blind``: no guess). Guesses it leaves
+    unexplained are in spaces it changes, or differ from the board without the move too: misreads either way."""
     hard, soft = differences(scene, obs)
-    if hard:
-        return False
-    changed = set(differences(scene, now)[0])
-    return bool(set(unsure) - set(soft) or changed & blind) and set(soft) <= changed | blind
+    return not hard and bool(set(unsure) - set(soft) or set(differences(scene, now)[0]) & blind)
 
 
 def _same_piece(expected: Any, seen: Any) -> bool:

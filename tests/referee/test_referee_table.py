@@ -1692,6 +1692,24 @@ def test_a_move_in_a_space_read_unsure_before_and_after_it_is_asked_once_a_hand_
 
 
 @pytest.mark.rules("EK-CAP-MATCH")
+def test_a_move_in_unsure_spaces_is_asked_though_another_space_is_read_unsure_and_wrong():
+    """Another space read unsure holds a misread the move leaves as it was (bench table, Eulen seed 73 on box 23:180:
+    the game's last move, into the crowded cave, with four far corners read unsure and wrong; the film ended waiting):
+    the move that explains the space it changes is asked all the same, never confirmed alone."""
+    state = play_until(lambda s: s.phase == CAPTURE and SHIELD not in s.matching_pieces(s.dice))
+    piece = PIECE_IDS[state.matching_pieces(state.dice)[0]]
+    scene = scene_from_state(state)
+    other = next(r for r, pieces in scene.items() if r != piece and any("stand" in p for p in pieces)
+                 and r in PIECE_IDS and PIECE_IDS.index(r) not in state.matching_pieces(state.dice))
+    before = observe(_misread(scene, other), unsure=(other,))
+    after = observe(_misread(without(scene, piece), other), unsure=(piece, other))
+    pipe = pipeline(state.game, [before, after])
+    moves = [e for _, e in run(pipe, still(6) + [frame(hand=True), frame(1, hand=True)] + still(8, obs_index=1), state)
+             if e.kind == MOVE]
+    assert [(e.sure, e.actions, e.unsure) for e in moves] == [(False, ({"type": "capture", "piece": piece},), (piece,))]
+
+
+@pytest.mark.rules("EK-CAP-MATCH")
 def test_a_move_in_a_space_under_a_die_is_asked_once_a_hand_came_and_went_whatever_the_space_reads():
     """A space under a die is read from the picture before the throw (bench table, Mighty Magpies seed 71 on box 41:300:
     the game's last move took the berry beside a die lying in its nest, and the nest still read as holding it, to the
