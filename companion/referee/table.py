@@ -516,6 +516,7 @@ class TablePipeline:
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
         self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
         self._misread_asked: dict[str, tuple[str, ...]] = {}  # spaces of the misread question on screen -> their reading
+        self._illegal_called: tuple[str | None, str] | None = None  # (state, words) of the last illegal call
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -1102,6 +1103,12 @@ class TablePipeline:
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
         evidence, far = ("board", self._settled_key), len(result.changed)
         if result.kind is MatchKind.ILLEGAL:
+            if self._illegal_called == (self._state_key, result.message):
+                # the same call for the same game, unanswered: a board settled again is no new evidence (box 23:180,
+                # Eagle Kingdoms seed 73 r2: "could not capture on the first roll" called four times a turn, 66 calls
+                # for 17 boards read wrong)
+                return []
+            self._illegal_called = (self._state_key, result.message)
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
         reads = {r: canonical(obs.regions.get(r) or []) for r in result.changed if not obs.is_uncertain(r)}

@@ -485,6 +485,21 @@ def test_a_locked_piece_taken_is_called_illegal_with_its_rule():
     assert not [e for _, e in events if e.kind == MOVE]
 
 
+@pytest.mark.rules("EK-CAP-OUTER")
+def test_the_same_illegal_call_is_not_made_again_for_a_board_that_settles_again_while_the_game_waits():
+    """A board that settles again after another hand, still showing the same illegal move (read otherwise in a space
+    unsure), is no new evidence while the game has not moved on: the call on screen stands, and is not made again
+    (box 23:180, Eagle Kingdoms seed 73 r2: one call made four times a turn, 66 calls for 17 boards)."""
+    state = play_until(lambda s: s.phase == CAPTURE)
+    locked = next(p for p in range(len(PIECE_IDS)) if p != SHIELD and state.present >> p & 1 and not state.is_available(p))
+    taken = without(scene_from_state(state), PIECE_IDS[locked])
+    other = next(r for r in taken if r != PIECE_IDS[locked] and r != SHIELD_ID)
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(taken), observe(taken, unsure=(other,))])
+    frames = still(3) + [frame(hand=True)] + still(5, obs_index=1) + [frame(1, hand=True)] + still(5, obs_index=2)
+    calls = [e for _, e in run(pipe, frames, state) if e.kind == ILLEGAL]
+    assert len(calls) == 1 and PIECE_IDS[locked] in calls[0].regions
+
+
 def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
     state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
     first, second = (PIECE_IDS[p] for p in state.matching_pieces(state.dice)[:2])
