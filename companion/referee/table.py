@@ -487,7 +487,6 @@ class TablePipeline:
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
-        self._more_than_light = False  # whether more than the light changed since something began to change
         self._moved_at = float("-inf")  # when the pose tracker last said the camera moved (s)
         self._untouched_at = 0.0  # when the picture before the hands was taken (s)
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
@@ -1471,15 +1470,13 @@ class TablePipeline:
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             if self._touched is None:
-                self._touched, self._touched_at, self._more_than_light = touched, self._clock, False
+                self._touched, self._touched_at = touched, self._clock
                 # across a camera move the picture before is no measure, and one taken as the view still shakes may
                 # hold the last hand: a new one once the view has rested (REST_FRAMES)
                 if not self._reference_moved() or self._still >= REST_FRAMES:
                     self._untouched, self._untouched_at = last, self._clock
             else:
                 self._touched |= touched
-            # measured until the first change that is more than light: once per hands' coming, as a rule
-            self._more_than_light = self._more_than_light or not only_light_changed(now, last)
             return True
         if self._arm_in_view(now, die_px):
             return False
@@ -1510,16 +1507,17 @@ class TablePipeline:
         from the dice it had picked up, four strays at a dozen throws). None: not told (no picture before, the wait
         ran out, or the camera moved since that picture)."""
         untouched = self._untouched
-        if self._touched is None or not self._more_than_light:
-            # only the light changed (a lamp, a cloud): no arm came, and the edge against the picture before it would
-            # be told in the old light (box 41:300, Eulen seed 71 r2: the board's white rim at the picture's top edge,
-            # turned cool, read as an arm for the rest of the turn; its moves were asked as misread, two at a time)
+        if self._touched is None:
             return False
         if untouched is None or untouched.shape != now.shape or self._clock - self._touched_at > HAND_GONE_WAIT_S:
             return None
         if self._reference_moved():
             return None
-        return reaches_the_edge(now, untouched, die_px)
+        # all that changed since the picture before is the light (a lamp, a cloud): no arm is in view, though the edge,
+        # told against that picture, may differ by more than the light matched along it (box 41:300, Eulen seed 71 r2:
+        # the board's white rim at the picture's top edge, turned cool, told as an arm for the rest of the turn; its
+        # moves were asked as misread, two at a time)
+        return reaches_the_edge(now, untouched, die_px) and not only_light_changed(now, untouched)
 
     def _reference_moved(self) -> bool:
         """Whether the camera moved since the picture before the hands was taken, or just before it (it may be one of
