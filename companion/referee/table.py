@@ -1173,8 +1173,8 @@ class TablePipeline:
 
     def _move_in_unsure_spaces(self, state: State, obs: Observation, unsure: Sequence[str]) -> list[TableEvent]:
         """A hand came and went since the last action, and the board differs from the state only in spaces read
-        unsure: the one legal move whose board agrees with every space, the unsure ones' guesses included, put to
-        the family (bench table, Verzauberte Eulen seed 40 r2: the game's last move, an owl from beside a die into the
+        unsure: the one legal move whose board agrees with every space read surely and explains some of the guesses,
+        put to the family (bench table, Verzauberte Eulen seed 40 r2: the game's last move, an owl from beside a die into the
         crowded cave, read "no change" until the film ended). The move's board may disagree with a guess in a space
         the move changes (Eulen seed 27 r1: the cave's fifth owl not seen, its space left read empty). A space read
         unsure under a die has no guess: it is read from the picture before the throw (Mighty Magpies seed 71 on box
