@@ -239,13 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--upright", action="store_true", help="film as a phone held upright sees: 720x1280 frames")
     parser.add_argument("--slow", action="store_true",
                         help="film a slower family: hands and throws three times as long, hands held still over the board")
-    parser.add_argument("--box", default="", help="film rendition 2 as another box, SEED:HUE: its printed art from SEED, "
-                                                  "its colours turned HUE degrees (a box the readers were not tuned on)")
+    parser.add_argument("--box", default="", help=art.BOX_HELP)
     args = parser.parse_args(argv)
-    try:
-        art.use_box(args.box or art.DEFAULT_BOX)
-    except ValueError as exc:
-        print(f"error: --box: {exc}", file=sys.stderr)
+    box_error = art.use_box_option(args.box)
+    if box_error:
+        print(box_error, file=sys.stderr)
         return 2
     games = [g.strip() for g in args.only.split(",") if g.strip()]
     try:

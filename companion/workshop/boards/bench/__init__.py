@@ -115,13 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conditions", default="", help=f"'all' or a comma-separated subset of: {', '.join(CONDITIONS)}")
     parser.add_argument("--renditions", default="1", help="comma-separated renditions of the boards and pieces (1, 2)")
     parser.add_argument("--taught", action="store_true", help="also read each rendition taught from one photo of its box (r1-taught, ...)")
-    parser.add_argument("--box", default="", help="draw rendition 2 as another box, SEED:HUE: its printed art from SEED, "
-                                                  "its colours turned HUE degrees (a box the readers were not tuned on)")
+    parser.add_argument("--box", default="", help=art.BOX_HELP)
     args = parser.parse_args(argv)
-    try:
-        art.use_box(args.box or art.DEFAULT_BOX)
-    except ValueError as exc:
-        print(f"error: --box: {exc}", file=sys.stderr)
+    box_error = art.use_box_option(args.box)
+    if box_error:
+        print(box_error, file=sys.stderr)
         return 2
     if args.conditions:
         return conditions_main(args)

@@ -37,6 +37,19 @@ def use_box(spec: str) -> tuple[int, float]:
     return BOX_SEED, BOX_HUE
 
 
+BOX_HELP = ("rendition 2 as another box, SEED:HUE: its printed art from SEED, its colours turned HUE degrees "
+            "(a box the readers were not tuned on)")
+
+
+def use_box_option(spec: str) -> str:
+    """A bench's ``--box`` option (empty: the usual box) put to use: "" once done, else its error line."""
+    try:
+        use_box(spec or DEFAULT_BOX)
+    except ValueError as exc:
+        return f"error: --box: {exc}"
+    return ""
+
+
 def turned(bgr: Sequence[Sequence[float]] | Sequence[float] | np.ndarray) -> np.ndarray:
     """Colours (BGR, any shape ending in 3) turned ``BOX_HUE`` degrees round the hue circle, as float32."""
     colours = np.asarray(bgr, np.float32)
