@@ -22,7 +22,8 @@ Generic over the four games. A game plugs in through an *adapter* (an object or 
                board and leave a move that shows: the next move may tell them apart (:func:`told_apart`);
 ``illegal``    the change means an action the rules forbid: the engine's ``explain_illegal`` message
                and rule id -- unless two legal moves, with no chance step between, explain it (two
-               hands reached in before the board was seen still): then ``ambiguous``, with those;
+               hands reached in before the board was seen still), or three where three hands reached in:
+               then ``ambiguous``, with those;
 ``misread``    nothing legal or implied explains it: the message says which regions differ;
 ``unreadable`` the observation itself is not usable (no pose, too dark...): nothing is applied.
 
@@ -198,12 +199,14 @@ def match(
     adapter: Any,
     max_depth: int = 2,
     two_moves: bool = False,
+    three_moves: bool = False,
 ) -> MatchResult:
     """Explain the settled observation ``after`` from ``state`` (see the module docstring).
 
     ``before`` is the previous settled observation or scene (``None``: the state's expected scene);
     it is what ``implied_actions`` compares against. ``two_moves``: two moves may have been made since the board
     was last seen to change (two hands reached in): a move that two moves end at as well is asked, with both.
+    ``three_moves``: three hands reached in; three moves that explain a board no one or two moves explain are asked.
     """
     seen = as_observation(after)
     if not seen.usable:
@@ -233,6 +236,9 @@ def match(
 
     # 2. two moves made before the board was seen still: legal together, though the second alone may not be
     paths = [p for p in _two_moves(state, adapter.scene_from_state, seen, len(changed)) if not _ruled_out(adapter, state, p, seen)]
+    if not paths and three_moves:
+        paths = [p for p in _three_moves(state, adapter.scene_from_state, seen, len(changed))
+                 if not _ruled_out(adapter, state, p, seen)]
     if paths:
         return _two_moves_seen(state, paths, changed)
 
@@ -353,7 +359,8 @@ def _two_moves_seen(state: State, paths: list[tuple[Action, ...]], changed: tupl
     ways; the one through the space read unsure alone was followed, and confirmed, wrongly)."""
     options = tuple(paths[:5])
     names = " | ".join(_path_words(state, p) for p in options)
-    return MatchResult(MatchKind.AMBIGUOUS, f"two moves fit, made before the board was still: {names}", options=options,
+    count = {2: "two", 3: "three"}.get(len(options[0]), "several")
+    return MatchResult(MatchKind.AMBIGUOUS, f"{count} moves fit, made before the board was still: {names}", options=options,
                        changed=changed)
 
 
@@ -392,6 +399,26 @@ def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen
         seconds = legal_successors(mid, scene_of, max_depth=1)  # the moves after it that show
         budget -= len(seconds)
         out += [(first, *second.path) for second in seconds if _explains(second.scene, seen, soft_below)]
+    return out
+
+
+def _three_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
+                 reach: int) -> list[tuple[Action, ...]]:
+    """Paths of three moves that all show, with no chance step between, that end where ``seen`` shows, each board on
+    the way differing from ``seen`` where read surely in at most ``reach`` spaces, as ``_two_moves`` (bench table,
+    Verzauberte Eulen seed 75 on box 57:30, action 13: the head and body dice moved an owl through spaces read
+    unsure, then the eye die's move was seen and called illegal: "the black eye die is always moved last")."""
+    start = _key(scene_of(state))
+    out: list[tuple[Action, ...]] = []
+    for first in state.legal_actions():
+        mid = state.clone()
+        mid.apply_unchecked(first)
+        if mid.is_terminal() or mid.is_chance_node():
+            continue
+        middle = scene_of(mid)
+        if _key(middle) == start or len(differences(middle, seen)[0]) > reach:
+            continue
+        out += [(first, *path) for path in _two_moves(mid, scene_of, seen, reach)]
     return out
 
 

@@ -1062,11 +1062,11 @@ class TablePipeline:
             return []
         # two hands since the board last settled, or since the last action (the first move unseen: Eagle Kingdoms seed 6
         # r1, action 161 -- a capture on a space read unsure, then a trade; "pass, trade" was proposed surely)
-        two_hands = max(self._hands_before_settled, self._reaches) >= 2
-        put_off = self._put_off_answered(state, key, obs, two_hands)
+        hands = max(self._hands_before_settled, self._reaches)
+        put_off = self._put_off_answered(state, key, obs, hands >= 2)
         if put_off is not None:
             return put_off
-        result = match(state, None, obs, self.adapter, two_moves=two_hands)
+        result = match(state, None, obs, self.adapter, two_moves=hands >= 2, three_moves=hands >= 3)
         if result.kind in (MatchKind.ILLEGAL, MatchKind.MISREAD) and hasattr(self.adapter, "offset"):
             result = self._realigned(state, obs, result)
         self._board_open = result.kind not in (MatchKind.UNCHANGED, MatchKind.UNREADABLE)

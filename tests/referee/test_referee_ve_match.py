@@ -374,3 +374,42 @@ def test_a_space_partly_hidden_differs_where_it_shows_a_piece_not_expected_or_mi
     shows_none = Observation({}, {"c3": 0.0}, extra={"partly_hidden": {"c3": ((), 1)}})
     assert differences({"c3": [red]}, shows_none) == ([], ["c3"])  # the one spot under the die may hold it
     assert differences({"c3": [red, blue]}, shows_none) == (["c3"], [])  # two owls cannot stand on one hidden spot
+
+
+def _three_moves_eye_last(states):
+    """(state, head and body moves, eye move): three moves that show, the eye die's last, its spaces none of the
+    first two's."""
+    for state in states:
+        for first in state.legal_actions():
+            if first["type"] != "move" or first["die"] == "eye":
+                continue
+            mid = state.clone()
+            mid.apply(first)
+            for second in mid.legal_actions():
+                if second["type"] != "move" or second["die"] == "eye":
+                    continue
+                end = mid.clone()
+                end.apply(second)
+                early = {first["from"], first["to"], second["from"], second["to"]}
+                for third in end.legal_actions():
+                    if third["type"] == "move" and not early & {third["from"], third["to"]}:
+                        return state, (first, second), third
+    pytest.fail("no turn of three moves whose eye die's move keeps apart")
+
+
+@pytest.mark.rules("VE-TURN-DICE", "VE-DIE-EYE-LAST")
+def test_an_eye_die_move_after_two_moves_read_only_unsure_is_asked_not_called_illegal():
+    """Three hands reached in: the head and body dice moved owls through spaces read unsure, then the eye die's move
+    was read surely (bench table, Eulen seed 75 on box 57:30, action 13: "the black eye die is always moved last"
+    called on a family that had moved it last). The three moves are asked; with fewer hands seen it is the call."""
+    state, early, eye = _three_moves_eye_last(fresh_turns())
+    after = state.clone()
+    for action in (*early, eye):
+        after.apply(action)
+    unsure = {space: 0.4 for move in early for space in (move["from"], move["to"])}
+    seen = Observation(scene_from_state(after), unsure)
+    result = match(state, None, seen, ADAPTER, two_moves=True, three_moves=True)
+    assert result.kind is MatchKind.AMBIGUOUS, result.message
+    assert (*early, eye) in result.options and result.message.startswith("three moves fit")
+    called = match(state, None, seen, ADAPTER, two_moves=True)
+    assert called.kind is MatchKind.ILLEGAL and called.rule_id == "VE-DIE-EYE-LAST"
