@@ -516,6 +516,7 @@ class TablePipeline:
         self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
         self._misread_asked: dict[str, tuple[str, ...]] = {}  # spaces of the misread question on screen -> their reading
         self._illegal_called: tuple[str | None, str] | None = None  # (state, words) of the last illegal call
+        self._roll_asked: tuple[str | None, dict] | None = None  # (state, spaces read) of the last "roll not read"
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -1056,6 +1057,13 @@ class TablePipeline:
                 # at all where that board was asked about already
                 if ("board", self._settled_key) in self._said:
                     return []
+                # the same question for the same game, unanswered: a board settled again with those spaces read alike is
+                # no new evidence (box 23:180, Eagle Kingdoms seed 73 r2: a piece read surely as gone, a flickering
+                # space elsewhere, asked three times in four frames while the roll was still to come)
+                reads = {r: canonical(obs.regions.get(r) or []) for r in hard}
+                if self._roll_asked == (self._state_key, reads):
+                    return []
+                self._roll_asked = (self._state_key, reads)
                 return self._once(("roll for the board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))

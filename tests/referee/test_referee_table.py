@@ -500,6 +500,22 @@ def test_the_same_illegal_call_is_not_made_again_for_a_board_that_settles_again_
     assert len(calls) == 1 and PIECE_IDS[locked] in calls[0].regions
 
 
+@pytest.mark.rules("EK-PLAY-ROLL")
+def test_the_roll_not_read_is_asked_once_for_a_board_that_settles_again_while_the_game_waits():
+    """A piece read surely as gone while a roll is due: the roll the camera may have missed is asked. The board
+    settling again after another hand, the same space read alike (a space elsewhere read unsure this time), is no new
+    evidence while the game has not moved on (box 23:180, Eagle Kingdoms seed 73 r2: a piece read surely as gone
+    on olive felt, asked three times in four frames while the roll was still to come)."""
+    state = play_until(lambda s: s.phase == "roll" and s.is_chance_node())
+    gone = next(p for p in range(len(PIECE_IDS)) if p != SHIELD and state.present >> p & 1)
+    taken = without(scene_from_state(state), PIECE_IDS[gone])
+    other = next(r for r in taken if r != SHIELD_ID)
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(taken), observe(taken, unsure=(other,))])
+    frames = still(3) + [frame(hand=True)] + still(5, obs_index=1) + [frame(1, hand=True)] + still(5, obs_index=2)
+    asked = [e for _, e in run(pipe, frames, state) if e.kind == QUESTION and e.reason == "dice"]
+    assert len(asked) == 1 and asked[0].regions == (PIECE_IDS[gone],)
+
+
 def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
     state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
     first, second = (PIECE_IDS[p] for p in state.matching_pieces(state.dice)[:2])
