@@ -83,6 +83,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "partial_card_spot_mm": 8.0,  # a part of a card (smaller paper) counts only this close to a stand's spot
     "stray_paper_mm2": 40.0,  # paper no card explains, near a stand's spot (or on the shield): a card not found
     "stray_paper_spot_mm": 12.0,
+    "card_paper_mm2": 120.0,  # paper no card explains where a character stands, read as bare felt: as large as part of a card
     "dim_paper_light": 0.5,  # paper no card explains is also looked for this much darker than the light field says
     "classes_scale": 0.5,  # felt and hand are classified at this share of the canvas' resolution
     "light_cell_mm": 10.0,  # the light (shadows) is measured on the felt in cells of this size
@@ -364,8 +365,12 @@ class EagleKingdomsReader:
             decisive = float(np.clip((abs(share - 0.5) - (0.5 - sure)) / 0.15 + 1.0, 0.0, 1.0))
             seen = min(1.0, max(0.0, (known - cfg["known_min"]) / (cfg["known_full"] - cfg["known_min"])))
             conf = decisive * seen
-            pieces: list[Any] = [{"piece": True}] if present else []
             stands = per_region.get(k, [])
+            if stands and not present and self.kinds[k] != "shield":
+                # a character stands on its piece: a card on a plate read as the felt (box 23:180, tan pieces on olive
+                # felt) shows the piece there -- said, but unsure, since the plate itself was not seen
+                present, conf = True, min(conf, 0.4)
+            pieces: list[Any] = [{"piece": True}] if present else []
             for label, c in stands:
                 pieces.append({"stand": label})
                 conf = min(conf, c)
@@ -374,6 +379,11 @@ class EagleKingdomsReader:
             if present and stray_paper[k + 1] >= float(cfg["stray_paper_mm2"]):
                 # paper where a character stands, but no card found there (on bare felt it is the board's art:
                 # a character stands on its piece)
+                conf = min(conf, 0.4)
+            if not present and not stands and stray_paper[k + 1] >= float(cfg["card_paper_mm2"]):
+                # no piece seen, but paper as large as a card where a character stands, no card found in it: a piece
+                # whose plate reads as the felt, and its card missed (box 23:180, Eagle Kingdoms seed 73 r2: a tan
+                # piece with a 9 on olive felt read "empty" surely frame after frame)
                 conf = min(conf, 0.4)
             if self.kinds[k] != "shield" and len(stands) > 1:
                 conf = min(conf, 0.5)  # a piece holds one character: two cards on it are one card cut in two, or art
