@@ -83,7 +83,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "partial_card_spot_mm": 8.0,  # a part of a card (smaller paper) counts only this close to a stand's spot
     "stray_paper_mm2": 40.0,  # paper no card explains, near a stand's spot (or on the shield): a card not found
     "stray_paper_spot_mm": 12.0,
-    "card_paper_mm2": 120.0,  # paper no card explains where a character stands, read as bare felt: as large as part of a card
+    "card_paper_mm2": 200.0,  # paper no card explains where a character stands, read as bare felt: most of a card (288 mm2;
+    # the films' printed art on bare felt leaves up to 128 mm2 there)
     "dim_paper_light": 0.5,  # paper no card explains is also looked for this much darker than the light field says
     "classes_scale": 0.5,  # felt and hand are classified at this share of the canvas' resolution
     "light_cell_mm": 10.0,  # the light (shadows) is measured on the felt in cells of this size
