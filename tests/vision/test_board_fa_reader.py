@@ -275,3 +275,15 @@ def test_a_lower_card_peeking_out_on_one_side_only_leaves_covers_unsure(seed):
     obs = FalconryReader(BOARD).read(image)
     assert obs.usable, obs.status
     assert "x0y0" in obs.uncertain, obs.status
+
+
+def test_an_emblem_alike_to_no_taught_one_is_no_sure_kind_whatever_its_margin():
+    """Box 23:180 through a wide lens with no profile: a marker's emblem, drawn off the cell's grid, likened 0.61 to
+    the falconer's and 0.45 to the marker's, read as a falconer surely. Likeness and margin must both be wide."""
+    from companion.vision.readers.falconry import kind_confidence
+
+    rc = FalconryReader(BOARD).rcfg
+    best, margin = np.array([0.605, 0.827, 0.95]), np.array([0.159, 0.259, 0.10])
+    conf = kind_confidence(best, margin, rc)
+    assert conf[0] < rc["uncertain_below"] <= conf[1]  # the misread unsure, the marker read right sure
+    assert conf[2] < rc["uncertain_below"]  # alike, but as alike to another kind

@@ -734,9 +734,7 @@ class FalconryReader:
             # card's peek (4 mm); a longer white run is the strip's paper or a neighbour's stack beyond the gap
             side_peek = widths.max(axis=1) - ref
             noble_conf = np.clip(noble_margin[occ_idx] / float(rc["noble_margin"]), 0, 1)
-            kind_conf = np.clip(kd[occ_idx] / float(rc["kind_margin"]), 0, 1) * np.clip(
-                (a1 - float(rc["kind_min_ncc"]) + 0.1) / 0.1, 0, 1
-            )
+            kind_conf = kind_confidence(a1, kd[occ_idx], rc)
             untaught = self.untaught_kinds[korder[:, 0]]
             kind_conf = np.where(untaught, np.minimum(kind_conf, 0.5), kind_conf)
             cov_conf = np.clip(np.abs(peek[occ_idx] - float(rc["covers_excess_mm"])) / float(rc["covers_band_mm"]), 0, 1)
@@ -810,6 +808,16 @@ def _marker_cells(board: BoardMap) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 def _overlaps(box: tuple[float, float, float, float], corners: np.ndarray) -> bool:
     (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
     return bool(x0 < box[2] and box[0] < x1 and y0 < box[3] and box[1] < y1)
+
+
+def kind_confidence(best: np.ndarray, margin: np.ndarray, rc: Mapping[str, Any]) -> np.ndarray:
+    """How surely each card's emblem is its kind: ``best``, its likeness (NCC) to the nearest taught emblem, and
+    ``margin``, how much nearer that is than the next. Both must be wide: an emblem alike to no taught one reads
+    poorly whatever the margin (box 23:180 seen through a wide lens with no profile, its emblem drawn off the
+    cell's grid: a marker read as a falconer at likeness 0.61 and margin 0.16, surely)."""
+    by_margin = np.clip(margin / float(rc["kind_margin"]), 0, 1)
+    by_likeness = np.clip((best - float(rc["kind_sure_ncc"]) + 0.1) / 0.1, 0, 1)
+    return by_margin * by_likeness
 
 
 def _unit(values: np.ndarray, n: int, what: str, norm: bool = True) -> np.ndarray:
