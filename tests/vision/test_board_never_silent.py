@@ -183,7 +183,8 @@ def test_falconry_does_not_tell_a_peeking_card_below_a_pixel():
     truth = adapter.scene_from_state(state)
     obs = FalconryReader(board).read(small)
     assert not obs.usable or [c for c in judged_cells(truth) if not obs.is_uncertain(c) and canonical(truth.get(c)) != canonical(obs.regions.get(c))] == []
-    blurred = FalconryReader(board, {"reader": {"covers_min_px_per_mm": 0.0}}).read(small)  # measured as if to the millimetre
+    # measured as if to the millimetre (and the emblem's likeness not asked for, the other guard this frame meets)
+    blurred = FalconryReader(board, {"reader": {"covers_min_px_per_mm": 0.0, "kind_sure_ncc": 0.5}}).read(small)
     assert blurred.usable and any(not blurred.is_uncertain(c) and canonical(truth.get(c)) != canonical(blurred.regions.get(c)) for c in judged_cells(truth))
 
 
