@@ -515,8 +515,7 @@ class TablePipeline:
         self._said: dict[tuple, int] = {}  # evidence questioned -> how far the state was from it then
         self._put_off: tuple[str | None, MatchResult] | None = None  # (state, question) the next move may answer
         self._misread_asked: dict[str, tuple[str, ...]] = {}  # spaces of the misread question on screen -> their reading
-        self._illegal_called: tuple[str | None, str] | None = None  # (state, words) of the last illegal call
-        self._roll_asked: tuple[str | None, dict] | None = None  # (state, spaces read) of the last "roll not read"
+        self._made_last: dict[str, tuple[str | None, Any]] = {}  # kind of call -> (state, what it was about), the last made
 
     # -- readers ------------------------------------------------------------------------------------
     @property
@@ -1060,10 +1059,8 @@ class TablePipeline:
                 # the same question for the same game, unanswered: a board settled again with those spaces read alike is
                 # no new evidence (box 23:180, Eagle Kingdoms seed 73 r2: a piece read surely as gone, a flickering
                 # space elsewhere, asked three times in four frames while the roll was still to come)
-                reads = {r: canonical(obs.regions.get(r) or []) for r in hard}
-                if self._roll_asked == (self._state_key, reads):
+                if self._made_again("roll not read", {r: canonical(obs.regions.get(r) or []) for r in hard}):
                     return []
-                self._roll_asked = (self._state_key, reads)
                 return self._once(("roll for the board", self._settled_key), len(hard), TableEvent(
                     QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
                     reason="dice"))
@@ -1110,12 +1107,11 @@ class TablePipeline:
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
         evidence, far = ("board", self._settled_key), len(result.changed)
         if result.kind is MatchKind.ILLEGAL:
-            if self._illegal_called == (self._state_key, result.message):
+            if self._made_again(ILLEGAL, result.message):
                 # the same call for the same game, unanswered: a board settled again is no new evidence (box 23:180,
                 # Eagle Kingdoms seed 73 r2: "could not capture on the first roll" called four times a turn, 66 calls
                 # for 17 boards read wrong)
                 return []
-            self._illegal_called = (self._state_key, result.message)
             return self._once(evidence, far, TableEvent(ILLEGAL, result.message, options=result.options, rule_id=result.rule_id,
                                                    regions=result.changed))
         reads = {r: canonical(obs.regions.get(r) or []) for r in result.changed if not obs.is_uncertain(r)}
@@ -1203,6 +1199,13 @@ class TablePipeline:
         text = "; ".join(state.action_to_string(a) for a in path) + f" (read unsure: {', '.join(spaces)})"
         return self._once(("unsure move", self._settled_key), len(spaces),
                           TableEvent(MOVE, text, actions=path, regions=tuple(spaces), unsure=tuple(spaces), sure=False))
+
+    def _made_again(self, kind: str, about: Any) -> bool:
+        """Whether the last call or question of ``kind`` was about ``about`` for this very game state (the family has
+        not answered it: the game has not moved on), noting this one as the last."""
+        again = self._made_last.get(kind) == (self._state_key, about)
+        self._made_last[kind] = (self._state_key, about)
+        return again
 
     def _once(self, evidence: tuple, far: int, event: TableEvent) -> list[TableEvent]:
         """A question or call about ``evidence`` (a settled board, a settled roll) is made again only when the
