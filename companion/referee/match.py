@@ -235,12 +235,12 @@ def match(
         return _fitting(state, kept or fits, seen, changed, adapter, two_moves)
 
     # 2. two moves made before the board was seen still: legal together, though the second alone may not be
-    paths = [p for p in _two_moves(state, adapter.scene_from_state, seen, len(changed)) if not _ruled_out(adapter, state, p, seen)]
+    paths = [p for p in _moves_in_a_row(state, adapter.scene_from_state, seen, len(changed)) if not _ruled_out(adapter, state, p, seen)]
     if not paths and three_moves:
-        paths = [p for p in _three_moves(state, adapter.scene_from_state, seen, len(changed))
+        paths = [p for p in _moves_in_a_row(state, adapter.scene_from_state, seen, len(changed), moves=3)
                  if not _ruled_out(adapter, state, p, seen)]
     if paths:
-        return _two_moves_seen(state, paths, changed)
+        return _moves_in_a_row_seen(state, paths, changed)
 
     # 3. the change implies an action: illegal (name the rule) or legal but the rest disagrees
     base = as_observation(before) if before is not None else Observation.from_scene(expected)
@@ -295,9 +295,9 @@ def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ..
     # sure when one history explains it: a decision that shows nowhere on the way (whom to give which
     # character before a trade) is no less a guess for ending in the same visible action
     sure = len({_path_key(s.path) for s, _ in fits}) == 1
-    merged = _two_moves(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
+    merged = _moves_in_a_row(state, adapter.scene_from_state, seen, len(changed)) if sure and two_moves else []
     if sure and soft_left and not merged:  # two moves may explain the spaces read unsure that this one leaves
-        merged = _two_moves(state, adapter.scene_from_state, seen, len(changed), soft_below=len(soft_left))
+        merged = _moves_in_a_row(state, adapter.scene_from_state, seen, len(changed), soft_below=len(soft_left))
     if merged:  # the board settled once after two moves that end where this one does: which was it?
         options = (succ.path, *merged[:4])
         names = " | ".join(_path_words(state, p) for p in options)
@@ -350,8 +350,8 @@ def _after(state: State, path: Sequence[Action]) -> State:
     return out
 
 
-def _two_moves_seen(state: State, paths: list[tuple[Action, ...]], changed: tuple[str, ...]) -> MatchResult:
-    """The result when no one move explains the board but two do, with no chance step between (Verzauberte Eulen
+def _moves_in_a_row_seen(state: State, paths: list[tuple[Action, ...]], changed: tuple[str, ...]) -> MatchResult:
+    """The result when no one move explains the board but two (or three) do, with no chance step between (Verzauberte Eulen
     seed 34 r1, action 63: the head die's step and then the eye die's flight, seen at once, were called illegal: "the
     black eye die is always moved last"): the family is asked, with each history found. Never proposed, even when
     one is found: the histories followed are those whose first move the board does not contradict, and a space read
@@ -373,12 +373,14 @@ def _path_words(state: State, path: Sequence[Action]) -> str:
     return "; ".join(words)
 
 
-def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
-               reach: int, soft_below: int | None = None) -> list[tuple[Action, ...]]:
-    """Paths of two moves that both show, with no chance step between (Verzauberte Eulen: one owl moved by two
-    dice), that end where ``seen`` shows: two hands reached in and the board was not seen to change between them
-    (bench table, Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head die's
-    flight alone, a silent error). ``reach``: the spaces the one move explaining ``seen`` changed; a first move leaving more
+def _moves_in_a_row(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
+                    reach: int, soft_below: int | None = None, moves: int = 2) -> list[tuple[Action, ...]]:
+    """Paths of ``moves`` moves that all show, with no chance step between (Verzauberte Eulen: one owl moved by two
+    dice), that end where ``seen`` shows: that many hands reached in and the board was not seen to change between
+    them (bench table, Eulen seed 3 r1, action 117: the body die's step and the head die's flight read as the head
+    die's flight alone, a silent error; Eulen seed 75 on box 57:30, action 13: the head and body dice moved an owl
+    through spaces read unsure, then the eye die's move was seen and called illegal: "the black eye die is always
+    moved last"). ``reach``: the spaces the one move explaining ``seen`` changed; a move on the way leaving more
     spaces than that to change is not followed. ``soft_below``: only paths that leave fewer spaces read unsure
     unexplained than that (the one move leaves that many: Eulen seed 27 r1, action 21: the body die's step, read
     unsure while the head die's flight was read sure, was confirmed after the flight, the turn's order swapped)."""
@@ -396,29 +398,12 @@ def _two_moves(state: State, scene_of: Callable[[State], SceneDescription], seen
             continue
         if len(differences(middle, seen)[0]) > reach:
             continue
+        if moves > 2:
+            out += [(first, *rest) for rest in _moves_in_a_row(mid, scene_of, seen, reach, soft_below, moves - 1)]
+            continue
         seconds = legal_successors(mid, scene_of, max_depth=1)  # the moves after it that show
         budget -= len(seconds)
         out += [(first, *second.path) for second in seconds if _explains(second.scene, seen, soft_below)]
-    return out
-
-
-def _three_moves(state: State, scene_of: Callable[[State], SceneDescription], seen: Observation,
-                 reach: int) -> list[tuple[Action, ...]]:
-    """Paths of three moves that all show, with no chance step between, that end where ``seen`` shows, each board on
-    the way differing from ``seen`` where read surely in at most ``reach`` spaces, as ``_two_moves`` (bench table,
-    Verzauberte Eulen seed 75 on box 57:30, action 13: the head and body dice moved an owl through spaces read
-    unsure, then the eye die's move was seen and called illegal: "the black eye die is always moved last")."""
-    start = _key(scene_of(state))
-    out: list[tuple[Action, ...]] = []
-    for first in state.legal_actions():
-        mid = state.clone()
-        mid.apply_unchecked(first)
-        if mid.is_terminal() or mid.is_chance_node():
-            continue
-        middle = scene_of(mid)
-        if _key(middle) == start or len(differences(middle, seen)[0]) > reach:
-            continue
-        out += [(first, *path) for path in _two_moves(mid, scene_of, seen, reach)]
     return out
 
 
