@@ -201,6 +201,18 @@ def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, l
     return _changed_regions(start, _scene_after(state, action, scene_of))
 
 
+def _nothing_shown_this_turn(state: State, path: Sequence[Action], scene_of: Any) -> bool:
+    """Whether no decision of ``path`` in the turn being played had an alternative that would show on the board."""
+    start, st = scene_of(state), state
+    for action in path:
+        if st.turn_number != state.turn_number:
+            break
+        if any(_shown_by(st, other, scene_of, start) for other in st.legal_actions()):
+            return False
+        st = _child(st, action)
+    return True
+
+
 def _reads_as(obs: Observation, region: str, pieces: Any) -> bool:
     """``region`` read surely in ``obs`` as holding ``pieces``."""
     return region not in obs.hidden and not obs.is_uncertain(region) and \
@@ -1085,7 +1097,7 @@ class TablePipeline:
                                unsure=result.corrected, sure=result.sure and not between)]
         if result.kind is MatchKind.AMBIGUOUS:
             return self._several(key, result)
-        return self._unexplained(obs, result)
+        return self._unexplained(state, obs, result)
 
     def _roll_may_come_between(self, state: State, actions: Sequence[Action]) -> bool:
         """Whether a move proposed with a choice before it comes while a throw lies unanswered, and another choice there
@@ -1096,9 +1108,9 @@ class TablePipeline:
             return False
         return any(_child(state, other).is_chance_node() for other in state.legal_actions() if other != actions[0])
 
-    def _unexplained(self, obs: Observation, result: MatchResult) -> list[TableEvent]:
-        """No legal move explains the board: it lags behind the actions applied (wait), or the move is called illegal,
-        or the board is asked about as misread."""
+    def _unexplained(self, state: State, obs: Observation, result: MatchResult) -> list[TableEvent]:
+        """No legal move explains the board: it lags behind the actions applied (wait), or a roll the camera did not
+        find explains it (asked), or the move is called illegal, or the board is asked about as misread."""
         if result.kind not in (MatchKind.ILLEGAL, MatchKind.MISREAD):
             return []
         lag = self._lagging(obs)
@@ -1106,6 +1118,12 @@ class TablePipeline:
             self._board_open = False
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
         evidence, far = ("board", self._settled_key), len(result.changed)
+        if result.kind is MatchKind.ILLEGAL and self._an_unread_roll_explains(state, obs):
+            if self._made_again("roll not read", {r: canonical(obs.regions.get(r) or []) for r in result.changed}):
+                return []
+            return self._once(evidence, far, TableEvent(
+                QUESTION, "the board changed, but a roll was not read: which dice were thrown?", regions=result.changed,
+                reason="dice"))
         if result.kind is MatchKind.ILLEGAL:
             if self._made_again(ILLEGAL, result.message):
                 # the same call for the same game, unanswered: a board settled again is no new evidence (box 23:180,
@@ -1125,6 +1143,21 @@ class TablePipeline:
         if asked:
             self._misread_asked = reads
         return asked
+
+    def _an_unread_roll_explains(self, state: State, obs: Observation) -> bool:
+        """Whether a roll the camera did not find, and then a legal move, explain the board: the roll reached by
+        decisions that show nowhere, none of them the player's own skipping what would show (box 67:90, Eagle
+        Kingdoms seed 81 r2, action 231: the Enchanted Die, magenta on blue felt, not found; the character its 7
+        let the player take was called "could not capture on the first roll"). A capture that passing would have
+        left undone is no such roll: the next player's throw does not excuse it."""
+        scene_of = self.adapter.scene_from_state
+        for path in roll_paths(state, None, scene_of):
+            if not _nothing_shown_this_turn(state, path.path, scene_of):
+                continue
+            for outcome, _ in path.chance.chance_outcomes():
+                if match(_child(path.chance, outcome), None, obs, self.adapter).kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
+                    return True
+        return False
 
     def _several(self, key: str | None, result: MatchResult) -> list[TableEvent]:
         """Several moves explain the board: asked, or put off for the next move (``next_tells``)."""

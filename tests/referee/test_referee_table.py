@@ -516,6 +516,28 @@ def test_the_roll_not_read_is_asked_once_for_a_board_that_settles_again_while_th
     assert len(asked) == 1 and asked[0].regions == (PIECE_IDS[gone],)
 
 
+@pytest.mark.rules("EK-TWO-2", "EK-ED-TAKE", "EK-CAP-MATCH")
+def test_a_character_taken_after_a_roll_the_camera_did_not_find_is_asked_not_called_illegal():
+    """The player who could not capture on the first roll throws again, and the camera finds no die (the Enchanted
+    Die, magenta on blue felt), then sees a character taken: a roll not read, asked -- not "could not capture on the
+    first roll", called on a family that rolled (box 67:90, Eagle Kingdoms seed 81 r2, actions 231 and 240). A
+    character taken where the player could have taken another by their roll is still called: passing would have
+    shown nothing only by leaving a capture undone."""
+    state = play_until(lambda s: s.phase == SECOND)
+    piece = PIECE_IDS[next(p for p in state.available_pieces() if p != SHIELD)]
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(without(scene_from_state(state), piece))])
+    events = [e for _, e in run(pipe, still(3) + [frame(hand=True)] + still(5, obs_index=1), state)]
+    assert not [e for e in events if e.kind == ILLEGAL]
+    asked = [e for e in events if e.kind == QUESTION and e.reason == "dice"]
+    assert len(asked) == 1 and asked[0].regions == (piece,)
+
+    state = play_until(lambda s: s.phase == CAPTURE and set(s.available_pieces()) - set(s.matching_pieces(s.dice)) - {SHIELD})
+    piece = PIECE_IDS[next(iter(set(state.available_pieces()) - set(state.matching_pieces(state.dice)) - {SHIELD}))]
+    pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(without(scene_from_state(state), piece))])
+    calls = [e for _, e in run(pipe, still(3) + [frame(hand=True)] + still(5, obs_index=1), state) if e.kind == ILLEGAL]
+    assert len(calls) == 1 and calls[0].rule_id.startswith("EK-CAP-")
+
+
 def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
     state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
     first, second = (PIECE_IDS[p] for p in state.matching_pieces(state.dice)[:2])
