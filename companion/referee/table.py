@@ -1333,7 +1333,7 @@ class TablePipeline:
         readings = self._windows.read(frame, self._before, die_px, gone, small, seen_at, shown, white, die_px_at,
                                       self._played)
         dice, _rejected = dice_in_context(readings, frame, pose=pose if pose.usable else None, board=self.board,
-                                          settled=self.settled, before=self._before, expected=self._expected_dice(state),
+                                          settled=self._settled_for_dice(state), before=self._before, expected=self._expected_dice(state),
                                           places=self._windows.places if self._before is not None else None,
                                           die_px=die_px, die_px_at=die_px_at)
         self._dice_in_view = dice
@@ -1375,6 +1375,20 @@ class TablePipeline:
                 if not any(r.uncertain for r in roll.dice):  # the last roll entered: every earlier one was thrown before
                     self._seen_as_entered()
         self._unread_run = self._unread_run + 1 if self._unread_dice_lying() else 0
+
+    def _settled_for_dice(self, state: State | None) -> Observation | None:
+        """The last settled board, to tell a die from a piece by: a space hidden only by dice in view holds what the
+        game holds there. Hidden, it would be a space that may hold a piece, and a die whose middle changed too little
+        to count as new by itself is then dropped -- by the space it hides (box 67:90, Eagle Kingdoms seed 81 r2, frame
+        1807: the Enchanted Die on beak-left, its middle changed by 0.22, kept while the space read empty, dropped the
+        next frame, taken into the frame before a throw and never read)."""
+        obs = self.settled
+        hidden = obs.extra.get("hidden_by_dice") if obs is not None else None
+        if not hidden or state is None:
+            return obs
+        scene = self.adapter.scene_from_state(state)
+        regions = {**obs.regions, **{r: list(scene.get(r) or []) for r in hidden}}
+        return replace(obs, regions=regions, confidence={**obs.confidence, **dict.fromkeys(hidden, 1.0)})
 
     def _dice_light(self, frame: np.ndarray, pose: Any) -> tuple[Callable[[np.ndarray], np.ndarray] | None,
                                                                 Callable[[np.ndarray], np.ndarray] | None]:

@@ -1263,6 +1263,25 @@ def test_a_die_lying_on_a_space_hides_that_space():
     assert "neck" in pipe.settled.extra.get("hidden_by_dice", [])
 
 
+@pytest.mark.rules("EK-TWO-2")
+def test_a_die_on_an_empty_space_stays_a_die_while_it_hides_that_space(monkeypatch):
+    """A die whose middle changed too little to tell it new alone (the Enchanted Die, magenta on a space printed
+    alike) is kept where the space under it is known empty -- also once the die itself hides that space: it was
+    kept one frame and dropped the next, taken into the frame before a throw and never read (box 67:90, Eagle
+    Kingdoms seed 81 r2, frame 1807: the die on beak-left, its middle changed by 0.22; "0 of the 1 dice read")."""
+    from companion.vision import dice_context
+
+    monkeypatch.setattr(dice_context, "CHANGED_MIN", 1.01)  # no die's change counts as new by itself
+    state = play_until(lambda s: s.phase == SECOND and any(not scene_from_state(s).get(p) for p in PIECE_IDS))
+    scene = scene_from_state(state)
+    pipe = pipeline(state.game, [observe(scene)])
+    empty = next(r for r in pipe.board.regions if r.id in PIECE_IDS and not scene.get(r.id))
+    x, y = (int(v * 0.5 + o) - 4 for v, o in zip(empty.center_mm, (10, 5), strict=True))
+    events = run(pipe, still(4) + [frame(hand=True)] + still(2) + still(14, dice=[(x, y, 5, True, "d8")]), state)
+    rolls = [e for _, e in events if e.kind == DICE]
+    assert len(rolls) == 1 and rolls[0].actions[-1] == {"type": "enchanted", "face": 5}
+
+
 def _left_of_the_neck():
     """(state, pipeline, its pose, the leftmost point of the "neck" piece in board mm) at a capture."""
     import numpy as np
