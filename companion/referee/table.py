@@ -1324,6 +1324,7 @@ class TablePipeline:
         t0 = time.perf_counter()
         if self._windows is None or self._windows.reader is not reader:
             self._windows = DiceWindows(reader)
+            self.dice_tracker.any_face_kinds = frozenset(getattr(reader, "always_confirm_kinds", ()))
         die_px = self._die_px(pose)
         gone = [(x, y) for _kind, _value, x, y in self._played] + self._taken_up
         angles = getattr(self.tracker, "seen_at", None)  # dice seen from above read more surely (dice reader)

@@ -29,14 +29,19 @@ class Roll:
 
 
 def _signature(readings) -> list[tuple]:
-    return sorted((r.kind, r.value, r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2, max(r.box[2], r.box[3]))
-                  for r in readings)
+    return sorted((r.kind, r.value, r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2, max(r.box[2], r.box[3]),
+                   bool(r.uncertain)) for r in readings)
 
 
 class SettleTracker:
-    def __init__(self, settle_frames: int = 5, still_fraction: float = 0.15):
+    def __init__(self, settle_frames: int = 5, still_fraction: float = 0.15, any_face_kinds: frozenset[str] = frozenset()):
         self.settle_frames = settle_frames
         self.still_fraction = still_fraction
+        # kinds whose every reading is confirmed (the reader's ``always_confirm_kinds``: the d8): a die of such a kind
+        # read unsure frame after frame is still while it lies still, whatever face each frame reads -- the family
+        # confirms its face anyway, and waiting for one face to hold lost the die (box 67:90 upright, Eagle Kingdoms
+        # seed 83 r2, frames 4261-4275: the Enchanted Die lay still 15 frames read 3, then 2, and was picked up unread)
+        self.any_face_kinds = any_face_kinds
         self._prev: list[tuple] | None = None
         self._last_roll: list[tuple] | None = None
         self._stable = 0
@@ -48,10 +53,11 @@ class SettleTracker:
         if len(a) != len(b):
             return False
         used: set[int] = set()
-        for kind, value, x, y, s in a:
-            for j, (k2, v2, x2, y2, s2) in enumerate(b):
+        for kind, value, x, y, s, unsure in a:
+            for j, (k2, v2, x2, y2, s2, unsure2) in enumerate(b):
                 tol = self.still_fraction * max(s, s2)
-                if j not in used and k2 == kind and v2 == value and abs(x - x2) <= tol and abs(y - y2) <= tol:
+                face = v2 == value or unsure and unsure2 and kind in self.any_face_kinds
+                if j not in used and k2 == kind and face and abs(x - x2) <= tol and abs(y - y2) <= tol:
                     used.add(j)
                     break
             else:

@@ -62,6 +62,21 @@ def test_an_uncertain_die_that_changes_value_never_settles():
     assert feed(t, frames) == []
 
 
+def test_a_die_of_a_kind_always_confirmed_settles_while_it_lies_still_whatever_face_it_reads():
+    """The d8 is read unsure always (its faces are confirmed by the family): lying still, read 3 then 2 frame after
+    frame, it settles -- a face that never held for twice the frames lost the die (box 67:90 upright, Eagle Kingdoms
+    seed 83 r2). Other kinds read unsure still wait for one face to hold, and so does a d8 that moves."""
+    def d8(value, x):
+        return Reading("d8", value, 0.5, (x, 100, 20, 20), True)
+
+    flicker = [[d8(3 if k // 4 % 2 else 2, 100)] for k in range(12)]  # no face holds for 6 frames
+    rolls = feed(SettleTracker(settle_frames=3, any_face_kinds=frozenset({"d8"})), flicker)
+    assert len(rolls) == 1 and rolls[0].dice[0].uncertain
+    assert feed(SettleTracker(settle_frames=3), flicker) == []
+    moving = [[d8(3 if k < 5 else 2, 100 + 10 * k)] for k in range(12)]
+    assert feed(SettleTracker(settle_frames=3, any_face_kinds=frozenset({"d8"})), moving) == []
+
+
 def test_a_die_arriving_late_delays_the_roll():
     t = SettleTracker(settle_frames=3)
     frames = [[die(2, 10)]] * 2 + [[die(2, 10), die(4, 200)]] * 3
