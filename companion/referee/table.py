@@ -1385,7 +1385,7 @@ class TablePipeline:
         next frame, taken into the frame before a throw and never read)."""
         obs = self.settled
         hidden = obs.extra.get("hidden_by_dice") if obs is not None else None
-        if not hidden or state is None:
+        if obs is None or not hidden or state is None:
             return obs
         scene = self.adapter.scene_from_state(state)
         regions = {**obs.regions, **{r: list(scene.get(r) or []) for r in hidden}}
