@@ -201,18 +201,6 @@ def _shown_by(state: State, action: Action, scene_of: Any, start: Mapping[str, l
     return _changed_regions(start, _scene_after(state, action, scene_of))
 
 
-def _nothing_shown_this_turn(state: State, path: Sequence[Action], scene_of: Any) -> bool:
-    """Whether no decision of ``path`` in the turn being played had an alternative that would show on the board."""
-    start, st = scene_of(state), state
-    for action in path:
-        if st.turn_number != state.turn_number:
-            break
-        if any(_shown_by(st, other, scene_of, start) for other in st.legal_actions()):
-            return False
-        st = _child(st, action)
-    return True
-
-
 def _reads_as(obs: Observation, region: str, pieces: Any) -> bool:
     """``region`` read surely in ``obs`` as holding ``pieces``."""
     return region not in obs.hidden and not obs.is_uncertain(region) and \
@@ -225,6 +213,7 @@ class RollPath:
     chance: State  # the chance node the roll answers
     same_turn: bool  # the roll is thrown in the turn now being played
     skipped_shown: tuple[frozenset[str], ...] = ()  # the spaces each alternative on the way would have changed
+    skipped_this_turn: bool = False  # a decision in the turn being played had an alternative that would show
 
     @property
     def skipped_visible(self) -> bool:
@@ -239,16 +228,16 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
     start = _scene_key(start_scene)
     turn = state.turn_number
     out: list[RollPath] = []
-    frontier: list[tuple[State, tuple[Action, ...], tuple[frozenset[str], ...]]] = [(state, (), ())]
+    frontier: list[tuple[State, tuple[Action, ...], tuple[frozenset[str], ...], bool]] = [(state, (), (), False)]
     for level in range(depth + 1):
         nxt = []
-        for st, path, skipped in frontier:
+        for st, path, skipped, own in frontier:
             if st.is_terminal():
                 continue
             if st.is_chance_node():
                 specs = wanted_dice(st)
                 if specs and (kinds is None or not Counter(s.kind for s in specs) - kinds):
-                    out.append(RollPath(path, st, st.turn_number == turn, skipped))
+                    out.append(RollPath(path, st, st.turn_number == turn, skipped, own))
                 continue
             if level == depth:
                 continue
@@ -260,7 +249,8 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
                     unseen.append((child, path + (action,)))
                 else:
                     shown.append(frozenset(_changed_regions(start_scene, scene)))
-            nxt += [(child, p, skipped + tuple(shown)) for child, p in unseen]
+            own_now = own or bool(shown) and st.turn_number == turn
+            nxt += [(child, p, skipped + tuple(shown), own_now) for child, p in unseen]
         frontier = nxt
     return out
 
@@ -1068,14 +1058,7 @@ class TablePipeline:
                 # at all where that board was asked about already
                 if ("board", self._settled_key) in self._said:
                     return []
-                # the same question for the same game, unanswered: a board settled again with those spaces read alike is
-                # no new evidence (box 23:180, Eagle Kingdoms seed 73 r2: a piece read surely as gone, a flickering
-                # space elsewhere, asked three times in four frames while the roll was still to come)
-                if self._made_again("roll not read", {r: canonical(obs.regions.get(r) or []) for r in hard}):
-                    return []
-                return self._once(("roll for the board", self._settled_key), len(hard), TableEvent(
-                    QUESTION, "the board changed, but the roll was not read: which dice were thrown?", regions=tuple(hard),
-                    reason="dice"))
+                return self._roll_not_read(("roll for the board", self._settled_key), obs, tuple(hard), "the roll")
             return []
         # two hands since the board last settled, or since the last action (the first move unseen: Eagle Kingdoms seed 6
         # r1, action 161 -- a capture on a space read unsure, then a trade; "pass, trade" was proposed surely)
@@ -1119,11 +1102,7 @@ class TablePipeline:
             return [TableEvent(STATUS, f"waiting for the board to show: {lag}", info={"waiting": True})]
         evidence, far = ("board", self._settled_key), len(result.changed)
         if result.kind is MatchKind.ILLEGAL and self._an_unread_roll_explains(state, obs):
-            if self._made_again("roll not read", {r: canonical(obs.regions.get(r) or []) for r in result.changed}):
-                return []
-            return self._once(evidence, far, TableEvent(
-                QUESTION, "the board changed, but a roll was not read: which dice were thrown?", regions=result.changed,
-                reason="dice"))
+            return self._roll_not_read(evidence, obs, result.changed, "a roll")
         if result.kind is MatchKind.ILLEGAL:
             if self._made_again(ILLEGAL, result.message):
                 # the same call for the same game, unanswered: a board settled again is no new evidence (box 23:180,
@@ -1144,6 +1123,16 @@ class TablePipeline:
             self._misread_asked = reads
         return asked
 
+    def _roll_not_read(self, evidence: tuple, obs: Observation, changed: tuple[str, ...], roll: str) -> list[TableEvent]:
+        """The board changed as a roll the camera did not read would explain: asked which dice were thrown -- not again
+        for a board settled again with those spaces read alike while the game has not moved on, which is no new evidence
+        (box 23:180, Eagle Kingdoms seed 73 r2: a piece read surely as gone, a flickering space elsewhere, asked three
+        times in four frames while the roll was still to come)."""
+        if self._made_again("roll not read", {r: canonical(obs.regions.get(r) or []) for r in changed}):
+            return []
+        return self._once(evidence, len(changed), TableEvent(
+            QUESTION, f"the board changed, but {roll} was not read: which dice were thrown?", regions=changed, reason="dice"))
+
     def _an_unread_roll_explains(self, state: State, obs: Observation) -> bool:
         """Whether a roll the camera did not find, and then a legal move, explain the board: the roll reached by
         decisions that show nowhere, none of them the player's own skipping what would show (box 67:90, Eagle
@@ -1152,7 +1141,7 @@ class TablePipeline:
         left undone is no such roll: the next player's throw does not excuse it."""
         scene_of = self.adapter.scene_from_state
         for path in roll_paths(state, None, scene_of):
-            if not _nothing_shown_this_turn(state, path.path, scene_of):
+            if path.skipped_this_turn:
                 continue
             for outcome, _ in path.chance.chance_outcomes():
                 if match(_child(path.chance, outcome), None, obs, self.adapter).kind in (MatchKind.PROPOSED, MatchKind.AMBIGUOUS):
