@@ -221,9 +221,11 @@ class RollPath:
         return bool(self.skipped_shown)
 
 
-def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = ROLL_SEARCH_DEPTH) -> list[RollPath]:
+def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = ROLL_SEARCH_DEPTH,
+               unread: frozenset[str] = frozenset()) -> list[RollPath]:
     """Ways to reach a roll from ``state`` through decisions that change nothing on the board: a roll whose
-    dice are among the dice seen (``kinds``: kind -> count; None: any roll)."""
+    dice are among the dice seen (``kinds``: kind -> count; None: any roll). ``unread``: spaces the camera reads
+    unsure or not at all -- a decision that changes only those shows nowhere either."""
     start_scene = scene_of(state)
     start = _scene_key(start_scene)
     turn = state.turn_number
@@ -245,7 +247,7 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
             for action in st.legal_actions():
                 child = _child(st, action)
                 scene = scene_of(child)
-                if _scene_key(scene) == start:
+                if _scene_key(scene) == start or unread and _changed_regions(start_scene, scene) <= unread:
                     unseen.append((child, path + (action,)))
                 else:
                     shown.append(frozenset(_changed_regions(start_scene, scene)))
@@ -1138,9 +1140,12 @@ class TablePipeline:
         decisions that show nowhere, none of them the player's own skipping what would show (box 67:90, Eagle
         Kingdoms seed 81 r2, action 231: the Enchanted Die, magenta on blue felt, not found; the character its 7
         let the player take was called "could not capture on the first roll"). A capture that passing would have
-        left undone is no such roll: the next player's throw does not excuse it."""
+        left undone is no such roll: the next player's throw does not excuse it. A decision shown only where the
+        board reads unsure shows nowhere (box 89:150, Eagle Kingdoms seed 85 r2, action 14: a Knight forfeited to
+        the centre shield, read unsure in dim light, then a roll not found; the next capture was called "must
+        forfeit one of their characters")."""
         scene_of = self.adapter.scene_from_state
-        for path in roll_paths(state, None, scene_of):
+        for path in roll_paths(state, None, scene_of, unread=obs.uncertain | obs.hidden):
             if path.skipped_this_turn:
                 continue
             for outcome, _ in path.chance.chance_outcomes():

@@ -538,6 +538,37 @@ def test_a_character_taken_after_a_roll_the_camera_did_not_find_is_asked_not_cal
     assert len(calls) == 1 and calls[0].rule_id.startswith("EK-CAP-")
 
 
+@pytest.mark.rules("EK-ED-FORFEIT", "EK-CAP-MATCH")
+def test_a_forfeit_read_only_unsure_then_a_roll_not_found_is_asked_not_called_illegal():
+    """A character forfeited to the centre shield, the shield read unsure (a crowded stack in dim light), then the
+    next player's roll not found and a character taken: the forfeit shows nowhere the camera reads, so a roll not
+    read is asked -- not "must forfeit one of their characters" (box 89:150, Eagle Kingdoms seed 85 r2, action 14).
+    The same board with the shield read surely as it was still calls the forfeit owed."""
+    state = play_until(lambda s: s.phase == FORFEIT)
+    after = state.clone()
+    after.apply(after.legal_actions()[0])
+    while not after.is_chance_node():
+        after.apply(next(a for a in after.legal_actions() if a.get("type") == "roll"))
+    rng = random.Random(5)
+    while True:
+        rolled = after.clone()
+        rolled.apply(rolled.sample_chance(rng))
+        pieces = [p for p in rolled.matching_pieces(rolled.dice) if p != SHIELD] if rolled.phase == CAPTURE else []
+        if pieces:
+            break
+    rolled.apply({"type": "capture", "piece": PIECE_IDS[pieces[0]]})
+    seen = dict(scene_from_state(rolled), **{SHIELD_ID: scene_from_state(state)[SHIELD_ID]})
+
+    def calls(unsure):
+        pipe = pipeline(state.game, [observe(scene_from_state(state)), observe(seen, unsure=unsure)])
+        return [e for _, e in run(pipe, still(3) + [frame(hand=True)] + still(5, obs_index=1), state)]
+
+    events = calls((SHIELD_ID,))
+    assert not [e for e in events if e.kind == ILLEGAL]
+    assert [e.regions for e in events if e.kind == QUESTION and e.reason == "dice"] == [(PIECE_IDS[pieces[0]],)]
+    assert [e.rule_id for e in calls(()) if e.kind == ILLEGAL] == ["EK-ED-FORFEIT"]
+
+
 def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
     state = play_until(lambda s: s.phase == CAPTURE and len(s.matching_pieces(s.dice)) >= 2 and SHIELD not in s.matching_pieces(s.dice))
     first, second = (PIECE_IDS[p] for p in state.matching_pieces(state.dice)[:2])
