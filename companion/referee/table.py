@@ -364,6 +364,7 @@ class _Roll:
     awaits: bool = False  # kept when a roll of none of its kinds of dice was entered (a d8 for lone d6): its own is to come
     offered: bool = False  # put to the family: proposed as a roll, or asked about
     owed: bool = False  # settled while an earlier roll, offered or kept, was still unanswered
+    passed: int = 0  # throws before it, never offered nor spent, taken up and thrown again (:meth:`_passed_over`)
     earlier: list[Any] = field(default_factory=list)  # that earlier roll's dice, when owed and no roll entered for them
     earlier_awaits: bool = False  # those dice kept awaiting their own roll: even their faces read unsure may be it
     unseen: int = 0  # rolls the family had entered whose dice the camera had not seen when this one settled
@@ -680,7 +681,10 @@ class TablePipeline:
         read_surely = Counter((r.kind, str(r.value)) for r in used.readings if not r.uncertain)
         after_another = used.owed and bool(used.earlier) and not _shows(used.earlier, said, unsure_too=True)
         if read_surely - said or (used.kept or used.owed) and read != said or after_another:
-            self._unseen_rolls += 1
+            # each throw passed over before these dice may be a roll to come (EK seed 87 r2 upright, action 116: three
+            # throws settled while a take was asked, the last spent on the roll due; the Enchanted Die among them was
+            # never offered, and the next pair was confirmed, sure, as the roll again)
+            self._unseen_rolls += used.passed if after_another and used.passed else 1
         elif not used.kept and read_surely == read == said:  # every die read surely, as entered
             self._seen_as_entered()
 
@@ -1338,8 +1342,8 @@ class TablePipeline:
         if roll is not None and not self._just_played(roll.dice) and self._thrown_since_spent(roll.dice, frame):
             earlier, self._kept_over = self._last_roll(), None  # dice seen while an earlier roll is owed may be a later roll's
             again = self._read_again(earlier, roll.dice)
-            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) and not again \
-                or self._passed_over(earlier, roll.dice)
+            passed_over = self._passed_over(earlier, roll.dice)
+            owed = earlier is not None and not earlier.used and (earlier.kept or earlier.offered) and not again or passed_over
             # the earlier dice may be the roll the family enters next unless a roll was entered for them already (kept), or
             # only one of other dice (bench table, Eagle Kingdoms seed 2 r2, action 263: a lone 1 of a 1:4, kept when the
             # Enchanted Die was entered; the next throw, 1:4 again, was spent on its roll, and the throw after it confirmed,
@@ -1347,6 +1351,7 @@ class TablePipeline:
             awaits = owed and earlier is not None and earlier.awaits
             unanswered = list(earlier.readings) if owed and earlier is not None and (not earlier.kept or awaits) else []
             self._roll = _Roll(list(roll.dice), self.frames, reaches=max(0, self._reaches - self._reach_owed), owed=owed, earlier=unanswered, earlier_awaits=awaits,
+                               passed=earlier.passed + 1 if passed_over and earlier is not None else 0,
                                unseen=self._unseen_rolls, swallowed=self._swallowed or again and bool(earlier and earlier.swallowed),
                                doubted=self._doubt_next or again and bool(earlier and earlier.doubted)
                                or self._late_faces == Counter((r.kind, str(r.value)) for r in roll.dice),
@@ -1756,7 +1761,7 @@ class TablePipeline:
             "dice lying before them were never read" if roll.swallowed else \
             "the roll before was answered for dice that may have been this one's" if roll.doubted else \
             "the dice of an earlier throw were still unanswered" if roll.owed else \
-            f"{roll.unseen} rolls were entered whose dice the camera did not see" if roll.unseen >= UNSEEN_DOUBT else \
+            f"the camera could not match {roll.unseen} rolls to the dice it saw" if roll.unseen >= UNSEEN_DOUBT else \
             f"{roll.strays} other places on the table changed since the last action" if roll.strays >= STRAY_DOUBT else \
             f"hands reached in {roll.reaches} times since the last action"
         return replace(event, sure=False, reason=MISSED_ROLL, message=event.message + f" -- {why}: was a roll missed?")
