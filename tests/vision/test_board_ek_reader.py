@@ -194,3 +194,34 @@ def test_a_card_on_a_plate_read_as_the_felt_says_its_piece_unsure(board, reader)
     regions, confidence, _ = reader._read_regions(counts, np.zeros(n), {k: [(6, 0.999)]}, set(), np.zeros(n))
     assert regions[reader.ids[k]] == [{"piece": True}, {"stand": 6}]
     assert confidence[reader.ids[k]] < reader.cfg["uncertain_below"]
+
+
+def test_a_card_that_lies_and_looks_as_when_it_was_read_is_not_read_again(board):
+    """A still board's cards keep their readings from frame to frame (CardMemo): the classifier reads only what
+    changed. A character whose value changed in place is read again, and read as it is now."""
+    patches = []
+
+    class Counting(StandClassifier):
+        def probabilities(self, crops):
+            patches.append(len(crops))
+            return super().probabilities(crops)
+
+    reader = EagleKingdomsReader(board, Counting())
+    scene = max((scene_from_state(s) for s in sample_states(6, 7)), key=len)
+    frame, _ = render(board, scene, np.random.default_rng(3))
+    pose = BoardTracker(board).update(frame.image)
+    first = reader.read(frame.image, pose)
+    read_first, patches[:] = sum(patches), []
+    noise = np.random.default_rng(1).normal(0, 2, frame.image.shape).round().astype(np.int16)
+    again = reader.read(np.clip(frame.image.astype(np.int16) + noise, 0, 255).astype(np.uint8), pose)
+    assert again.regions == first.regions and not again.uncertain
+    assert sum(patches) < read_first / 4
+
+    region, pieces = next((r, p) for r, p in sorted(scene.items()) if r != "shield" and any("stand" in x for x in p))
+    value = next(x["stand"] for x in pieces if "stand" in x)
+    changed = {**scene, region: [{"piece": True}, {"stand": 3 if value != 3 else 4}]}
+    frame, _ = render(board, changed, np.random.default_rng(3))
+    patches[:] = []
+    now = reader.read(frame.image, pose)
+    assert wrong_regions(now, changed) == []
+    assert 0 < sum(patches) < read_first / 4

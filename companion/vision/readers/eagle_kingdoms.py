@@ -42,7 +42,7 @@ from companion.vision.boardmap import BoardMap
 from companion.vision.pose import PoseResult, canvas_to_board, rectify
 from companion.vision.readers import DEFAULT_UNCERTAIN_BELOW, Observation
 from companion.vision.readers.occlusion import ArmWatch
-from companion.vision.readers.stands import StandClassifier, find_cards, read_cards_checked
+from companion.vision.readers.stands import CardMemo, StandClassifier, find_cards, read_cards_checked
 
 _NEAR_CARD_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 _SOLID_KERNEL = np.ones((3, 3), np.uint8)
@@ -137,6 +137,7 @@ class EagleKingdomsReader:
         self.appearance = dict(appearance or {})
         s = float(self.cfg["px_per_mm"])
         self.px_per_mm = s
+        self._card_memo = CardMemo(s)
         w, h = board.size_mm
         self.shape = (round(h * s), round(w * s))
         self.ids = [r.id for r in board.regions]
@@ -537,12 +538,21 @@ class EagleKingdomsReader:
         return mask, near, False
 
     def _read_cards(self, canvas: np.ndarray, cards: list, source: tuple[np.ndarray, np.ndarray] | None) -> list[tuple[Any, float]]:
-        """(label, confidence) per card; a doubtful value read otherwise with the crop moved is unsure."""
-        if not cards:
-            return []
-        image, M = (canvas, None) if source is None else source
-        return read_cards_checked(image, cards, self.px_per_mm, self.classifier, M, float(self.cfg["stand_agree_shift_px"]),
-                                  float(self.cfg["stand_sure_prob"]), float(self.cfg["uncertain_below"]))
+        """(label, confidence) per card; a doubtful value read otherwise with the crop moved is unsure. A card that
+        lies and looks as when it was read keeps its reading (:class:`CardMemo`)."""
+        grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+        known = self._card_memo.known(grey, cards)
+        todo = [c for i, c in enumerate(cards) if i not in known]
+        sure, unsure_below = float(self.cfg["stand_sure_prob"]), float(self.cfg["uncertain_below"])
+        read: list[tuple[Any, float]] = []
+        if todo:
+            image, M = (canvas, None) if source is None else source
+            read = read_cards_checked(image, todo, self.px_per_mm, self.classifier, M, float(self.cfg["stand_agree_shift_px"]),
+                                      sure, unsure_below)
+        fresh = iter(read)
+        readings = [known[i] if i in known else next(fresh) for i in range(len(cards))]
+        self._card_memo.keep(grey, cards, readings, sure)
+        return readings
 
     def _on_rim(self, centre_px: tuple[float, float], k: int) -> bool:
         """Whether a card whose middle is at canvas pixel ``centre_px`` stands on region ``k``'s rim band, outside it."""
