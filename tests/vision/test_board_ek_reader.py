@@ -225,3 +225,23 @@ def test_a_card_that_lies_and_looks_as_when_it_was_read_is_not_read_again(board)
     now = reader.read(frame.image, pose)
     assert wrong_regions(now, changed) == []
     assert 0 < sum(patches) < read_first / 4
+
+
+def test_a_kept_card_is_compared_with_the_picture_it_was_read_in_and_doubtful_readings_are_never_kept():
+    from companion.vision.readers.stands import Card, CardMemo
+
+    memo = CardMemo(1.0)
+    card = Card((50.0, 50.0), 0.0, 290.0, (15.6, 18.6))
+    read_in = np.full((100, 100), 120, np.uint8)
+    memo.known(read_in, [card])
+    memo.keep(read_in, [card], [(7, 0.999)], 0.995)
+    for step in (3, 6):  # each frame a little brighter: within the tolerance of the last, not of the first by 6
+        now = read_in + np.uint8(step)
+        kept = memo.known(now, [card])
+        memo.keep(now, [card], [kept.get(0, (7, 0.999))], 0.995)
+    assert kept == {}
+    memo.known(read_in, [card])
+    memo.keep(read_in, [card], [(7, 0.95)], 0.995)
+    assert memo.known(read_in.copy(), [card]) == {}
+    memo.keep(read_in, [card], [(7, 0.999)], 0.995)
+    assert memo.known(read_in.copy(), [card]) == {0: (7, 0.999)}

@@ -280,9 +280,11 @@ class CardMemo:
         self.half = max(2, round(0.6 * max(PAPER_MM) * px_per_mm))  # the look: the card, a margin round it
         self._centres = np.zeros((0, 2))
         self._kept: list[tuple[Card, np.ndarray, tuple[int | str, float]]] = []  # card, grey picture read, reading
+        self._read_in: dict[int, np.ndarray] = {}  # the last ``known``'s cards kept: the picture each was read in
 
     def known(self, grey: np.ndarray, cards: Sequence[Card]) -> dict[int, tuple[int | str, float]]:
         """The readings that stand for ``cards`` (index -> reading) in this grey picture."""
+        self._read_in = {}
         if not self._kept or not cards:
             return {}
         now = np.array([c.centre_px for c in cards], np.float64)
@@ -292,13 +294,15 @@ class CardMemo:
         for i in np.flatnonzero(dist[np.arange(len(cards)), nearest] <= self.MEMO_MOVE_PX):
             card, (kept, was, reading) = cards[i], self._kept[nearest[i]]
             if abs(card.angle_deg - kept.angle_deg) <= self.MEMO_TURN_DEG and self._looks_alike(grey, was, card):
-                out[int(i)] = reading
+                out[int(i)], self._read_in[int(i)] = reading, was
         return out
 
     def keep(self, grey: np.ndarray, cards: Sequence[Card], readings: Sequence[tuple[int | str, float]], sure: float) -> None:
-        """Remember this frame's cards (``grey``: its picture) read at least ``sure``, or at most ``MEMO_UNSURE_MAX``
-        (half a card, a value not repeated with the crop moved: unsure whatever the next frame reads)."""
-        self._kept = [(c, grey, r) for c, r in zip(cards, readings, strict=True) if r[1] >= sure or r[1] <= self.MEMO_UNSURE_MAX]
+        """Remember the cards of the frame just read (``grey``: its picture; those ``known`` kept stay compared with
+        the picture they were read in, so a slow change adds up) read at least ``sure``, or at most
+        ``MEMO_UNSURE_MAX`` (half a card, a value not repeated with the crop moved: unsure whatever the next frame reads)."""
+        self._kept = [(c, self._read_in.get(i, grey), r) for i, (c, r) in enumerate(zip(cards, readings, strict=True))
+                      if r[1] >= sure or r[1] <= self.MEMO_UNSURE_MAX]
         self._centres = np.array([c.centre_px for c, _g, _r in self._kept], np.float64).reshape(-1, 2)
 
     def _looks_alike(self, grey: np.ndarray, was: np.ndarray, card: Card) -> bool:
