@@ -247,10 +247,11 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
             for action in st.legal_actions():
                 child = _child(st, action)
                 scene = scene_of(child)
-                if _scene_key(scene) == start or unread and _changed_regions(start_scene, scene) <= unread:
+                changed = frozenset() if _scene_key(scene) == start else frozenset(_changed_regions(start_scene, scene))
+                if changed <= unread:
                     unseen.append((child, path + (action,)))
                 else:
-                    shown.append(frozenset(_changed_regions(start_scene, scene)))
+                    shown.append(changed)
             own_now = own or bool(shown) and st.turn_number == turn
             nxt += [(child, p, skipped + tuple(shown), own_now) for child, p in unseen]
         frontier = nxt
