@@ -234,3 +234,26 @@ def test_a_card_the_game_holds_beyond_the_cameras_play_area_asks_the_family_to_s
         words = [pipe.process(frame(), i / 10, game_state)[0].message for i in range(12)]
         assert pipe.aligned
         assert any(w.startswith(OFF_MAP) and "strips" in w for w in words) is beyond, words
+
+
+@pytest.mark.rules("FA-MARK-1", "FA-OWN")
+def test_four_moves_made_while_three_hands_were_seen_are_asked_not_one_of_them_called_illegal():
+    """A slower family laid four markers, two a noble, before the board was seen still, and three hands were seen
+    (box 31:330, Falconry seed 97 r2, action 16: "no noble moves another noble's card" called on a family that played
+    legally). Ben's marker alone would be his out of turn; among the four changes it is asked about. The same marker
+    alone, three hands seen, is still called."""
+    state = duel()
+    after = state.clone()
+    for to in ([0, -1], [0, -2], [0, -3], [-1, -3]):
+        after.apply({"type": "place", "kind": "marker", "to": to})
+    adapter = FalconryAdapter()
+    seen = Observation.from_scene(adapter.scene_from_state(after))
+    implied = adapter.implied_actions(state, adapter.scene_from_state(state), seen)
+    assert any(not state.is_legal(action) for action in implied)  # a call would name one of them
+    result = match(state, None, seen, adapter, two_moves=True, three_moves=True)
+    assert result.kind is MatchKind.MISREAD, result.message
+    assert result.message.startswith("more moves were made than the camera could follow")
+    alone = adapter.scene_from_state(state)
+    alone["x-1y-3"] = [{"noble": "E", "kind": "marker", "covers": False}]
+    called = match(state, None, Observation.from_scene(alone), adapter, two_moves=True, three_moves=True)
+    assert called.kind is MatchKind.ILLEGAL, called.message
