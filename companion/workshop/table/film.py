@@ -45,8 +45,10 @@ from companion.referee.dice import wanted_dice
 from companion.vision.intrinsics import CameraProfile
 from companion.vision.sprites import blend_sprite
 
-STILL = {"start": 8, "roll": 13, "move": 6, "unseen": 2, "light": 4, "end": 8}
-"""Still frames after each event (a roll needs the dice tracker's 5, or 10 when a die reads unsure)."""
+STILL = {"start": 8, "roll": 13, "move": 6, "unseen": 2, "light": 4, "end": 30}
+"""Still frames after each event (a roll needs the dice tracker's 5, or 10 when a die reads unsure). The game's end
+stays in view 3 s, as a family looks at the final score: with 0.8 s a last roll read unsure, asked once the hands had
+left, left the last move unseen (Eulen seed 99 upright, box 43:45: the move was proposed 2.4 s after it was made)."""
 DIE_MM = {"d6": 16.0, "d8": 18.0, "colour": 18.0}
 BESIDE_BOARD_MM = 200.0
 """How far beyond the board's edge a die thrown beside it lands, at most (within the family's reach)."""
