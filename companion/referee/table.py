@@ -840,7 +840,8 @@ class TablePipeline:
             self._moved_at = self._clock
         timings = {"motion": (t1 - t0) * 1000, "pose": (t2 - t1) * 1000}
         small = quarter(frame)  # the hand check's and the dice windows' picture of the frame
-        moving = self._track_hands(frame, moving, self._die_px(pose), small)
+        die_px = self._die_px(pose)
+        moving = self._track_hands(frame, moving, die_px, small, self._die_px_at(pose, die_px))
         self._keep_setup_photo(frame, pose, state, moving)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none, nor a hand held still
@@ -1502,7 +1503,8 @@ class TablePipeline:
             return False
         return _pairs_up(readings, played, lambda r, p: p[0] == r.kind and p[1] == str(r.value) and _lies_at(r, p[2], p[3]))
 
-    def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float, now: np.ndarray | None = None) -> bool:
+    def _track_hands(self, frame: np.ndarray, moving: bool, die_px: float, now: np.ndarray | None = None,
+                     die_px_at: DiePxAt | None = None) -> bool:
         """Whether something larger than a die changed since the last frame (a hand, an arm, a shadow: a
         hand moving slowly over the board changes less of the picture than the motion meter asks for).
         Where such things passed, what changed is a piece moved or dice picked up, not a die thrown: once
@@ -1518,14 +1520,14 @@ class TablePipeline:
             self._touched = None
             return moving
         diff = frame_diff(now, last)
-        hand = hand_changes(now, last, die_px, diff=diff)
+        hand = hand_changes(now, last, die_px, diff=diff, die_px_at=die_px_at)
         if moving or hand.any():
             self._fast_hand_at = self.frames
         elif back is not None and back.shape == now.shape and self.frames - self._fast_hand_at > SLOW_HAND_FRAMES:
             # only after a while with no fast change: a hand that went fast differs from a frame a few back, and the
             # dice it threw change the view frame to frame (bench table, Mighty Magpies seed 13 r2, action 15: dice
             # landing where the hand had taken them up were taken into the frame before the throw, one never read)
-            hand = slow_hand_changes(now, last, back, die_px, diff)
+            hand = slow_hand_changes(now, last, back, die_px, diff, die_px_at)
         if moving or hand.any():  # what changed by a hand: pieces moved, dice picked up
             touched = cv2.dilate(hand, np.ones((9, 9), np.uint8))
             if self._touched is None:

@@ -244,16 +244,26 @@ def frame_diff(now_q: np.ndarray, was_q: np.ndarray) -> np.ndarray:
 
 
 def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: float = CHANGE_LEVEL,
-                 diff: np.ndarray | None = None) -> np.ndarray:
+                 diff: np.ndarray | None = None, die_px_at: DiePxAt | None = None) -> np.ndarray:
     """Mask (uint8, quarter size) of what changed between two pictures in something larger than a die (a
     hand, an arm, a shadow) and of the smaller changes close to it (a piece the hand put down), empty when
     nothing larger than a die changed. For consecutive frames: only the camera's exposure is matched (the
     light does not change from one frame to the next; a hand is not light). ``level``: the grey levels a pixel
-    must change by; ``diff``: :func:`frame_diff` of the two, when the caller made it already."""
+    must change by; ``diff``: :func:`frame_diff` of the two, when the caller made it already; ``die_px_at``: a
+    die's side where it lies -- a die tumbling near the camera is larger than the board's middle shows one, and its
+    change from frame to frame no hand."""
     diff = frame_diff(now_q, was_q) if diff is None else diff
-    count, stats, _centres, labels = _changes(_over(diff, level))
+    count, stats, centres, labels = _changes(_over(diff, level))
     side = die_px / 4
-    big = [i for i in range(1, count) if max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) > 3.5 * side + 2]
+
+    def larger_than_dice(i: int) -> bool:
+        extent = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT])
+        if extent <= 3.5 * side + 2:
+            return False
+        near = local_die_px(die_px, die_px_at, *(centres[i] * 4)) / 4  # the die's size there, if larger
+        return bool(extent > 3.5 * max(side, near) + 2)
+
+    big = [i for i in range(1, count) if larger_than_dice(i)]
     if not big:
         return np.zeros(labels.shape, np.uint8)
     reach = int(max(3, 4 * side)) * 2 + 1  # four dice around the hand
@@ -262,7 +272,7 @@ def hand_changes(now_q: np.ndarray, was_q: np.ndarray, die_px: float, level: flo
 
 
 def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray, die_px: float,
-                      last_diff: np.ndarray | None = None) -> np.ndarray:
+                      last_diff: np.ndarray | None = None, die_px_at: DiePxAt | None = None) -> np.ndarray:
     """:func:`hand_changes` against a frame a few back (``back_q``), kept only where the picture still changes
     from the last frame (``last_q``): a hand moving slowly along its own arm changes, from one frame to the next,
     only a fingertip's width at its ends and a rim of its palm, nothing larger than a die; against a frame a few
@@ -273,7 +283,7 @@ def slow_hand_changes(now_q: np.ndarray, last_q: np.ndarray, back_q: np.ndarray,
     changing = _over(frame_diff(now_q, last_q) if last_diff is None else last_diff, HAND_LEVEL)
     if not changing.any():  # the common case, a still view: no second comparison
         return changing
-    hand = hand_changes(now_q, back_q, die_px, HAND_LEVEL)
+    hand = hand_changes(now_q, back_q, die_px, HAND_LEVEL, die_px_at=die_px_at)
     return hand if (changing & hand).any() else np.zeros_like(hand)
 
 

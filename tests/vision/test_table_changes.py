@@ -696,3 +696,24 @@ def test_a_new_frame_before_the_throw_is_compared_even_where_it_took_the_old_one
     assert len(windows.places) == 1  # a die came since the old frame
     windows.read(with_die, with_die.copy(), DIE)  # a new frame before the throw: the die lies in it already
     assert windows.places == []
+
+
+def test_a_large_die_tumbling_near_the_camera_is_no_hand_where_dice_lie_that_large():
+    """A phone at a slant sees a die near it larger than the board's middle shows one: tumbling from one frame to the
+    next, it changes a place wider than 3.5 middle dice (bench table, Mighty Magpies seed 103 r1, upright and slow: a
+    die 2.8 middle dice wide taken for a hand, the place it landed taken into the frame before the throw, and "1 of
+    the 2 dice read" asked). Where the pose says dice lie that large it is no hand; a hand there still is one."""
+    before = table(4)
+    big = int(2.8 * DIE)
+    was, now = before.copy(), before.copy()
+    cv2.rectangle(was, (420, 40), (420 + big, 40 + big), (60, 200, 60), -1)  # the die, one frame
+    cv2.rectangle(now, (420 + big, 44), (420 + 2 * big, 44 + big), (60, 200, 60), -1)  # and the next, a die further on
+
+    def near_camera(_x, y):  # the pose's die size: large at the top of the picture
+        return 2.8 * DIE if y < 180 else float(DIE)
+
+    assert hand_changes(quarter(now), quarter(was), DIE).any()  # by the middle's die: a hand
+    assert not hand_changes(quarter(now), quarter(was), DIE, die_px_at=near_camera).any()
+    hand = before.copy()
+    cv2.rectangle(hand, (380, 10), (620, 170), (120, 150, 200), -1)  # a hand there, more than 3.5 such dice wide
+    assert hand_changes(quarter(hand), quarter(before), DIE, die_px_at=near_camera).any()
