@@ -222,10 +222,11 @@ class RollPath:
 
 
 def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = ROLL_SEARCH_DEPTH,
-               unread: frozenset[str] = frozenset()) -> list[RollPath]:
+               unread: frozenset[str] = frozenset(), board: Observation | None = None) -> list[RollPath]:
     """Ways to reach a roll from ``state`` through decisions that change nothing on the board: a roll whose
     dice are among the dice seen (``kinds``: kind -> count; None: any roll). ``unread``: spaces the camera reads
-    unsure or not at all -- a decision that changes only those shows nowhere either."""
+    unsure or not at all -- a decision that changes only those shows nowhere either. ``board``: the board settled
+    since -- a decision it reads surely as made, on every space the decision changes, is followed too."""
     start_scene = scene_of(state)
     start = _scene_key(start_scene)
     turn = state.turn_number
@@ -243,19 +244,30 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
                 continue
             if level == depth:
                 continue
-            unseen, shown = [], []
+            unseen, made, shown = [], [], []
+            here = start_scene if board is None or not path else scene_of(st)
             for action in st.legal_actions():
                 child = _child(st, action)
                 scene = scene_of(child)
                 changed = frozenset() if _scene_key(scene) == start else frozenset(_changed_regions(start_scene, scene))
-                if changed <= unread:
+                own_change = frozenset(_changed_regions(here, scene)) - unread  # after a decision made, its own
+                if changed <= unread or not own_change:
                     unseen.append((child, path + (action,)))
+                elif board is not None and _shows_made(own_change, scene, board):
+                    made.append((child, path + (action,)))  # shown as made: no alternative was skipped
                 else:
                     shown.append(changed)
             own_now = own or bool(shown) and st.turn_number == turn
             nxt += [(child, p, skipped + tuple(shown), own_now) for child, p in unseen]
+            nxt += [(child, p, skipped, own) for child, p in made]
         frontier = nxt
     return out
+
+
+def _shows_made(changed: frozenset[str], scene: Mapping[str, list[Any]], seen: Observation) -> bool:
+    """Whether ``seen`` reads every space in ``changed`` surely as ``scene`` holds it."""
+    return all(not seen.is_uncertain(r) and r not in seen.hidden
+               and canonical(scene.get(r) or []) == canonical(seen.regions.get(r) or []) for r in changed)
 
 
 def preferred(paths: list[RollPath]) -> list[RollPath]:
@@ -1149,9 +1161,11 @@ class TablePipeline:
         left undone is no such roll: the next player's throw does not excuse it. A decision shown only where the
         board reads unsure shows nowhere (box 89:150, Eagle Kingdoms seed 85 r2, action 14: a Knight forfeited to
         the centre shield, read unsure in dim light, then a roll not found; the next capture was called "must
-        forfeit one of their characters")."""
+        forfeit one of their characters"). Nor does one the board reads surely as made (box 53:120, Eagle Kingdoms
+        seed 101 r2, action 160, a slower family: the Duchess forfeited, the next roll not found, then the orb's
+        character taken -- called "must forfeit" over a shield that showed the Duchess)."""
         scene_of = self.adapter.scene_from_state
-        for path in roll_paths(state, None, scene_of, unread=obs.uncertain | obs.hidden):
+        for path in roll_paths(state, None, scene_of, unread=obs.uncertain | obs.hidden, board=obs):
             if path.skipped_this_turn:
                 continue
             for outcome, _ in path.chance.chance_outcomes():

@@ -543,7 +543,8 @@ def test_a_forfeit_read_only_unsure_then_a_roll_not_found_is_asked_not_called_il
     """A character forfeited to the centre shield, the shield read unsure (a crowded stack in dim light), then the
     next player's roll not found and a character taken: the forfeit shows nowhere the camera reads, so a roll not
     read is asked -- not "must forfeit one of their characters" (box 89:150, Eagle Kingdoms seed 85 r2, action 14).
-    The same board with the shield read surely as it was still calls the forfeit owed."""
+    The same board with the shield read surely as it was still calls the forfeit owed; read surely with the character
+    forfeited, it is asked too (box 53:120, Eagle Kingdoms seed 101 r2, action 160)."""
     state = play_until(lambda s: s.phase == FORFEIT)
     after = state.clone()
     after.apply(after.legal_actions()[0])
@@ -567,6 +568,10 @@ def test_a_forfeit_read_only_unsure_then_a_roll_not_found_is_asked_not_called_il
     assert not [e for e in events if e.kind == ILLEGAL]
     assert [e.regions for e in events if e.kind == QUESTION and e.reason == "dice"] == [(PIECE_IDS[pieces[0]],)]
     assert [e.rule_id for e in calls(()) if e.kind == ILLEGAL] == ["EK-ED-FORFEIT"]
+    seen = scene_from_state(rolled)  # the forfeit made, and read surely
+    events = calls(())
+    assert not [e for e in events if e.kind == ILLEGAL]
+    assert [e.reason for e in events if e.kind == QUESTION] == ["dice"]
 
 
 def test_an_uncertain_space_the_rules_explain_is_fixed_by_them_but_a_guess_is_not_sure():
