@@ -250,7 +250,8 @@ def roll_paths(state: State, kinds: Counter | None, scene_of: Any, depth: int = 
                 child = _child(st, action)
                 scene = scene_of(child)
                 changed = frozenset() if _scene_key(scene) == start else frozenset(_changed_regions(start_scene, scene))
-                own_change = frozenset(_changed_regions(here, scene)) - unread  # after a decision made, its own
+                # after a decision made, its own change (from the start, the change itself: not worked out twice)
+                own_change = (changed if here is start_scene else frozenset(_changed_regions(here, scene))) - unread
                 if changed <= unread or not own_change:
                     unseen.append((child, path + (action,)))
                 elif board is not None and _shows_made(own_change, scene, board):
