@@ -344,16 +344,16 @@ def reaches_the_edge(now_q: np.ndarray, was_q: np.ndarray, die_px: float) -> boo
     leaves the edge as it was; a die thrown to the edge is narrower. The light is matched along the edge, a stretch
     of :data:`EDGE_LIGHT_DICE` dice at a time: a lamp or a shadow's soft edge changes the edge slowly along it, an
     arm across it (a lamp's own ramp across the picture left a dice-wide residue at the board's white rim under a
-    warm lamp, clipped: such pixels are left out)."""
+    warm lamp, clipped: such channels are left out -- the channel only, not the pixel: a pale arm in warm light
+    clips its red, and its green and blue still tell it from the table)."""
     now, was = _around_the_edge(now_q), _around_the_edge(was_q)
     ratio = np.log((now + 1.0) / (was + 1.0))
     half = max(2, int(EDGE_LIGHT_DICE * die_px / 8))
     padded = np.concatenate([ratio[-half:], ratio, ratio[:half]])  # the edge goes round
     windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=0)
     light = np.median(windows, axis=-1)
-    off = (np.abs(now - was * np.exp(light)) > HAND_LEVEL).any(axis=1)
-    off &= (now.max(axis=1) < CLIPPED) & (was.max(axis=1) < CLIPPED)  # a clipped channel is no measure of the light
-    return int(np.count_nonzero(off)) >= EDGE_ARM_DICE * die_px / 4
+    off = (np.abs(now - was * np.exp(light)) > HAND_LEVEL) & (now < CLIPPED) & (was < CLIPPED)
+    return int(np.count_nonzero(off.any(axis=1))) >= EDGE_ARM_DICE * die_px / 4
 
 
 def _around_the_edge(picture: np.ndarray) -> np.ndarray:

@@ -119,6 +119,9 @@ def test_an_arm_still_in_view_reaches_the_pictures_edge_and_one_gone_leaves_it_a
     assert not reaches_the_edge(quarter(clipped), quarter(before), DIE)
     lamp = np.clip(arm.astype(np.float32) * (0.8, 0.95, 1.1), 0, 255).astype(np.uint8)
     assert reaches_the_edge(quarter(lamp), quarter(before), DIE)  # in another light
+    warm_arm = before.copy()
+    cv2.rectangle(warm_arm, (0, 150), (330, 210), (118, 180, 255), -1)  # a pale arm in from the left, its red clipped
+    assert reaches_the_edge(quarter(warm_arm), quarter(before), DIE)  # by its green and blue (Falconry s107 upright)
     shade = np.ones((360, 640), np.float32)
     shade[:, :260] = np.linspace(0.55, 1.0, 260)[None, :]  # a soft shadow over the left of the picture and its edges
     shadow = (before * shade[..., None]).astype(np.uint8)
