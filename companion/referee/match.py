@@ -233,7 +233,7 @@ def match(
         nearest.append((len(s_hard), len(s_soft), succ))
     if fits:
         kept = [(succ, soft) for succ, soft in fits if not _ruled_out(adapter, state, succ.path, seen)]
-        return _fitting(state, kept or fits, seen, changed, adapter, two_moves)
+        return _fitting(state, kept or fits, seen, changed, adapter, two_moves, three_moves)
 
     # 2. two moves made before the board was seen still: legal together, though the second alone may not be
     paths = [p for p in _moves_in_a_row(state, adapter.scene_from_state, seen, len(changed)) if not _ruled_out(adapter, state, p, seen)]
@@ -282,7 +282,7 @@ def _ruled_out(adapter: Any, state: State, path: Sequence[Action], seen: Observa
 
 
 def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ...], adapter: Any,
-             two_moves: bool) -> MatchResult:
+             two_moves: bool, three_moves: bool = False) -> MatchResult:
     """The result when some legal successors agree with every confident region (``fits``: each with the uncertain
     regions it leaves unexplained)."""
     best = min(len(s) for _, s in fits)  # prefer the successor that also explains uncertain regions
@@ -308,6 +308,12 @@ def _fitting(state: State, fits: list, seen: Observation, changed: tuple[str, ..
         names = " | ".join(_path_words(state, p) for p in options)
         return MatchResult(MatchKind.AMBIGUOUS, f"several moves fit (one move, or two before the board was still): "
                            f"{names}", options=options, changed=changed)
+    if sure and soft_left and three_moves:
+        # three hands for one move: the others may hide in the spaces read unsure, a throw between them, which no search
+        # of moves in a row follows (box 71:15, Eagle Kingdoms seed 105 r2, action 40: a Knight taken on a space read
+        # unsure throughout, a throw, a capture; the capture was confirmed, sure, as the take)
+        sure = False
+        text += " -- more hands reached in than this one move needs"
     return MatchResult(MatchKind.PROPOSED, text, actions=succ.path, changed=changed, corrected=tuple(soft_left),
                        sure=sure)
 

@@ -76,6 +76,21 @@ def test_uncertain_regions_are_fixed_by_the_rules():
     assert result.corrected == ("p1",)
 
 
+def test_one_move_for_three_hands_leaving_spaces_unsure_is_asked_not_sure():
+    """Three hands reached in and one move explains the board, the rules filling a space read unsure: the other
+    moves may hide there, with a throw between them that no search of moves in a row follows (box 71:15, Eagle
+    Kingdoms seed 105 r2: a take on a space read unsure, a throw, a capture -- the capture confirmed, sure, as the
+    take). The move is proposed for a tap; with fewer hands, or nothing read unsure, it stays sure."""
+    state = rolled(3)
+    seen = Observation({"p0": [{"token": 3}], "p1": [{"token": 8}]}, {"p0": 0.99, "p1": 0.3})
+    asked = match(state, None, seen, ToyAdapter, two_moves=True, three_moves=True)
+    assert asked.kind is MatchKind.PROPOSED and asked.action == {"type": "advance"} and not asked.sure
+    assert "more hands reached in" in asked.message
+    assert match(state, None, seen, ToyAdapter, two_moves=True).sure
+    clear = Observation({"p0": [{"token": 3}], "p1": [{"token": 0}]}, {"p0": 0.99, "p1": 0.99})
+    assert match(state, None, clear, ToyAdapter, two_moves=True, three_moves=True).sure
+
+
 def test_only_uncertain_differences_count_as_unchanged():
     state = rolled(3)
     seen = Observation({"p0": [{"token": 5}], "p1": [{"token": 0}]}, {"p0": 0.2})
