@@ -90,7 +90,6 @@ from companion.vision.table_changes import (
 BOARD_SETTLE_FRAMES = 3
 SLOW_HAND_FRAMES = 3  # a hand moving slowly is seen against the frame this many back
 HAND_GONE_WAIT_S = 4.0  # the longest the frame before a throw waits, from the hands' coming, for an arm in view to go
-ARM_OVER_BOARD_S = 15.0  # the longest the board is not read, from the hands' coming, while an arm still reaches in
 VIEW_SETTLE_S = 1.0  # after the pose tracker said the camera moved, the picture may still be shaking (s)
 REST_FRAMES = 10  # quiet frames with no hands after which the view counts as free of arms again
 RELIGHT_FRAMES = 2  # frames after a change of light within which the view must be quiet to take it afresh
@@ -507,7 +506,6 @@ class TablePipeline:
         self._touched: np.ndarray | None = None  # where hands passed in the motion going on (quarter size)
         self._touched_at = 0.0  # when something larger than a die began to change, after a still view (s)
         self._untouched: np.ndarray | None = None  # the quarter of the last frame before the hands came
-        self._arm_lingers = False  # an arm still reaches in after the frame before a throw stopped waiting for it
         self._moved_at = float("-inf")  # when the pose tracker last said the camera moved (s)
         self._untouched_at = 0.0  # when the picture before the hands was taken (s)
         self._unread_at_rest = False  # dice lay unread (no spent roll's) when the table was last at rest
@@ -869,7 +867,7 @@ class TablePipeline:
         self._reach_due &= not reach
         self._reaches += reach
         self._hands_unsettled += reach
-        self._still = 0 if moving or self._touched is not None or self._arm_lingers else self._still + 1
+        self._still = 0 if moving or self._touched is not None else self._still + 1
         if moving:
             # dice that lay unread for as long as an unsure roll takes to settle, taken up: a throw the camera never
             # read (bench table, Mighty Magpies seed 6 r1, action 1: magpie + magpie read flickering for 15 frames,
@@ -928,7 +926,7 @@ class TablePipeline:
             info["refused"] = True
             self._board_run = None
             return pose.status.value
-        if self._touched is not None or self._arm_lingers:  # an arm still in view: a hand held still hides what it holds
+        if self._touched is not None:  # an arm still in view (_arm_in_view): a hand held still hides what it holds
             # (a slower family's film, Mighty Magpies seed 11 r1 upright: a pale hand over nest R, its arm unseen by the
             # reader on the pale board, read as "no magpies": a dozen moves asked as misread)
             info["refused"] = True
@@ -1551,15 +1549,13 @@ class TablePipeline:
                 self._touched, self._touched_at = touched, self._clock
                 # across a camera move the picture before is no measure, and one taken as the view still shakes may
                 # hold the last hand: a new one once the view has rested (REST_FRAMES)
-                if (not self._reference_moved() or self._still >= REST_FRAMES) and not self._arm_lingers:
+                if not self._reference_moved() or self._still >= REST_FRAMES:
                     self._untouched, self._untouched_at = last, self._clock
             else:
                 self._touched |= touched
             return True
-        arm = self._arm_in_view(now, die_px)
-        if arm:
+        if self._arm_in_view(now, die_px):
             return False
-        self._arm_lingers = self._arm_over_board(now, die_px) if arm is None or self._arm_lingers else False
         if self._touched is not None:
             if self._before is not None and self._before.shape == frame.shape:
                 relit = not self._unread_at_rest and uneven_light(now, quarter(self._before))
@@ -1597,18 +1593,6 @@ class TablePipeline:
         # told against that picture, may differ by more than the light matched along it (box 41:300, Eulen seed 71 r2:
         # the board's white rim at the picture's top edge, turned cool, told as an arm for the rest of the turn; its
         # moves were asked as misread, two at a time)
-        return reaches_the_edge(now, untouched, die_px) and not only_light_changed(now, untouched)
-
-    def _arm_over_board(self, now: np.ndarray, die_px: float) -> bool:
-        """Whether an arm still reaches in once the frame before a throw stopped waiting for it (``HAND_GONE_WAIT_S``):
-        the board is not read under it for up to ``ARM_OVER_BOARD_S`` from the hands' coming (a slower family filmed
-        upright, Mighty Magpies seed 107 r1 on box 29:200, action 56: a hand held 4.5 s over nest F, read after 4 s as
-        the nest's magpie gone; asked as misread). Not longer: something left at the picture's edge is no arm."""
-        untouched = self._untouched
-        if untouched is None or untouched.shape != now.shape or self._reference_moved():
-            return False
-        if self._clock - self._touched_at > ARM_OVER_BOARD_S:
-            return False
         return reaches_the_edge(now, untouched, die_px) and not only_light_changed(now, untouched)
 
     def _reference_moved(self) -> bool:
@@ -1962,7 +1946,6 @@ class TablePipeline:
         return f"the camera profile {camera.name} is for {w}x{h} pictures, not {size[0]}x{size[1]}: set aside"
 
     def _forget_view(self) -> None:
-        self._arm_lingers = False
         self.tracker.reset()
         self.motion.reset()
         self._board_run, self._before = None, None
