@@ -95,7 +95,9 @@ class RecognitionWorker:
             self.processed += 1
             self.deliver(generation, observation, captured_at)
 
-    def stop(self, timeout: float = 1.0) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
+        # a frame being read is let finish: a thread still in onnxruntime as the process exits aborts it ("terminate
+        # called without an active exception"; the set-up fix UI test, the cores busy, after 1 s)
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)

@@ -4,7 +4,8 @@ A hand over a board can look like the board itself (light skin on a beige print)
 carries it comes from outside: it crosses the table round the board. :func:`arm_crossings` samples
 two rings of table outside the board's edges (clear of the markers), through the pose, and finds
 runs of points whose colour is not the table's -- another chromaticity, or much brighter (a shadow
-only darkens) -- at the same place on both rings: an arm, not a die or a crumb lying there. Readers
+only darkens) -- at the same place on both rings (or, where the outer one lies outside the picture, along
+an arm's width of the inner one): an arm, not a die or a crumb lying there. Readers
 that cannot follow a hand into the board refuse such a frame with the reason.
 """
 
@@ -25,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "foreign_chroma": 0.07,
     "foreign_brighter": 1.45,
     "min_run": 3,  # foreign points in a row on the inner ring (an arm is 60 mm wide and more)
+    "min_run_at_picture_edge": 6,  # the same where the outer ring lies outside the picture (two dice: 32 mm)
 }
 
 
@@ -68,12 +70,14 @@ class ArmWatch:
         self.outer = ring_points(board, r1, step)
 
     def crossings(self, frame: np.ndarray, pose: Any, light: photometry.Photometry | None = None) -> list[tuple[float, float]]:
-        """Board mm where an arm crosses both rings (empty: nothing reaches over the board)."""
+        """Board mm where an arm crosses both rings, or the inner ring where the outer one lies outside the picture
+        (empty: nothing reaches over the board)."""
         cfg = self.cfg
-        foreign = []
+        foreign, seen = [], []
         for pts in (self.inner, self.outer):
             bgr, idx = sample(frame, pose, pts)
             flags = np.zeros(len(pts), bool)
+            seen.append(idx)
             if len(bgr) >= 8:
                 if light is not None:
                     bgr = light.apply(bgr)
@@ -85,16 +89,22 @@ class ArmWatch:
                 flags[idx] = off
             foreign.append(flags)
         inner, outer = foreign
-        if not inner.any() or not outer.any():
+        if not inner.any():
             return []
         reach = 2.5 * float(cfg["step_mm"]) + abs(float(cfg["ring_mm"][1]) - float(cfg["ring_mm"][0]))
-        out_pts = self.outer[outer]
+        out_seen = np.zeros(len(self.outer), bool)
+        out_seen[seen[1]] = True
         hits = []
         for run in _runs(inner):
             if len(run) < int(cfg["min_run"]):
                 continue
             mid = self.inner[run].mean(axis=0)
-            if (np.hypot(*(out_pts - mid).T) <= reach + len(run) * float(cfg["step_mm"]) / 2).any():
+            gap = np.hypot(*(self.outer - mid).T)
+            # the outer ring off the picture where the arm comes in (an upright phone, the board filling its width:
+            # Mighty Magpies s107 on box 29:200, a pale arm over nest F crossed only the inner ring; the hand, read as
+            # the board, hid the nest's magpie): a run long enough for no die is the arm
+            off_picture = not out_seen[int(np.argmin(gap))] and len(run) >= int(cfg["min_run_at_picture_edge"])
+            if (gap[outer] <= reach + len(run) * float(cfg["step_mm"]) / 2).any() or off_picture:
                 hits.append((float(mid[0]), float(mid[1])))
         return hits
 
