@@ -199,3 +199,56 @@ def test_a_colour_with_two_prototypes_is_one_name_and_its_margin_is_to_another_c
     best, d1, d2 = protos.classify(np.array([[1.1, 0.44, 0.13]]))
     assert best.tolist() == [1] and d1[0] == pytest.approx(0.0, abs=1e-9)
     assert d2[0] > 1.0  # the nearest other colour (red), not the blue taught beside it
+
+
+def test_a_magpies_box_whose_tiles_the_set_up_did_not_show_reads_them_unsure_not_as_a_hand():
+    """Rendition 2's Mighty Magpies box taught from a four-player set-up (MM-R-SETUP: the magpies on the start
+    nest, no tile on the board yet): its berries match no colour the reader knows. They counted as spots of
+    unknown colour, and 8 boards in 10 were refused with "something covers the board ...: take your hand away",
+    no hand there (`companion bench board --taught --renditions 2`). The set-up showed no tile, so a tile spot of
+    an unknown colour may be one of this box's tiles: read unsure, and no board refused or silently wrong."""
+    from companion.games.mighty_magpies.rules import MightyMagpies
+    from companion.referee.mighty_magpies import scene_from_state as mm_scene
+    from companion.vision.readers.mighty_magpies import MagpiesReader
+    from companion.workshop.boards.bench.mighty_magpies import sample_states as mm_states
+    from companion.workshop.boards.scenes.mighty_magpies import render as mm_render
+
+    mm = load_board_map(BOARDS_DIR / "mighty-magpies.json")
+    setup = mm_scene(MightyMagpies(players=["A", "B", "C", "D"]).new_initial_state())
+    photo, _ = mm_render(mm, setup, np.random.default_rng([0, 4242]), rendition=2)
+    reader = MagpiesReader(mm)
+    look = teach_appearance(reader, photo.image, setup)
+    assert not look["palettes"].get("tile") and reader.look.unknown_may_be_piece("tile")
+    rng = np.random.default_rng(0)
+    berries_unsure = 0
+    for state in mm_states(6, 0):
+        truth = mm_scene(state)
+        frame, _ = mm_render(mm, truth, rng, rendition=2)
+        reader.reset()
+        obs = reader.read(frame.image)
+        assert obs.usable, obs.status
+        assert [r for r in truth if canonical(truth.get(r)) != canonical(obs.regions.get(r)) and not obs.is_uncertain(r)] == []
+        berries_unsure += sum(1 for r, pieces in truth.items() if {"tile": "berry"} in pieces and obs.is_uncertain(r))
+    assert berries_unsure >= 3
+
+
+def test_a_colour_only_brightness_tells_from_another_is_unsure_when_its_brightness_leans_to_the_other():
+    from companion.vision.readers.discs import Prototypes
+
+    protos = Prototypes(("board", "gold", "berry"), np.array([[1.0, 1.0, 1.0], [1.04, 1.27, 1.13], [1.2, 0.49, 0.83]]))
+    seen = np.array([[1.32, 1.34, 1.19], [0.78, 0.8, 0.77], [1.32, 1.34, 1.19]])
+    off = protos.brightness_towards_another(seen, np.array([0, 0, 2]), hue_near=0.2)
+    assert off[0] > np.log(1.2)  # read as board, a quarter brighter: towards the gold of nearly its hue
+    assert off[1] == 0.0  # darker: away from the gold (a shadow the light field missed)
+    assert off[2] == 0.0  # a berry has no colour of nearly its hue
+
+
+def test_another_magpies_box_dealt_out_of_focus_never_reads_a_gold_tile_as_bare_board_surely():
+    """Rendition 2's gold tiles are nearly the hue of its board, a tenth brighter; out of focus a gold ring
+    blurred into its hole read as bare board with confidence 1.0 (`companion bench board --taught --renditions 2
+    --conditions defocus`, scene 13, nest F: a silent error; MM-SETUP-1, the box taught as dealt)."""
+    from companion.workshop.boards.bench.mighty_magpies import evaluate
+
+    out = evaluate(14, 0, condition="defocus", rendition=2, taught=True)
+    assert out["scenes"] == 14 and out["refused"] < 1.0
+    assert out["silent_error"] == 0.0 and out["boards_silent"] == 0.0, out["silent_failures"]

@@ -262,6 +262,23 @@ class Prototypes:
         return best, d.min(axis=1), d2
 
 
+    def brightness_towards_another(self, ratios: np.ndarray, index: np.ndarray, hue_near: float) -> np.ndarray:
+        """(N,) how far (log) each row's brightness lies from that of its prototype ``index``, where it lies towards
+        another name's prototype of nearly the same hue (within ``hue_near``), else 0: the brightness
+        :meth:`classify` lets pass up to ``light_tolerance`` is then all that tells the two apart."""
+        e = LOG_FLOOR
+        logs = np.log(np.maximum(self.vectors if self.vectors.ndim == 3 else self.vectors[None, :, :], 0.0) + e)
+        level = logs.mean(axis=2)  # (1 or N, K)
+        hue = logs - level[..., None]
+        rows = np.arange(len(index)) if logs.shape[0] > 1 else np.zeros(len(index), int)
+        own_hue, own_level = hue[rows, index], level[rows, index]
+        off = np.log(np.maximum(ratios, 0.0) + e).mean(axis=1) - own_level
+        names = np.array(self.names)
+        alike = (np.linalg.norm(hue[rows] - own_hue[:, None, :], axis=2) < hue_near) & (names[None, :] != names[index][:, None])
+        towards = alike & (np.sign(level[rows] - own_level[:, None]) == np.sign(off)[:, None])
+        return np.where(towards.any(axis=1), np.abs(off), 0.0)
+
+
 def confidence(d1: np.ndarray, d2: np.ndarray, max_distance: float, margin_scale: float) -> np.ndarray:
     """P(right) proxy from the nearest (d1) and second (d2) prototype distances: 1 when the nearest
     is clearly nearer, falling with the margin; at most 0.5 when even the nearest is too far."""
@@ -286,6 +303,14 @@ class Look:
     empty_known: np.ndarray  # (N,) bool: False where a taught print's bare board under the spot was never seen
     untaught: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours another box did not teach
     printed: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)  # feature -> the config's colours taught over
+    unshown: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours the teaching photo did not show
+
+    def unknown_may_be_piece(self, feature: str) -> bool:
+        """Whether a spot of ``feature`` matching no colour may still be a piece rather than a hand: the teaching
+        photo did not show every colour of it, and the config's colour of one it did not show may be off on this box
+        (Mighty Magpies' set-up shows no tile: rendition 2's berries matched no colour, and 8 boards in 10 were
+        refused as covered by a hand)."""
+        return bool(self.unshown.get(feature))
 
     def unsure_feature(self, feature: str) -> bool:
         """Whether no colour of ``feature`` was taught on another box than the config's: its pieces
@@ -330,14 +355,17 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
     foreign = bool(appearance.get("board_bgr")) and float(photometry.colour_mismatch(board, np.asarray(board_bgr, np.float64))[0]) > FOREIGN_PRINT_MISMATCH
     untaught: dict[str, frozenset[str]] = {}
     printed: dict[str, dict[str, np.ndarray]] = {}
+    unshown: dict[str, frozenset[str]] = {}
     for feature, pal in palettes.items():
         taught = appearance.get("palettes", {}).get(feature, {})
         out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
+        if appearance:
+            unshown[feature] = frozenset(name for name in pal if name not in taught)
         if foreign:
             untaught[feature] = frozenset(name for name in pal if name not in taught)
         else:
             printed[feature] = _prints_beside(pal, taught, board_bgr)
-    return Look(refs, empty, out, known, untaught, printed)
+    return Look(refs, empty, out, known, untaught, printed, unshown)
 
 
 def _prints_beside(palette: Mapping[str, Any], taught: Mapping[str, Any], board_bgr: Sequence[float]) -> dict[str, np.ndarray]:

@@ -221,11 +221,24 @@ class MagpiesReader(TrackedReader):
         is_ring = (ti == 2) | (ti == 3)
         disagree = (is_ring & (hole_board > hole_berry)) | ((ti == 1) & (hole_berry > hole_board))
         tconf = np.where(disagree, np.minimum(tconf, 0.5), tconf)
+        # two colours only brightness tells apart (another box's gold tile, the hue of its board): a spot whose
+        # brightness leans from its reading's towards the other's is unsure -- the light's tolerance lets a shadow
+        # pass, and a gold ring blurred into its hole as well (rendition 2 out of focus: read as bare board, sure)
+        hue_near, off = float(cl["hue_near"]), np.log(float(cl["brightness_unsure"]))
+        mconf = np.where(self._mag_protos.brightness_towards_another(mag, mi, hue_near) > off, np.minimum(mconf, 0.5), mconf)
+        tconf = np.where(self._tile_protos.brightness_towards_another(rng_, ti, hue_near) > off, np.minimum(tconf, 0.5), tconf)
         known_m, known_t = self.look.empty_known[self._mags], self.look.empty_known[self._tiles]
         # spots whose bare board a taught photo never showed, matching no piece: unsure, not a hand
         mconf = np.where((md1 > max_d) & ~known_m, np.minimum(mconf, 0.3), mconf)
         tconf = np.where((td1 > max_d) & ~known_t, np.minimum(tconf, 0.3), tconf)
-        unknown = int(((md1 > max_d) & known_m).sum() + ((td1 > max_d) & known_t).sum())
+        far_m, far_t = (md1 > max_d) & known_m, (td1 > max_d) & known_t
+        # a colour far from all, of a kind some colour of which the teaching photo did not show: maybe such a
+        # piece of this box (unsure), not a hand
+        if self.look.unknown_may_be_piece("magpie"):
+            mconf, far_m = np.where(far_m, np.minimum(mconf, 0.3), mconf), np.zeros_like(far_m)
+        if self.look.unknown_may_be_piece("tile"):
+            tconf, far_t = np.where(far_t, np.minimum(tconf, 0.3), tconf), np.zeros_like(far_t)
+        unknown = int(far_m.sum() + far_t.sum())
         # read as empty where the bare board under the spot was never seen: only a guess
         mconf = np.where((mi == 0) & ~known_m, np.minimum(mconf, 0.5), mconf)
         tconf = np.where((ti == 0) & ~known_t, np.minimum(tconf, 0.5), tconf)
@@ -236,8 +249,8 @@ class MagpiesReader(TrackedReader):
         cover = cfg["cover"]
         if covered(light, self._refs, float(il["step_mm"]), cover) or unknown > int(cover["max_unknown_spots"]):
             where = sorted(
-                {self.spots[self._mags[i]].region for i in np.flatnonzero((md1 > max_d) & known_m)}
-                | {self.spots[self._tiles[i]].region for i in np.flatnonzero((td1 > max_d) & known_t)}
+                {self.spots[self._mags[i]].region for i in np.flatnonzero(far_m)}
+                | {self.spots[self._tiles[i]].region for i in np.flatnonzero(far_t)}
             )
             near = f" near nest(s) {', '.join(where)}" if where else ""
             return Observation.unusable(

@@ -44,8 +44,9 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as
     """As :func:`companion.workshop.boards.bench.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or MagpiesReader(board)
-    if taught:  # first taught the box's look from one photo of a four-player set-up
+    if taught:  # first taught the box's look from one photo of a four-player set-up, as dealt (MM-SETUP-1)
         setup = MightyMagpies(players=["P1", "P2", "P3", "P4"]).new_initial_state()
+        setup.apply(setup.sample_chance(random.Random(seed)))
         teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed)
     return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
                           condition=condition)
