@@ -261,7 +261,6 @@ class Prototypes:
         d2 = np.where(first[None, :] == best[:, None], np.inf, d).min(axis=1)
         return best, d.min(axis=1), d2
 
-
     def brightness_towards_another(self, ratios: np.ndarray, index: np.ndarray, hue_near: float) -> np.ndarray:
         """(N,) how far (log) each row's brightness lies from that of its prototype ``index``, where it lies towards
         another name's prototype of nearly the same hue (within ``hue_near``), else 0: the brightness
