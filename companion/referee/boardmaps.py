@@ -45,6 +45,12 @@ def corner_fiducials(w: float, h: float, outside_mm: float, side_mm: float) -> l
     return [{"id": k, "center_mm": c, "side_mm": side_mm} for k, c in enumerate(corners)]
 
 
+def outline_lines(w: float, h: float) -> list[list[float]]:
+    """The board's four sides as straight lines (``straight_lines_mm``): a board's cut edge stays
+    straight however it is printed, so a wide lens's bend shows on it."""
+    return [[0, 0, w, 0], [w, 0, w, h], [w, h, 0, h], [0, h, 0, 0]]
+
+
 # -- Eagle Kingdoms ----------------------------------------------------------------------------------
 
 EK_MARKER_SIDE_MM = 30.0
@@ -88,6 +94,7 @@ def eagle_kingdoms_map() -> dict[str, Any]:
         "fiducials": corner_fiducials(w, h, EK_MARKER_OUTSIDE_MM, EK_MARKER_SIDE_MM),
         "regions": regions,
         "edges": [[p["id"], q] for p in pieces for q in p["locked_by"]],
+        "straight_lines_mm": outline_lines(w, h),
     }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from companion.referee.boardmaps import corner_fiducials
+from companion.referee.boardmaps import corner_fiducials, outline_lines
 
 MARKER_SIDE_MM = 30.0
 MARKER_INSET_MM = 25.0  # marker centres this far in from both edges of a board corner
@@ -52,5 +52,6 @@ def mighty_magpies_map() -> dict[str, Any]:
         "fiducials": corner_fiducials(w, h, -MARKER_INSET_MM, MARKER_SIDE_MM),
         "regions": regions,
         "edges": [list(r["ends"]) for r in data["routes"]],
+        "straight_lines_mm": outline_lines(w, h),
         "routes": [{"id": r["id"], "colour": r["colour"], "ends": list(r["ends"])} for r in data["routes"]],
     }

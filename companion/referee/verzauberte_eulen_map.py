@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from companion.referee.boardmaps import corner_fiducials
+from companion.referee.boardmaps import corner_fiducials, outline_lines
 
 MARKER_SIDE_MM = 30.0
 MARKER_OUTSIDE_MM = 20.0  # as Eagle Kingdoms: 5 mm quiet zone to the board edge
@@ -92,4 +92,5 @@ def verzauberte_eulen_map() -> dict[str, Any]:
         "fiducials": corner_fiducials(w, h, MARKER_OUTSIDE_MM, MARKER_SIDE_MM),
         "regions": regions,
         "edges": [list(e) for e in edges],
+        "straight_lines_mm": outline_lines(w, h),
     }

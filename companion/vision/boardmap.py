@@ -19,8 +19,13 @@ top-left corner, x to the right, y down (the way the board is printed). Format (
         {"id": "a1", "kind": "square", "polygon_mm": [[40, 40], [84, 40], [84, 84], [40, 84]]},
         {"id": "pool", "kind": "pool", "center_mm": [150, 150], "radius_mm": 30}, ...
       ],
-      "edges": [["a1", "a2"], ...]       # optional graph edges between region ids
+      "edges": [["a1", "a2"], ...],      # optional graph edges between region ids
+      "straight_lines_mm": [[0, 0, 300, 0], ...]  # optional straight printed edges [x0, y0, x1, y1]
     }
+
+``straight_lines_mm`` names long straight edges a camera sees (the board's outline against its border):
+their bend in a picture measures an uncorrected wide lens when the markers alone cannot
+(:func:`companion.vision.pose.find_straight_lines`).
 
 Coordinates may lie outside ``[0, size]`` only for fiducials (markers stuck on the table beside the
 board). A fitted per-user copy (see :func:`save_fitted_map`, :func:`load_user_map`) wraps a map with
@@ -146,6 +151,7 @@ class BoardMap:
     dictionary: str = DEFAULT_DICTIONARY
     title: str = ""
     fitted: Mapping[str, Any] | None = field(default=None, compare=False)
+    straight_lines_mm: tuple[tuple[float, float, float, float], ...] = ()
 
     # -- lookups -----------------------------------------------------------------------------------
     def fiducial(self, marker_id: int) -> Fiducial | None:
@@ -190,6 +196,8 @@ class BoardMap:
         out["regions"] = [r.to_dict() for r in self.regions]
         if self.edges:
             out["edges"] = [list(e) for e in self.edges]
+        if self.straight_lines_mm:
+            out["straight_lines_mm"] = [_round_list(line) for line in self.straight_lines_mm]
         if self.fitted is not None:
             out["fitted"] = dict(self.fitted)
         return out
@@ -199,11 +207,14 @@ class BoardMap:
 
     def digest(self) -> str:
         """sha256 of the canonical JSON, without any ``fitted`` block (identifies a reference map). Kept on
-        the map once made: readers key their caches by it every frame, and the map is frozen."""
+        the map once made: readers key their caches by it every frame, and the map is frozen. Without the
+        straight lines too: they say nothing of where the spaces are, and a box taught before they were
+        added stays taught."""
         known = self.__dict__.get("_digest")
         if known is None:
             data = self.to_dict()
             data.pop("fitted", None)
+            data.pop("straight_lines_mm", None)
             known = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
             object.__setattr__(self, "_digest", known)
         return known
@@ -346,6 +357,7 @@ def _parse_map(data: Any, source: str | None, slack_mm: float = 0.0) -> BoardMap
     area = play if play is not None else (0.0, 0.0, size[0], size[1])
     _check_play_area(area, regions, fiducials, _TOLERANCE_MM + slack_mm, fail)
     edges = _parse_edges(data.get("edges", []), {r.id for r in regions}, fail)
+    lines = _parse_straight_lines(data.get("straight_lines_mm", []), size, fail)
     fitted = data.get("fitted")
     if fitted is not None and not isinstance(fitted, dict):
         raise fail("'fitted' must be an object")
@@ -359,7 +371,25 @@ def _parse_map(data: Any, source: str | None, slack_mm: float = 0.0) -> BoardMap
         dictionary=dictionary,
         title=title,
         fitted=fitted,
+        straight_lines_mm=lines,
     )
+
+
+MIN_STRAIGHT_LINE_MM = 50.0  # shorter lines bend too little under a lens to measure it
+
+
+def _parse_straight_lines(raw: Any, size: tuple[float, ...], fail) -> tuple[tuple[float, float, float, float], ...]:
+    if not isinstance(raw, list):
+        raise fail("'straight_lines_mm' must be a list of [x0, y0, x1, y1]")
+    lines = []
+    for i, item in enumerate(raw):
+        x0, y0, x1, y1 = _vec(item, 4, f"straight_lines_mm[{i}]", fail)
+        if math.hypot(x1 - x0, y1 - y0) < MIN_STRAIGHT_LINE_MM:
+            raise fail(f"straight_lines_mm[{i}] is shorter than {MIN_STRAIGHT_LINE_MM:g} mm")
+        if not all(-_TOLERANCE_MM <= v <= lim + _TOLERANCE_MM for v, lim in ((x0, size[0]), (x1, size[0]), (y0, size[1]), (y1, size[1]))):
+            raise fail(f"straight_lines_mm[{i}] {[x0, y0, x1, y1]} must lie on the board {size[0]:g} x {size[1]:g} mm")
+        lines.append((x0, y0, x1, y1))
+    return tuple(lines)
 
 
 def _parse_play_area(data: dict, size: tuple[float, ...], fail) -> tuple[float, ...] | None:

@@ -34,6 +34,7 @@ import numpy as np
 from companion.vision.boardmap import BoardMap
 from companion.vision.errors import VisionError
 from companion.vision.intrinsics import CameraProfile
+from companion.vision.lens import find_straight_lines, fit_k1_to_lines, search_k1
 
 
 class PoseStatus(Enum):
@@ -459,24 +460,7 @@ def fit_k1(board: BoardMap, markers: Mapping[int, np.ndarray], image_size: Seque
             return float("inf")
         return float(np.sqrt(((apply_homography(H, obj) - und) ** 2).sum(axis=1).mean()))
 
-    lo, hi = (float(v) for v in cfg["k1_range"])
-    grid = np.linspace(lo, hi, 9)
-    errs = [rms(float(k)) for k in grid]
-    j = int(np.argmin(errs))
-    a, b = grid[max(j - 1, 0)], grid[min(j + 1, len(grid) - 1)]
-    g = (np.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = rms(c), rms(d)
-    for _ in range(14):
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = rms(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = rms(d)
-    k1 = (a + b) / 2
+    k1 = search_k1(rms, cfg["k1_range"])
     return k1, rms(k1), rms(0.0)
 
 
@@ -584,10 +568,12 @@ class BoardTracker:
         self._tapped: PoseResult | None = None
         self._tapped_ref: np.ndarray | None = None
         self._lens: CameraProfile | None = None  # k1 estimated from the markers (no profile given)
+        self._lens_age: int | None = None  # detections since the board's straight lines last measured the lens
 
     def reset(self) -> None:
         self._last = self._rechecking = self._still_ref = self._tapped = self._tapped_ref = None
         self._lens = None
+        self._lens_age = None
         self._reused = 0
 
     def view_angle(self, result: PoseResult, image_size: Sequence[int]) -> float | None:
@@ -692,7 +678,7 @@ class BoardTracker:
         timings["detect"] = (time.perf_counter() - t) * 1000
         if self.camera is None and self.config["lens"]["estimate_k1"]:
             t = time.perf_counter()
-            markers = self._estimate_lens(markers, gray.shape[::-1])
+            markers = self._estimate_lens(markers, gray)
             timings["lens"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
@@ -825,22 +811,56 @@ class BoardTracker:
             return replace(fresh, homography=self._last.homography, source="tracked")
         return fresh
 
-    def _estimate_lens(self, raw: dict[int, np.ndarray], size: Sequence[int]) -> dict[int, np.ndarray]:
-        """Markers undistorted by a k1 fitted to them (:func:`fit_k1`) when they show a bent lens; with too
+    def _estimate_lens(self, raw: dict[int, np.ndarray], gray: np.ndarray) -> dict[int, np.ndarray]:
+        """Markers undistorted by a k1 fitted to the board's straight lines (:func:`fit_k1_to_lines`) or,
+        on a board without them, to the markers (:func:`fit_k1`), when they show a bent lens; with too
         few markers for a fit, the last estimate is kept (the lens does not change between frames)."""
         cfg = self.config["lens"]
-        focal = float(self.config["view"]["focal_guess"])
+        size = gray.shape[::-1]
         pts = np.vstack(list(raw.values())) if raw else np.zeros((0, 2))
         spread = np.linalg.svd(pts - pts.mean(axis=0), compute_uv=False) if len(pts) >= 3 else np.zeros(2)
         spanned = len(spread) == 2 and spread[1] >= float(cfg["min_spread"]) * spread[0]  # markers in a line pin no bend
         if len(raw) >= int(cfg["min_markers"]) and spanned:
-            k1, with_k1, without = fit_k1(self.board, raw, size, cfg, focal)
-            bent = without >= float(cfg["min_rms_px"]) and with_k1 <= float(cfg["max_rms_ratio"]) * without
-            self._lens = estimated_camera(size, k1, focal) if bent and abs(k1) >= float(cfg["min_abs_k1"]) else None
+            self._update_lens(gray, raw)
         if self._lens is None or tuple(self._lens.image_size) != tuple(int(v) for v in size):
             self._lens = None
             return raw
         return {i: self._lens.undistort_points(c) for i, c in raw.items()}
+
+    def _update_lens(self, gray: np.ndarray, raw: Mapping[int, np.ndarray]) -> None:
+        """Fit the lens anew: from the board's straight lines every ``lens.line_refit_every`` detections (a
+        dozen milliseconds; the lens does not change), kept while the lines are out of view; from the
+        markers on every detection when no straight line has shown yet."""
+        cfg = self.config["lens"]
+        size = gray.shape[::-1]
+        focal = float(self.config["view"]["focal_guess"])
+        if self._lens_age is not None:
+            self._lens_age += 1
+            if self._lens_age <= int(cfg["line_refit_every"]):
+                return
+        lines = self._straight_lines(gray, raw)
+        if lines:
+            k1, with_k1, without = fit_k1_to_lines(lines, guessed_camera_matrix(size, focal), cfg)
+            bent = with_k1 <= float(cfg["line_max_rms_ratio"]) * without and abs(k1) >= float(cfg["line_min_abs_k1"])
+            self._lens_age = 0
+        elif self._lens_age is not None:
+            return
+        else:
+            k1, with_k1, without = fit_k1(self.board, raw, size, cfg, focal)
+            bent = without >= float(cfg["min_rms_px"]) and with_k1 <= float(cfg["max_rms_ratio"]) * without
+            bent = bent and abs(k1) >= float(cfg["min_abs_k1"])
+        self._lens = estimated_camera(size, k1, focal) if bent else None
+
+    def _straight_lines(self, gray: np.ndarray, raw: Mapping[int, np.ndarray]) -> list[np.ndarray]:
+        """Points along the board's straight lines (:func:`find_straight_lines`), where the markers'
+        homography puts them; none when too few lines show for a fit (``lens.line_min_lines``)."""
+        if not self.board.straight_lines_mm:
+            return []
+        fit = estimate_homography(self.board, raw, self.config["homography"])
+        if fit.homography is None:
+            return []
+        lines = find_straight_lines(gray, self.board, fit.homography, self.config["lens"])
+        return lines if len(lines) >= int(self.config["lens"]["line_min_lines"]) else []
 
     def _usable_markers(self, found: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
         """The board's own markers, undistorted when the camera is known."""

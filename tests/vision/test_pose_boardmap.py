@@ -47,6 +47,14 @@ def test_round_trip_through_dict_is_identical(raw):
     assert again.digest() == board.digest()
 
 
+def test_straight_lines_round_trip_but_leave_the_digest_a_taught_box_is_keyed_by(raw):
+    board = BoardMap.from_dict(raw)
+    lined = BoardMap.from_dict({**raw, "straight_lines_mm": [[0, 0, 400, 0], [400, 0, 400, 300]]})
+    assert lined.straight_lines_mm == ((0, 0, 400, 0), (400, 0, 400, 300))
+    assert BoardMap.from_dict(json.loads(lined.to_json())) == lined
+    assert lined.digest() == board.digest() and lined != board
+
+
 def _set(data: dict, path: str, value) -> dict:
     data = copy.deepcopy(data)
     keys = path.split(".")
@@ -92,6 +100,10 @@ BAD_MAPS = [
     ("edges.0", ["start", "nowhere"], "unknown region"),
     ("edges.0", ["start", "start"], "to itself"),
     ("play_area_mm", [50, 40, 450, 260], "inside the board"),
+    ("straight_lines_mm", {"top": [0, 0, 400, 0]}, "must be a list"),
+    ("straight_lines_mm", [[0, 0, 400]], "list of 4 numbers"),
+    ("straight_lines_mm", [[0, 0, 30, 0]], "shorter than 50 mm"),
+    ("straight_lines_mm", [[0, -40, 400, -40]], "must lie on the board"),
 ]
 
 

@@ -3,7 +3,7 @@
 Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
-                          [--actions N] [--upright] [--slow] [--box SEED:HUE]
+                          [--actions N] [--upright] [--slow] [--box SEED:HUE] [--no-profile]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -41,6 +41,9 @@ rulebooks give them).
   least: the speed target is judged on it), and ``stages_cpu_ms`` where it goes: per stage of the pipeline
   (undistort, motion, pose, quality, photometry, reader, dice, match, other) the median and p90 CPU ms over
   the frames (:mod:`companion.workshop.table.stages`; ``companion bench profile`` for a short stretch).
+
+``--no-profile`` follows as a family whose phone was never calibrated: the pipeline gets no camera profile of the
+film's wide lens (k1 -0.12) and measures it on the board (:mod:`companion.vision.lens`).
 
 ``--upright`` films the games as a phone held upright sees them: 720x1280 portrait frames (the same lens, light,
 hands and JPEG), the board across the picture's narrow side.
@@ -107,14 +110,15 @@ class FilmedFamily(Oracle):
 
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
                 actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE,
-                pace: int = 1, hover: int = 0) -> dict[str, Any]:
+                pace: int = 1, hover: int = 0, profile: bool = True) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
     reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
     pipeline learns it again from the set-up photo once the set-up is confirmed. ``actions``: film only the
     first that many true actions. ``frames``: follow only the film's first so many frames (a profile; the
     game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright). ``pace``,
-    ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`)."""
+    ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`). ``profile``: the pipeline
+    knows the film's lens (a calibrated phone); without, it measures the lens on the board itself."""
     from itertools import islice
 
     from companion.referee.follow import Follower, follow
@@ -124,7 +128,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     from companion.workshop.table.stages import StageClock
 
     film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover)
-    pipeline = TablePipeline(film.game, camera=film.camera, registry=film.registry())
+    pipeline = TablePipeline(film.game, camera=film.camera if profile else None, registry=film.registry())
     look = ""
     if taught:
         try:
@@ -240,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slow", action="store_true",
                         help="film a slower family: hands and throws three times as long, hands held still over the board")
     parser.add_argument("--box", default="", help=art.BOX_HELP)
+    parser.add_argument("--no-profile", action="store_true",
+                        help="a phone never calibrated: the pipeline gets no camera profile and measures the lens itself")
     args = parser.parse_args(argv)
     box_error = art.use_box_option(args.box)
     if box_error:
@@ -268,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     try:
                         results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions,
                                                    size=UPRIGHT if args.upright else LANDSCAPE,
-                                                   **(SLOW if args.slow else {})))
+                                                   **(SLOW if args.slow else {}), profile=not args.no_profile))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -289,7 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["targets"] = dict(TARGETS)
     report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught,
                      **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {}),
-                     **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {})}
+                     **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {}),
+                     **({"camera_profile": False} if args.no_profile else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))
