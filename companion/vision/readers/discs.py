@@ -360,8 +360,8 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
         out[feature] = {name: np.asarray(taught.get(name, bgr), np.float64) for name, bgr in pal.items()}
         if appearance:
             unshown[feature] = frozenset(name for name in pal if name not in taught)
-        if foreign:
-            untaught[feature] = frozenset(name for name in pal if name not in taught)
+        if foreign:  # (only a taught look is foreign)
+            untaught[feature] = unshown[feature]
         else:
             printed[feature] = _prints_beside(pal, taught, board_bgr)
     return Look(refs, empty, out, known, untaught, printed, unshown)
