@@ -224,3 +224,40 @@ def test_bench_table_films_a_slower_family_when_asked(monkeypatch, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["run"]["slow"] == bench.SLOW and made == [(bench.SLOW["pace"], bench.SLOW["hover"])]
     assert report["details"]["verzauberte-eulen"]["frames"] == ShortFilm.FRAMES
+
+
+def test_the_film_shows_the_camera_each_face_of_its_dice_once_as_teach_your_dice_does():
+    """--taught-dice (issue 21, "teach your dice"): each die of the box shown once per face; Eagle Kingdoms' two
+    regular dice are alike (one d6 taught), the Enchanted Die is the d8."""
+    from companion.vision.profile import DiceProfile
+    from companion.vision.reader import DiceReader
+    from companion.vision.teach_dice import DiceTeacher
+
+    one = film.GameFilm("eagle-kingdoms", 5, light=False)
+    reader = DiceReader(kinds=("d6", "d8"))
+    config = reader.classifier.config
+    profile = DiceProfile.new("box", int(config["size"]), float(config["crop_scale"]))
+    assert one.show_dice(DiceTeacher(reader, profile)) == 6 + 8
+    assert profile.missing_faces(("d6", "d8")) == {"d6": [], "d8": []}
+    assert reader.profile is profile
+
+
+def test_bench_table_follows_an_uncalibrated_phone_and_a_family_that_taught_its_dice_when_asked(monkeypatch, capsys):
+    """--no-profile: the pipeline is given no camera profile (it measures the lens on the board); --taught-dice: the
+    family's dice profile is taught before the film."""
+    from companion.referee.table import TablePipeline
+
+    cameras, made = [], TablePipeline.__init__
+
+    def recorded(self, *args, **kwargs):
+        cameras.append(kwargs.get("camera"))
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(film, "GameFilm", ShortFilm)
+    monkeypatch.setattr(TablePipeline, "__init__", recorded)
+    bench.main(["--json", "--seed", "3", "--games", "1", "--only", "mighty-magpies", "--renditions", "2",
+                "--no-profile", "--taught-dice"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["run"]["camera_profile"] is False and report["run"]["taught_dice"] is True
+    assert cameras == [None]
+    assert any("5 dice faces taught before the film" in look for look in report["details"]["mighty-magpies"]["look"])

@@ -4,6 +4,7 @@ Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
                           [--actions N] [--upright] [--slow] [--box SEED:HUE] [--no-profile]
+                          [--taught-dice]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -41,6 +42,9 @@ rulebooks give them).
   least: the speed target is judged on it), and ``stages_cpu_ms`` where it goes: per stage of the pipeline
   (undistort, motion, pose, quality, photometry, reader, dice, match, other) the median and p90 CPU ms over
   the frames (:mod:`companion.workshop.table.stages`; ``companion bench profile`` for a short stretch).
+
+``--taught-dice`` follows a family that showed the camera each face of its dice before the game (the app's "teach
+your dice", issue 21): the pipeline's dice reader reads with that profile.
 
 ``--no-profile`` follows as a family whose phone was never calibrated: the pipeline gets no camera profile of the
 film's wide lens (k1 -0.12) and measures it on the board (:mod:`companion.vision.lens`).
@@ -108,9 +112,25 @@ class FilmedFamily(Oracle):
         return bool(self._steps) and index < self._steps[min(frame, len(self._steps) - 1)]
 
 
+def _teach_dice(pipeline: Any, film: Any) -> str:
+    """The family's dice profile, each face shown once (``--taught-dice``); what was done, in words."""
+    from companion.vision.profile import DiceProfile, ProfileError
+    from companion.vision.teach_dice import DiceTeacher
+
+    reader = pipeline.dice_reader()
+    if reader is None:
+        return "no dice to teach; "
+    config = reader.classifier.config
+    try:
+        shown = film.show_dice(DiceTeacher(reader, DiceProfile.new("the family's dice", int(config["size"]), float(config["crop_scale"]))))
+    except ProfileError as exc:
+        return f"dice not taught: {exc}; "
+    return f"{shown} dice faces taught before the film; "
+
+
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
                 actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE,
-                pace: int = 1, hover: int = 0, profile: bool = True) -> dict[str, Any]:
+                pace: int = 1, hover: int = 0, profile: bool = True, taught_dice: bool = False) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
     reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
@@ -118,7 +138,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     first that many true actions. ``frames``: follow only the film's first so many frames (a profile; the
     game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright). ``pace``,
     ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`). ``profile``: the pipeline
-    knows the film's lens (a calibrated phone); without, it measures the lens on the board itself."""
+    knows the film's lens (a calibrated phone); without, it measures the lens on the board itself. ``taught_dice``: the
+    family showed the camera each face of its dice before the game (:meth:`GameFilm.show_dice`)."""
     from itertools import islice
 
     from companion.referee.follow import Follower, follow
@@ -129,13 +150,13 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 
     film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover)
     pipeline = TablePipeline(film.game, camera=film.camera if profile else None, registry=film.registry())
-    look = ""
+    look = _teach_dice(pipeline, film) if taught_dice else ""
     if taught:
         try:
             pipeline.teach_look(*film.teaching_photo())
-            look = "taught before the film; "
+            look += "taught before the film; "
         except TeachError as exc:
-            look = f"not taught before the film: {exc}; "
+            look += f"not taught before the film: {exc}; "
     truth_path = film.write_truth(work / f"{game}-{seed}-{rendition}-true.jsonl")
     journal = work / f"{game}-{seed}-{rendition}.jsonl"
     reasons: Counter[str] = Counter()
@@ -244,6 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slow", action="store_true",
                         help="film a slower family: hands and throws three times as long, hands held still over the board")
     parser.add_argument("--box", default="", help=art.BOX_HELP)
+    parser.add_argument("--taught-dice", action="store_true",
+                        help="the family showed the camera each face of its dice before the game (teach your dice)")
     parser.add_argument("--no-profile", action="store_true",
                         help="a phone never calibrated: the pipeline gets no camera profile and measures the lens itself")
     args = parser.parse_args(argv)
@@ -274,7 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     try:
                         results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions,
                                                    size=UPRIGHT if args.upright else LANDSCAPE,
-                                                   **(SLOW if args.slow else {}), profile=not args.no_profile))
+                                                   **(SLOW if args.slow else {}), profile=not args.no_profile,
+                                                   taught_dice=args.taught_dice))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -296,7 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["run"] = {"seed": args.seed, "games_per_rendition": args.games, "renditions": renditions, "taught": args.taught,
                      **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {}),
                      **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {}),
-                     **({"camera_profile": False} if args.no_profile else {})}
+                     **({"camera_profile": False} if args.no_profile else {}),
+                     **({"taught_dice": True} if args.taught_dice else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

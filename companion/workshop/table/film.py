@@ -679,13 +679,35 @@ class GameFilm:
         for die_spec in roll:
             material = self.materials[die_spec.role]
             for value in (1, 4):
-                die = Die(die_spec.kind, value, 0.0, 0.0, material)
-                sprite = self._die_sprite(die, random.Random(value), size=DIE_MM.get(die.kind, 16.0) * self.px_per_mm())
-                canvas = self._table_image[:200, :200].copy()
-                _paste(canvas, sprite, 100, 100)
-                h, w = sprite.shape[:2]
-                registry.register(die_spec.role, canvas, (100 - w // 2, 100 - h // 2, w, h), kind=READER_KIND[die_spec.kind])
+                canvas, box = self._die_on_table(Die(die_spec.kind, value, 0.0, 0.0, material), random.Random(value))
+                registry.register(die_spec.role, canvas, box, kind=READER_KIND[die_spec.kind])
         return registry
+
+    def show_dice(self, teacher: Any) -> int:
+        """The family's "teach your dice" before the game (issue 21): each die of the box shown to the camera on the
+        table once per face (``teacher``: a :class:`~companion.vision.teach_dice.DiceTeacher`). Returns the faces shown."""
+        from companion.vision.profile import FACES
+
+        shown, seen = 0, set()
+        for roll in type(self.game).rolls.values():
+            for spec in roll:
+                material = self._material(spec)
+                if (spec.kind, id(material)) in seen:
+                    continue
+                seen.add((spec.kind, id(material)))
+                for face in FACES[READER_KIND[spec.kind]]:
+                    canvas, box = self._die_on_table(Die(spec.kind, face, 0.0, 0.0, material), random.Random(self.seed * 1000 + shown))
+                    teacher.show(canvas, READER_KIND[spec.kind], face, box)
+                    shown += 1
+        return shown
+
+    def _die_on_table(self, die: Die, rng: random.Random) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+        """A corner of the table with ``die`` in the middle, as large as the film's dice lie, and the die's box."""
+        sprite = self._die_sprite(die, rng, size=DIE_MM.get(die.kind, 16.0) * self.px_per_mm())
+        canvas = self._table_image[:200, :200].copy()
+        _paste(canvas, sprite, 100, 100)
+        h, w = sprite.shape[:2]
+        return canvas, (100 - w // 2, 100 - h // 2, w, h)
 
 
 def _paste(img: np.ndarray, sprite: np.ndarray | None, cx: float, cy: float) -> None:
