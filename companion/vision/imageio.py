@@ -199,8 +199,11 @@ def decode(data: bytes, name: str = "image", fit: bool = True) -> tuple[np.ndarr
     _, width, height = header_size(data)
     check_dimensions(width, height)
     buf = np.frombuffer(data, np.uint8)
-    try:  # 8-bit BGR straight from the decoder: 16-bit, alpha, grey and CMYK converted, EXIF rotation not applied
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    # 8-bit BGR straight from the decoder: 16-bit, alpha, grey and CMYK converted, and turned as the EXIF orientation
+    # says: a phone held upright stores its picture on its side, and the dice reader takes a die's top for the top
+    # of the picture (a leaning camera sees the upward face above the side faces)
+    try:
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     except cv2.error as exc:
         raise ImageError(f"cannot decode {name}: {exc.msg if hasattr(exc, 'msg') else exc}") from exc
     if img is None:

@@ -104,6 +104,21 @@ def test_cmyk_jpegs_are_converted(pictures):
     assert white.min() > 200
 
 
+def test_a_phone_picture_stored_on_its_side_is_turned_as_its_exif_orientation_says():
+    """A phone held upright stores a landscape JPEG with EXIF orientation 6 ("turn 90 degrees clockwise"); the dice
+    reader takes the top of the picture for up, so the picture is read as the phone showed it."""
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :50] = (0, 0, 255)  # the stored picture's left quarter is red
+    data = cv2.imencode(".jpg", img)[1].tobytes()
+    tiff = b"MM\x00\x2a" + struct.pack(">IH", 8, 1) + struct.pack(">HHIHH", 0x112, 3, 1, 6, 0) + struct.pack(">I", 0)
+    app1 = b"Exif\x00\x00" + tiff
+    turned = data[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + data[2:]
+    upright, scale = imageio.decode(turned)
+    assert upright.shape == (200, 100, 3) and scale == 1.0
+    assert upright[:40, :, 2].mean() > 200 and upright[-40:, :, 2].mean() < 50  # the red quarter is on top
+    assert imageio.decode(data)[0].shape == (100, 200, 3)  # without the tag, as stored
+
+
 def test_the_size_is_checked_from_the_header_before_decoding(tmp_path, monkeypatch):
     decoded = []
     monkeypatch.setattr(cv2, "imdecode", lambda *a: decoded.append(a) or None)
