@@ -102,13 +102,6 @@ def _steps(diff: np.ndarray, probes: np.ndarray, min_contrast: float) -> np.ndar
     return (probes[rows, lo] * (1 - frac) + probes[rows, lo + 1] * frac).astype(np.float64)
 
 
-def straightness_px(lines: Sequence[np.ndarray], camera_matrix: np.ndarray, k1: float, keep: float) -> float:
-    """RMS distance (px) of the lines' points, undistorted with ``k1``, from a straight line through each;
-    each line's fit keeps its ``keep`` share of closest points (a piece or a hand on the edge)."""
-    points, used = _padded(lines)
-    return _straightness(points, used, camera_matrix, k1, keep)
-
-
 def _padded(lines: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The lines' points as one (lines, most points, 2) array and the mask of the real ones."""
     most = max(len(p) for p in lines)
@@ -121,6 +114,8 @@ def _padded(lines: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _straightness(points: np.ndarray, used: np.ndarray, camera_matrix: np.ndarray, k1: float, keep: float) -> float:
+    """RMS distance (px) of the lines' points (``_padded``), undistorted with ``k1``, from a straight line through
+    each; each line's fit keeps its ``keep`` share of closest points (a piece or a hand on the edge)."""
     ideal = undistort_k1(points.reshape(-1, 2), camera_matrix, k1).reshape(points.shape)
     residuals = _line_residuals(ideal, used, keep)
     return float(np.sqrt((residuals**2).mean()))
