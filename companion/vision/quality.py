@@ -24,6 +24,9 @@ from companion.vision.boardmap import BoardMap
 
 EDGE_SAMPLES = 6  # profiles per marker side
 IQR_TO_SIGMA = 1.349
+# a frame whose markers' edges spread no more is as sharp as a camera gives (rendered boards: 0.5-1.0 px, the
+# same defocused by 5 px: 1.0-1.5 px): when its spread in millimetres is still too much, the board is too far
+SHARP_PX = 0.8
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class FrameQuality:
         if self.moving:
             return "something is moving: waiting for a still picture"
         if self.blur_mm is not None and self.blur_mm > max_blur_mm:
+            if self.blur_px is not None and self.blur_px <= SHARP_PX:  # sharp, but each pixel covers too much board
+                return (f"the board is too small in the picture: its edges spread {self.blur_mm:.1f} mm ({self.blur_px:.1f} px, "
+                        f"sharp; at most {max_blur_mm:.1f} mm can be read): bring the camera closer")
             return (f"too blurred: edges spread {self.blur_mm:.1f} mm ({self.blur_px:.1f} px; at most {max_blur_mm:.1f} mm "
                     "can be read): hold the camera still and let it focus")
         return None

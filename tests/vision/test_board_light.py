@@ -95,6 +95,10 @@ def test_blur_is_measured_on_the_markers_edges_in_board_millimetres(boards):
     assert sharp.blur_mm is not None and soft.blur_mm is not None
     assert sharp.blur_mm < 1.0 < soft.blur_mm and 0.6 < sharp.px_per_mm < 1.6
     assert sharp.problem(1.4) is None and "too blurred" in soft.problem(1.4)
+    # as sharp as a camera gives, but the board so far that a pixel covers too much of it: no use to hold still
+    far = quality.FrameQuality(0.6, 1.2, 0.5)  # edges 0.6 px wide (the sharpest renders: 0.5-0.7 px), 0.5 px per mm
+    assert "bring the camera closer" in far.problem(1.1) and "too blurred" not in far.problem(1.1)
+    assert "too blurred" in quality.FrameQuality(1.3, 1.2, 1.1).problem(1.1)
 
 
 def test_a_wide_lens_without_a_profile_is_fitted_from_the_markers(boards):
