@@ -567,13 +567,14 @@ class BoardTracker:
         self._reused = 0
         self._tapped: PoseResult | None = None
         self._tapped_ref: np.ndarray | None = None
-        self._lens: CameraProfile | None = None  # k1 estimated from the markers (no profile given)
-        self._lens_age: int | None = None  # detections since the board's straight lines last measured the lens
+        self._lens: CameraProfile | None = None  # k1 estimated from the straight lines or the markers (no profile given)
+        # (picture size, detections since) where the board's straight lines last measured the lens
+        self._lens_measured: tuple[tuple[int, int], int] | None = None
 
     def reset(self) -> None:
         self._last = self._rechecking = self._still_ref = self._tapped = self._tapped_ref = None
         self._lens = None
-        self._lens_age = None
+        self._lens_measured = None
         self._reused = 0
 
     def view_angle(self, result: PoseResult, image_size: Sequence[int]) -> float | None:
@@ -834,16 +835,18 @@ class BoardTracker:
         cfg = self.config["lens"]
         size = gray.shape[::-1]
         focal = float(self.config["view"]["focal_guess"])
-        if self._lens_age is not None:
-            self._lens_age += 1
-            if self._lens_age <= int(cfg["line_refit_every"]):
+        size_now = (int(size[0]), int(size[1]))
+        if self._lens_measured is not None:
+            measured_size, age = self._lens_measured
+            self._lens_measured = (size_now, age + 1) if measured_size == size_now else None  # the phone turned: anew
+            if self._lens_measured is not None and age + 1 <= int(cfg["line_refit_every"]):
                 return
         lines = self._straight_lines(gray, raw)
         if lines:
             k1, with_k1, without = fit_k1_to_lines(lines, guessed_camera_matrix(size, focal), cfg)
             bent = with_k1 <= float(cfg["line_max_rms_ratio"]) * without and abs(k1) >= float(cfg["line_min_abs_k1"])
-            self._lens_age = 0
-        elif self._lens_age is not None:
+            self._lens_measured = (size_now, 0)
+        elif self._lens_measured is not None:
             return
         else:
             k1, with_k1, without = fit_k1(self.board, raw, size, cfg, focal)

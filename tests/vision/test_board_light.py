@@ -144,6 +144,23 @@ def test_a_wide_lens_the_corner_markers_cannot_see_is_measured_on_the_boards_str
     assert BoardTracker(board).update(frame.image).camera is None  # a straight lens is left alone
 
 
+def test_the_lens_is_measured_anew_when_the_picture_changes_size(boards):
+    """The straight lines are measured every ``line_refit_every`` detections; a picture of another size (the phone
+    turned, another camera) is measured at once, not left without a lens until then."""
+    from companion.referee.mighty_magpies import scene_from_state
+    from companion.workshop.boards.bench.mighty_magpies import sample_states
+    from companion.workshop.boards.scenes.mighty_magpies import render
+
+    board = boards["mighty-magpies"]
+    frame, _ = render(board, scene_from_state(sample_states(4, 0)[3]), np.random.default_rng(5), rendition=2)
+    bent = apply("wide-lens", frame.image, board_quad(board, frame.homography), np.random.default_rng(0), frame.homography)
+    tracker = BoardTracker(board)
+    assert tracker.update(bent.image).camera is not None
+    smaller = tracker.update(cv2.resize(bent.image, (960, 540), interpolation=cv2.INTER_AREA))
+    assert smaller.camera is not None and tuple(smaller.camera.image_size) == (960, 540)
+    assert smaller.camera.dist_coeffs[0] == pytest.approx(-0.15, abs=0.03)
+
+
 @pytest.mark.parametrize(("game", "condition", "rendition"), [("eagle-kingdoms", "hand", 1), ("mighty-magpies", "hand", 2),
                                                              ("verzauberte-eulen", "shadow", 2)])
 def test_a_hand_or_a_shadow_across_the_boards_edge_makes_no_lens_of_a_straight_one(boards, game, condition, rendition):
