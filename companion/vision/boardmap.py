@@ -25,7 +25,7 @@ top-left corner, x to the right, y down (the way the board is printed). Format (
 
 ``straight_lines_mm`` names long straight edges a camera sees (the board's outline against its border):
 their bend in a picture measures an uncorrected wide lens when the markers alone cannot
-(:func:`companion.vision.pose.find_straight_lines`).
+(:func:`companion.vision.lens.find_straight_lines`).
 
 Coordinates may lie outside ``[0, size]`` only for fiducials (markers stuck on the table beside the
 board). A fitted per-user copy (see :func:`save_fitted_map`, :func:`load_user_map`) wraps a map with
