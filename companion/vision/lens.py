@@ -95,7 +95,8 @@ def _steps(diff: np.ndarray, probes: np.ndarray, min_contrast: float) -> np.ndar
     rows, j = rows[keep], j[keep]
     y0, y1, y2 = step[rows, j - 1], step[rows, j], step[rows, j + 1]
     den = y0 - 2 * y1 + y2
-    shift = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(den == 0, 1, den), 0.0)
+    flat = np.abs(den) <= 1e-9  # a plateau: the step's peak is its sample
+    shift = np.where(flat, 0.0, 0.5 * (y0 - y2) / np.where(flat, 1.0, den))
     at = j + 0.5 + np.clip(shift, -0.5, 0.5)  # diff[j] lies between samples j and j + 1
     lo = np.floor(at).astype(int)
     frac = (at - lo)[:, None]
