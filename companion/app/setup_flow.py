@@ -8,6 +8,9 @@
   then the family taps the centre of a few spaces spread over the board; the reference map is fitted
   to those taps (:func:`companion.vision.teach.fit_board_map`) and saved as this family's map, which
   :func:`companion.vision.boardmap.load_user_map` (and so the app's board tracker) prefers from then on.
+- :func:`learn_empty_board` -- "photo of the empty board": Verzauberte Eulen's and Mighty Magpies' set-ups cover
+  their nests, so the look taught at a set-up never sees the print under them; one photo of the board with
+  nothing on it does. Saved beside the taught look, and put into it (:func:`companion.vision.teach.teach_bare_board`).
 - :class:`CornerTapping` -- "tap the 4 corners": when the markers cannot be found, the family taps the
   board's four corners on the picture, one after the other (the next corner is named, the last tap can
   be taken back); the corners are checked (:func:`companion.vision.pose.pose_from_corners`) and handed
@@ -33,6 +36,59 @@ def dice_roles(game_name: str) -> list[tuple[str, str]]:
     from companion.games.registry import load_game
 
     return usual_roll(load_game(game_name).game_class)
+
+
+def learns_empty_board(game: str) -> bool:
+    """Whether the game's board reader learns anything from a photo of the empty board (its nests' print)."""
+    from companion.referee.table_games import table_game
+
+    try:
+        return table_game(game).learns_empty_board
+    except KeyError:
+        return False
+
+
+def learn_empty_board(game: str, user_dir: str | Path, photo: np.ndarray | None, camera: Any = None,
+                      boards_dir: str | Path | None = None) -> tuple[bool, str]:
+    """One photo of the family's board with nothing on it: its look is saved, and put into the look taught at an
+    earlier set-up, if any (then saved too). (done, what to say)."""
+    from companion.app.calibration import board_map_for
+    from companion.referee.table_games import table_game
+    from companion.vision.pose import estimate_pose
+    from companion.vision.teach import (
+        TeachError,
+        bare_look_path,
+        learn_from_photo,
+        load_appearance,
+        save_appearance,
+        with_bare_board,
+        write_appearance,
+    )
+
+    info, why = board_map_for(game, user_dir, boards_dir)
+    if info is None or photo is None:
+        return False, why or tr("setup:corners_no_picture")
+    if not learns_empty_board(game):
+        return False, tr("setup:empty_not_needed")
+    table = table_game(game)
+    reading = table.make_reader(info.map, None)
+    reference = table.board_map()
+    pose = estimate_pose(photo, info.map, camera=camera)
+    look, _why = load_appearance(reference, user_dir)
+    try:
+        reading.reader.teach(look)
+        seen = reading.read(photo, pose) if pose.usable else None
+        pieces = sorted(r for r in seen.regions if not seen.is_uncertain(r)) if seen is not None and seen.usable else []
+        if pieces:  # pieces read surely on it (where the print was never seen, a reading is unsure: the nests' print)
+            return False, tr("setup:empty_not_empty", spaces=", ".join(space_name(game, r, language()) for r in pieces[:4]))
+        bare = learn_from_photo(reading.reader, photo, {}, pose=pose)
+        merged = with_bare_board(reading.reader, look, bare) if look is not None else None
+        write_appearance(bare, reference, bare_look_path(user_dir, game))
+        if merged is not None:
+            save_appearance(merged, reference, user_dir)
+    except (TeachError, OSError, ValueError) as exc:  # ValueError: a look saved by another version
+        return False, tr("setup:empty_failed", reason=str(exc))
+    return True, tr("setup:empty_saved")
 
 
 class DiceRegistration:

@@ -221,7 +221,7 @@ class TableRecognizer:
             return None
         try:
             self._pipeline = TablePipeline(game, info.map, camera, registry=load_registry(self.user_dir, wanted[0]),
-                                           look=self._saved_look(wanted[0]))
+                                           look=self._saved_look(wanted[0]), bare_look=self._saved_empty_board(wanted[0]))
         except (GameError, KeyError) as exc:
             self._why = str(exc)
             return None
@@ -242,6 +242,15 @@ class TableRecognizer:
         if look is None and why not in ("not taught", "no user folder"):
             self._look_notice = {"kind": "damaged", "why": why}
         return look
+
+    def _saved_empty_board(self, game: str) -> dict[str, Any] | None:
+        """The look of the family's empty board (the set-up screen's "photo of the empty board"), or None."""
+        if self.user_dir is None:
+            return None
+        from companion.referee.table_games import table_game
+        from companion.vision.teach import bare_look_path, read_appearance
+
+        return read_appearance(table_game(game).board_map(), bare_look_path(self.user_dir, game))[0]
 
     def _keep_look(self, pipeline: Any) -> None:
         """A look the pipeline taught at the set-up just confirmed: saved for the next game (worker thread)."""

@@ -415,13 +415,15 @@ class TablePipeline:
     (:class:`companion.vision.intrinsics.CameraProfile`) or None. ``registry``: the family's registered
     dice (Verzauberte Eulen's head, body and eye dice told apart). ``look``: the look of the family's box
     as taught from one photo (:meth:`teach_look`, :func:`companion.vision.teach.load_appearance`), or None.
+    ``bare_look``: the look of the family's board with nothing on it (:meth:`teach_bare`), or None: each set-up
+    taught then learns the print under its nests from it as well.
     ``dice_reader`` / ``board_reading``: injected readers (tests). ``board_confirms_s``: how long a roll read with
     an unsure face waits for the move that may tell it (0: asked at once)."""
 
     def __init__(self, game: Game, board_map: Any = None, camera: Any = None, *, registry: Any = None,
                  dice_reader: Any = None, board_reading: Any = None, board_settle: int = BOARD_SETTLE_FRAMES,
                  dice_settle: int = DICE_SETTLE_FRAMES, look: Mapping[str, Any] | None = None,
-                 board_confirms_s: float = BOARD_CONFIRMS_S):
+                 bare_look: Mapping[str, Any] | None = None, board_confirms_s: float = BOARD_CONFIRMS_S):
         from companion.vision.motion import MotionMeter
         from companion.vision.tracker import SettleTracker
 
@@ -437,6 +439,7 @@ class TablePipeline:
         self.look: dict[str, Any] | None = None
         self.look_taught = 0  # looks taught by this pipeline (the caller keeps the newest, ``look``)
         self.look_error = ""  # why the last teaching taught nothing, in plain words
+        self.bare_look: dict[str, Any] | None = dict(bare_look) if bare_look else None  # the empty board's (teach_bare)
         self._settled_frame: tuple[np.ndarray, Any] | None = None  # the last frame read, when it settled the board
         self._refused: tuple[int, str] = (0, "")  # still frames with a pose in a row whose reading was refused, and why
         self._setup_photos: list[tuple[np.ndarray, Any]] = []  # the last still frame of each still spell at set-up
@@ -739,8 +742,31 @@ class TablePipeline:
         finally:
             self.tracker.reset()
 
+    def teach_bare(self, photo: np.ndarray) -> dict[str, Any]:
+        """Teach the board reader the print under its nests from one photo of the family's board with nothing on
+        it (:func:`companion.vision.teach.teach_bare_board`): a set-up covers the nests, so its photo never shows
+        them bare. Kept (``bare_look``) for every set-up taught after; put into the look taught already, if any.
+        Returns the empty board's look. TeachError when the photo cannot teach it (the look in use stays)."""
+        from companion.vision.teach import teach_bare_board
+
+        frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
+        self.tracker.reset()
+        try:
+            look, bare = teach_bare_board(self.reading.reader, frame, self.look, pose=self.tracker.update(frame))
+        finally:
+            self.tracker.reset()
+        self.bare_look = bare
+        if look is not None:
+            self._taught(look)
+        return bare
+
+    def _taught(self, look: dict[str, Any]) -> None:
+        self.look, self.look_error = look, ""
+        self.look_taught += 1
+        self._board_run = None  # the next still frames are read with the look taught
+
     def _teach(self, frame: np.ndarray, pose: Any, scene: Mapping[str, Any]) -> dict[str, Any]:
-        from companion.vision.teach import TeachError, teach_appearance
+        from companion.vision.teach import TeachError, teach_appearance, with_bare_board
 
         if not hasattr(self.reading.reader, "learn_appearance"):
             raise TeachError(f"the {self.game.name} board reader learns no look from a photo")
@@ -754,9 +780,14 @@ class TablePipeline:
         if hard:
             reader.teach(before)
             raise TeachError(f"taught so, the photo does not read as the set-up confirmed ({', '.join(hard[:6])})")
-        self.look, self.look_error = look, ""
-        self.look_taught += 1
-        self._board_run = None  # the next still frames are read with the look taught
+        why = ""
+        if self.bare_look is not None:
+            try:
+                look = with_bare_board(reader, look, self.bare_look)
+            except TeachError as exc:  # the set-up's look is still good; the empty board's is not used
+                why = f"the photo of the empty board was not used: {exc}"
+        self._taught(look)
+        self.look_error = why
         return look
 
     # -- the family's box, taught at the set-up ---------------------------------------------------------

@@ -72,6 +72,7 @@ class TableGame:
     read_setup: Callable[[Game, Observation, Any], SetupReading]
     setup_is_action: bool  # the set-up is a chance action of the engine (else: the game's configuration)
     piece_reach_mm: float = 0.0  # how far beyond its region's outline a piece standing there may reach
+    learns_empty_board: bool = False  # its reader learns the print under the nests a set-up covers (teach_bare)
 
     def board_map(self) -> BoardMap:
         from companion.data import bundled
@@ -248,11 +249,13 @@ _GAMES: dict[str, TableGame] = {
         "mighty-magpies", "mighty-magpies.json", _tracked_reader("companion.vision.readers.mighty_magpies:MagpiesReader"),
         _module_adapter("companion.referee.mighty_magpies"), _setup_by_action("companion.referee.mighty_magpies"), True,
         piece_reach_mm=45.0,  # a magpie stands 28 mm out from its nest's middle
+        learns_empty_board=True,
     ),
     "verzauberte-eulen": TableGame(
         "verzauberte-eulen", "verzauberte-eulen.json", _tracked_reader("companion.vision.readers.verzauberte_eulen:EulenReader"),
         _module_adapter("companion.referee.verzauberte_eulen"), read_owls_setup, False,
         piece_reach_mm=14.0,  # an owl (12 mm) stands 13 mm to the side of its path's line
+        learns_empty_board=True,
     ),
     "falconry": TableGame(
         "falconry", "falconry.json", _tracked_reader("companion.vision.readers.falconry:FalconryReader"),

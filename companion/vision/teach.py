@@ -226,10 +226,22 @@ def appearance_path(user_dir: str | os.PathLike[str], game: str) -> Path:
     return Path(user_dir) / "boards" / f"{game}.appearance.json"
 
 
+def bare_look_path(user_dir: str | os.PathLike[str], game: str) -> Path:
+    """Where the look of the family's empty board is kept (:func:`teach_bare_board`), beside the taught look."""
+    return Path(user_dir) / "boards" / f"{game}.empty-board.json"
+
+
 def teach_appearance(reader: Any, photo: np.ndarray, scene: Mapping[str, Any], *, pose: PoseResult | None = None) -> dict[str, Any]:
     """One photo of the family's board with its pieces where ``scene`` says -> the reader's look of the
     box (JSON-ready), already in use by ``reader``. The reader must offer ``learn_appearance(photo,
     pose, scene)`` and ``teach(appearance)``; its own tracker finds the pose unless one is given."""
+    appearance = learn_from_photo(reader, photo, scene, pose=pose)
+    reader.teach(appearance)
+    return appearance
+
+
+def learn_from_photo(reader: Any, photo: np.ndarray, scene: Mapping[str, Any], *, pose: PoseResult | None = None) -> dict[str, Any]:
+    """The look :func:`teach_appearance` teaches, not yet in use."""
     if photo is None or not isinstance(photo, np.ndarray) or photo.ndim != 3:
         raise TeachError("the teaching photo is not a colour picture")
     if pose is None:
@@ -244,8 +256,31 @@ def teach_appearance(reader: Any, photo: np.ndarray, scene: Mapping[str, Any], *
         appearance = reader.learn_appearance(photo, pose, scene)
     except ValueError as exc:
         raise TeachError(str(exc)) from None
-    reader.teach(appearance)
     return appearance
+
+
+def teach_bare_board(reader: Any, photo: np.ndarray, look: Mapping[str, Any] | None, *,
+                     pose: PoseResult | None = None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """A photo of the family's board with nothing on it -> (``look`` with what the photo showed under the spots a
+    set-up covers, already in use by ``reader``, or None when no look is taught yet; the empty board's own look, to
+    keep until one is). The reader must offer ``with_bare_board(look, bare)`` (the disc readers: their nests hold
+    pieces at every set-up, so a set-up photo never shows their print). TeachError when the photo cannot teach it."""
+    if not hasattr(reader, "with_bare_board"):
+        raise TeachError("this board reader learns nothing from a photo of the empty board")
+    bare = learn_from_photo(reader, photo, {}, pose=pose)
+    return (None, bare) if look is None else (with_bare_board(reader, look, bare), bare)
+
+
+def with_bare_board(reader: Any, look: Mapping[str, Any], bare: Mapping[str, Any]) -> dict[str, Any]:
+    """``look`` with what ``bare`` (the empty board's look) showed under the spots the set-up covered, in use by
+    ``reader``; TeachError when the two photos do not show one board alike (the look in use stays)."""
+    reader.teach(look)
+    try:
+        merged, _learnt = reader.with_bare_board(look, bare)
+    except ValueError as exc:
+        raise TeachError(str(exc)) from None
+    reader.teach(merged)
+    return merged
 
 
 def save_appearance(appearance: Mapping[str, Any], reference: BoardMap, user_dir: str | os.PathLike[str]) -> Path:

@@ -83,3 +83,39 @@ def test_a_damaged_look_file_is_said_once_and_the_box_read_as_drawn(magpies, tmp
     assert [m.text for m in ctl.messages if m.text == tr("table:look_damaged")] == [tr("table:look_damaged")]
     assert recognizer._pipeline.look is None  # the box as drawn: its print refused, never guessed
     assert not any("outcome" in o for o in seen)
+
+
+def test_a_photo_of_the_empty_board_is_kept_put_into_the_taught_look_and_used_at_the_next_game(tmp_path):
+    """The set-up screen's "photo of the empty board": Verzauberte Eulen's set-up covers the nests (VE-SETUP-CORNER),
+    so the look taught at the set-up never saw their print; the empty board's photo is kept for every later set-up
+    and put into the look taught already. A board with no nests says it needs none."""
+    from companion.app.setup_flow import learn_empty_board
+    from companion.referee.table import TablePipeline
+    from companion.vision.teach import bare_look_path, save_appearance
+
+    box = GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
+    setup_look = TablePipeline(box.game).teach_look(*box.teaching_photo())
+    save_appearance(setup_look, box.table.board_map(), tmp_path)  # taught at an earlier game
+    ok, said = learn_empty_board("verzauberte-eulen", tmp_path, box.bare_photo())
+    assert ok and said == tr("setup:empty_saved")
+    kept = json.loads(bare_look_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]
+    assert all(kept["empty_seen"])
+    look = json.loads(appearance_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]
+    assert sum(look["empty_seen"]) > sum(setup_look["empty_seen"])
+    recognizer = TableRecognizer(tmp_path)
+    recognizer.set_game("verzauberte-eulen")
+    recognizer(box.bare_photo(), {"captured_at": None})
+    assert recognizer._pipeline.bare_look == kept and recognizer._pipeline.look == look
+    assert learn_empty_board("eagle-kingdoms", tmp_path, box.bare_photo()) == (False, tr("setup:empty_not_needed"))
+    assert learn_empty_board("verzauberte-eulen", tmp_path, None)[0] is False
+
+
+def test_a_photo_of_the_empty_board_with_pieces_on_it_is_refused_and_nothing_is_kept(tmp_path):
+    from companion.app.setup_flow import learn_empty_board
+    from companion.vision.teach import bare_look_path
+
+    box = GameFilm("verzauberte-eulen", 3, light=False, hands=False, lens_k1=0.0)  # the box its reader knows
+    photo, _scene = box.teaching_photo()  # the owls stand on their starting spaces (VE-SETUP-CORNER)
+    ok, said = learn_empty_board("verzauberte-eulen", tmp_path, photo)
+    assert not ok and said.startswith(tr("setup:empty_not_empty", spaces="").split("(")[0])
+    assert not bare_look_path(tmp_path, "verzauberte-eulen").exists()

@@ -27,7 +27,7 @@ from companion.referee.dice import dice_values
 from companion.vision.boardmap import load_board_map
 
 HOME_SHOTS = {"home", "home-de", "setup", "score-a-kingdom", "score-tiles"}  # the tour's first pictures
-SETUP_SHOTS = {"setup-teach", "setup-corners"}
+SETUP_SHOTS = {"setup-teach", "setup-corners", "setup-empty-board", "setup-empty-board-de"}
 GAME_SHOTS = {"table-dice", "table-uncertain", "table-choice", "scores", "history", "rules", "scores-final", "end"}
 EXPECTED_SHOTS = HOME_SHOTS | SETUP_SHOTS | GAME_SHOTS
 
@@ -575,6 +575,38 @@ def test_each_games_demo_plays_on_its_own_board(app, game):
     if game != "falconry":  # Falconry's recording looks closely at its cards, its markers out of the picture
         assert estimate_pose(image, load_board_map(reference_map_path(game))).usable
     pump(lambda: tr(f"game:{game}") in app.sm.get_screen("table").ids.title.text, what="the game named in the title")
+    app.session.demo.stop()
+    app.go("home")
+
+
+@pytest.mark.rules("VE-SETUP-CORNER")
+def test_setup_offers_the_empty_boards_photo_for_a_board_with_nests_and_refuses_one_with_owls_on_it(app, data, shots):
+    """The set-up covers Verzauberte Eulen's nests with owls: "photo of the empty board" is offered for it (not for
+    Eagle Kingdoms), and the demo's picture, owls on their starting spaces, is no empty board: said, nothing kept."""
+    from companion.vision.teach import bare_look_path
+
+    _on_the_demo(app)
+    app.go("setup")
+    setup = app.sm.get_screen("setup")
+    assert not setup.has_nests and setup.ids.empty_board.height == 0
+    app.start_demo("verzauberte-eulen")
+    pump(lambda: app.session.frame is not None and app.session.frame.meta.get("game") == "verzauberte-eulen", what="the owls' picture")
+    app.go("setup")
+    assert setup.has_nests and setup.ids.empty_board.opacity == 1
+    setup.ids.empty_board.dispatch("on_release")
+    assert setup.flow_text.startswith(tr("setup:empty_not_empty", spaces="").split("(")[0]), setup.flow_text
+    assert not bare_look_path(data, "verzauberte-eulen").exists()
+    app.tour.shoot("setup", "setup-empty-board", size=(360, 780), keep=True)
+    pump(lambda: not app.tour.busy, timeout=120, what="the empty board's screenshot")
+    app.set_language("de")
+    try:
+        setup.ids.empty_board.dispatch("on_release")
+        assert setup.flow_text.startswith("Auf dem Brett stehen noch Figuren"), setup.flow_text
+        app.tour.shoot("setup", "setup-empty-board-de", size=(360, 780), keep=True)
+        pump(lambda: not app.tour.busy, timeout=120, what="the empty board's screenshot in German")
+    finally:
+        app.set_language("en")
+    _shot(shots, {"setup-empty-board", "setup-empty-board-de"})
     app.session.demo.stop()
     app.go("home")
 

@@ -105,6 +105,27 @@ def test_a_box_taught_from_one_photo_is_read_by_the_pipeline_where_untaught_it_i
         TablePipeline(film.GameFilm("falconry", 1, lens_k1=0.0).game).teach_look(frames[0], {})
 
 
+def test_the_empty_board_shown_before_the_set_up_teaches_the_print_under_the_nests():
+    """A set-up covers Verzauberte Eulen's nests (VE-SETUP-CORNER): the look taught from it alone never saw their
+    print. Shown the empty board first (the film's ``bare_photo``), the set-up taught after learns it as well; a
+    game whose board has no nests to learn says so, and its look is untouched."""
+    from companion.referee.table import TablePipeline
+    from companion.vision.teach import TeachError
+
+    box = film.GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
+    setup_only = TablePipeline(box.game).teach_look(*box.teaching_photo())
+    pipeline = TablePipeline(box.game)
+    bare = pipeline.teach_bare(box.bare_photo())
+    assert pipeline.look is None and pipeline.bare_look is bare and all(bare["empty_seen"])
+    look = pipeline.teach_look(*box.teaching_photo())
+    assert sum(look["empty_seen"]) > sum(setup_only["empty_seen"]) and pipeline.look_error == ""
+    again = TablePipeline(box.game, bare_look=bare)  # kept from before: the next set-up learns the nests too
+    assert again.teach_look(*box.teaching_photo())["empty_seen"] == look["empty_seen"]
+    eagle = film.GameFilm("eagle-kingdoms", 1, lens_k1=0.0)
+    with pytest.raises(TeachError, match="learns nothing from a photo of the empty board"):
+        TablePipeline(eagle.game).teach_bare(eagle.bare_photo())
+
+
 class _Pipeline:
     """A pipeline whose stages spend known CPU time on a fake clock."""
 

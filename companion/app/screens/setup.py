@@ -7,13 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 
 from companion.app.calibration import board_map_for
 from companion.app.camera_session import Overlay
 from companion.app.i18n import tr
 from companion.app.screens.base import PreviewScreen
-from companion.app.setup_flow import BoardTeaching, CornerTapping, DiceRegistration
+from companion.app.setup_flow import (
+    BoardTeaching,
+    CornerTapping,
+    DiceRegistration,
+    learn_empty_board,
+    learns_empty_board,
+)
 
 
 class SetupScreen(PreviewScreen):
@@ -21,6 +27,7 @@ class SetupScreen(PreviewScreen):
     flow = StringProperty("")  # "" | "teach" | "dice" | "corners"
     flow_text = StringProperty("")
     profile_text = StringProperty("")
+    has_nests = BooleanProperty(False)  # the game's set-up covers nests whose print a photo of the empty board shows
     teaching = None
     registration = None
     corners = None  # setup_flow.CornerTapping while the corners are tapped
@@ -32,6 +39,7 @@ class SetupScreen(PreviewScreen):
     def refresh(self) -> None:
         game = self.shell.board_game() if self.shell is not None else None
         self.title = tr("setup:title_game", game=tr(f"game:{game}")) if game else tr("setup:title")
+        self.has_nests = bool(game) and learns_empty_board(game)
         if not self.flow:
             self.flow_text = tr("setup:teach_start")
 
@@ -155,6 +163,19 @@ class SetupScreen(PreviewScreen):
             self.flow = ""
             self.session.set_game(self.shell.board_game(), reload=True)
             self.session.overlay_dirty = True
+        return ok
+
+    # --- the empty board (the print under the nests) ---------------------------------------------------------
+    def teach_empty_board(self) -> bool:
+        """The frame in view shows the board with nothing on it: the print under the nests is learnt and kept."""
+        game = self._game()
+        if game is None:
+            return False
+        frame = self.session.frame
+        ok, self.flow_text = learn_empty_board(game, self.controller.root, frame.image if frame else None, self.session.lens)
+        self.flow = ""
+        if ok:
+            self.session.set_game(game, reload=True)  # the camera's pipeline takes the empty board's look
         return ok
 
     # --- show each die once ------------------------------------------------------------------------------------

@@ -303,6 +303,7 @@ class Look:
     untaught: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours another box did not teach
     printed: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)  # feature -> the config's colours taught over
     unshown: Mapping[str, frozenset[str]] = field(default_factory=dict)  # feature -> colours the teaching photo did not show
+    variants: Mapping[str, Sequence[tuple[str, np.ndarray]]] = field(default_factory=dict)  # feature -> each taught piece's own colour
 
     def unknown_may_be_piece(self, feature: str) -> bool:
         """Whether a spot of ``feature`` matching no colour may still be a piece rather than a hand: the teaching
@@ -364,7 +365,28 @@ def look_from(appearance: Mapping[str, Any] | None, board_bgr: Sequence[float], 
             untaught[feature] = unshown[feature]
         else:
             printed[feature] = _prints_beside(pal, taught, board_bgr)
-    return Look(refs, empty, out, known, untaught, printed, unshown)
+    return Look(refs, empty, out, known, untaught, printed, unshown, _variants(appearance, out))
+
+
+def _variants(appearance: Mapping[str, Any], palettes: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """Feature -> (name, colour) of each piece the set-up photo showed, where it lies nearer its own colour's taught
+    median than any other colour's. A small piece's colour takes on its neighbours' in a far photo (an owl's head
+    its body's: one red head on four bodies of four colours); the median alone then misses a red head seen up close
+    on a green body, and each piece's own colour is a prototype of its name beside it."""
+    out: dict[str, list[tuple[str, np.ndarray]]] = {}
+    for feature, cols in (appearance.get("palette_samples") or {}).items():
+        pal = palettes.get(feature, {})
+        if not isinstance(cols, Mapping) or not pal:
+            continue
+        names = list(pal)
+        protos = Prototypes(tuple(names), np.array([pal[n] for n in names], np.float64))
+        for name, samples in cols.items():
+            arr = np.asarray(samples, np.float64).reshape(-1, 3)
+            if name not in pal or not len(arr):
+                continue
+            best, _d1, _d2 = protos.classify(arr)
+            out.setdefault(feature, []).extend((name, c) for c, b in zip(arr, best, strict=True) if names[b] == name)
+    return out
 
 
 def _prints_beside(palette: Mapping[str, Any], taught: Mapping[str, Any], board_bgr: Sequence[float]) -> dict[str, np.ndarray]:
@@ -382,7 +404,7 @@ def _prints_beside(palette: Mapping[str, Any], taught: Mapping[str, Any], board_
 
 def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr: np.ndarray,
                expected: Mapping[str, Sequence[Mapping[str, str]]], default: Look, slots: Mapping[str, str],
-               region_kinds: Mapping[str, str]) -> dict[str, Any]:
+               region_kinds: Mapping[str, str], rings: np.ndarray | None = None) -> dict[str, Any]:
     """A taught look (JSON-ready) from one photo whose pieces are known.
 
     ``spots``: the reader's spots (``.region``, ``.kind`` when the reader has several kinds, ``.index``);
@@ -394,7 +416,9 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
     default palette and the bare board seen elsewhere in the photo). The cave's single owl stands on its
     first spot. A spot never seen bare takes the same place's bare board in other regions of its kind, or,
     on a plain print (:func:`plain_print`: a set-up photo shows no nest bare), the board's colour seen under
-    the empty spots. Everything else is left as it was."""
+    the empty spots. Everything else is left as it was. ``rings``: (N, M, 3) normalised samples round each spot,
+    kept (``empty_ring_bgr``) for the spots seen bare: art under a spot may be two-coloured, and only the
+    samples themselves tell such a bare ring from a piece half off its spot."""
     regions: dict[tuple[str, str], list[int]] = {}
     for i, sp in enumerate(spots):
         regions.setdefault((sp.region, getattr(sp, "kind", "owl")), []).append(i)
@@ -413,6 +437,7 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
                 if pieces[k].get(f) is not None:
                     found[f].setdefault(pieces[k][f], []).append(samples[f][i])
     board = np.median(refs_bgr, axis=0) * PRINTED if len(refs_bgr) else None
+    ring_bgr = None if rings is None else [None if v is None else (rings[i] * PRINTED).round(1).tolist() for i, v in enumerate(empty)]
     filled = _fill_plain_kinds(spots, empty, _fill_empty(spots, empty, region_kinds))
     seen = [v for v in filled if v is not None]
     if seen and len(seen) < len(filled) and plain_print(np.vstack([refs_bgr * PRINTED, np.asarray(seen)])):
@@ -423,10 +448,73 @@ def learn_look(spots: Sequence[Any], samples: Mapping[str, np.ndarray], refs_bgr
         "board_bgr": None if board is None else board.round(1).tolist(),
         "refs_bgr": (refs_bgr * PRINTED).round(1).tolist(),
         "empty_bgr": filled,
+        "empty_seen": [v is not None for v in empty],
+        **({} if ring_bgr is None else {"empty_ring_bgr": ring_bgr}),
         "palettes": {f: {n: (np.median(v, axis=0) * PRINTED).round(1).tolist() for n, v in cols.items()} for f, cols in found.items()},
+        "palette_samples": {f: {n: (np.asarray(v[:MAX_VARIANTS]) * PRINTED).round(1).tolist() for n, v in cols.items() if len(v) > 1}
+                            for f, cols in found.items()},
     }
 
 
+BARE_AGREE_GAP = 0.25  # spots seen bare in both photos differ by at most this (median), or the photos are not one board
+BARE_PIECE_GAP = 0.3  # a print this near a piece's colour is not taken from the empty board: that piece would read as bare
+
+
+def with_bare_board(look: Mapping[str, Any], bare: Mapping[str, Any], spots: Sequence[Any], slots: Mapping[str, str],
+                    palettes: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], int]:
+    """``look`` (taught from a set-up) with what a photo of the empty board (``bare``, taught with no pieces)
+    showed under the spots the set-up covered: (the look, the spots learnt). Nests hold pieces at every set-up,
+    so their print is otherwise never seen. ValueError when the two photos do not show one board alike (another
+    board, another box, pieces on the "empty" one). A spot whose print lies within :data:`BARE_PIECE_GAP` of a
+    colour of a piece read there keeps what the set-up taught: an empty print and that piece look alike, and the
+    empty photo cannot say which is which."""
+    n = len(spots)
+    seen, bare_seen = _seen(look, n), _seen(bare, n)
+    shared = [i for i in range(n) if seen[i] and bare_seen[i]]
+    if not shared:
+        raise ValueError("the empty-board photo and the set-up photo share no bare spot")
+    gaps = [_colour_gap(look["empty_bgr"][i], bare["empty_bgr"][i]) for i in shared]
+    if float(np.median(gaps)) > BARE_AGREE_GAP:
+        raise ValueError("the empty-board photo does not show the board as the set-up photo does "
+                         "(another board, or pieces on it): take it again with nothing on the board")
+    first = {kind: next(f for f in slots if slots[f] == kind) for kind in set(slots.values())}
+    out, learnt = {k: (list(v) if k in ("empty_bgr", "empty_seen", "empty_ring_bgr") else v) for k, v in look.items()}, 0
+    for i, sp in enumerate(spots):
+        if seen[i] or not bare_seen[i]:
+            continue
+        colours = palettes.get(first.get(getattr(sp, "kind", "owl"), next(iter(slots))), {}).values()
+        if any(_colour_gap(bare["empty_bgr"][i], c) < BARE_PIECE_GAP for c in colours):
+            continue
+        out["empty_bgr"][i], learnt = bare["empty_bgr"][i], learnt + 1
+        out.setdefault("empty_seen", list(seen))[i] = True
+        if bare.get("empty_ring_bgr") and "empty_ring_bgr" in out:
+            out["empty_ring_bgr"][i] = bare["empty_ring_bgr"][i]
+    return out, learnt
+
+
+def bare_rings(appearance: Mapping[str, Any] | None, empty: np.ndarray, m: int) -> np.ndarray | None:
+    """(N * m, 3) each sample round each spot as the taught photo showed it bare, as a ratio to the spot's bare
+    board (``empty``, (N, 3)); NaN rows where it was not seen; None when no look taught any."""
+    rings = (appearance or {}).get("empty_ring_bgr")
+    if not isinstance(rings, list) or len(rings) != len(empty):
+        return None
+    out = np.full((len(empty), m, 3), np.nan)
+    for i, ring_bgr in enumerate(rings):
+        if ring_bgr is not None and np.shape(ring_bgr) == (m, 3):
+            out[i] = np.asarray(ring_bgr, np.float64) / np.maximum(empty[i], 1.0)
+    return out.reshape(-1, 3) if np.isfinite(out).any() else None
+
+
+def _seen(look: Mapping[str, Any], n: int) -> list[bool]:
+    """Which spots a taught look saw bare (a look taught before this was kept: those it filled in are not)."""
+    seen = look.get("empty_seen")
+    if isinstance(seen, list) and len(seen) == n:
+        return [bool(v) for v in seen]
+    empty = look.get("empty_bgr") or [None] * n
+    return [v is not None for v in empty] if len(empty) == n else [False] * n
+
+
+MAX_VARIANTS = 8  # pieces of one colour whose own colours a set-up photo keeps beside their median (Look.variants)
 MAX_PLACINGS = 720  # ways of standing a region's pieces on its spots tried when teaching (four spots: 24 at most)
 MIN_PLACING_MARGIN = 0.1  # the nearest placing beats every one that names a spot otherwise by this much, or none is taught
 

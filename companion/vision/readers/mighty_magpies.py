@@ -53,6 +53,7 @@ from companion.vision.readers.discs import (
     patch,
     ring,
     sample_bgr,
+    with_bare_board,
 )
 from companion.vision.readers.occlusion import ArmWatch
 
@@ -182,6 +183,11 @@ class MagpiesReader(TrackedReader):
                     expected.setdefault(region, []).append({"tile": p["tile"], "hole": p["tile"]})
         kinds = {r.id: r.kind for r in self.board.regions}
         return learn_look(self.spots, full, refs, expected, self.look, {"magpie": "magpie", "tile": "tile", "hole": "tile"}, kinds)
+
+    def with_bare_board(self, look: Mapping[str, Any], bare: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+        """``look`` (taught from a set-up, in use) with the nests' print that ``bare`` (taught from a photo of the
+        empty board) showed: :func:`companion.vision.readers.discs.with_bare_board`."""
+        return with_bare_board(look, bare, self.spots, {"magpie": "magpie", "tile": "tile", "hole": "tile"}, self.look.palettes)
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()

@@ -47,6 +47,7 @@ from companion.vision.readers.discs import (
     Look,
     Prototypes,
     bare_board_points,
+    bare_rings,
     board_light,
     confidence,
     covered,
@@ -57,6 +58,7 @@ from companion.vision.readers.discs import (
     patch,
     ring,
     sample_bgr,
+    with_bare_board,
 )
 from companion.vision.readers.occlusion import ArmWatch
 
@@ -157,6 +159,7 @@ class EulenReader(TrackedReader):
         self.look = look
         self._body_protos = self._prototypes(look, "body", (cfg["classify"]["empty_name"],))
         self._head_protos = self._prototypes(look, "head", ())
+        self._bare_rings = bare_rings(appearance, look.empty, len(self._body))
 
     @staticmethod
     def _prototypes(look: Look, feature: str, bare: tuple[str, ...]) -> Prototypes:
@@ -164,8 +167,9 @@ class EulenReader(TrackedReader):
         ``bare``: the bare board's name first, when the feature may be missing (no owl on the spot)."""
         empty = look.empty  # (N, 3): the bare board under each spot
         printed = look.printed.get(feature, {})
-        names = (*bare, *COLOURS, *printed)
-        colours = [empty] * len(bare) + [look.palettes[feature][c] for c in COLOURS] + list(printed.values())
+        variants = look.variants.get(feature, [])
+        names = (*bare, *COLOURS, *printed, *(n for n, _c in variants))
+        colours = [empty] * len(bare) + [look.palettes[feature][c] for c in COLOURS] + list(printed.values()) + [c for _n, c in variants]
         vectors = np.stack([np.broadcast_to(c, empty.shape) for c in colours], axis=1)
         return Prototypes(names, vectors / empty[:, None, :])
 
@@ -190,13 +194,20 @@ class EulenReader(TrackedReader):
         ratios = (ring / unclipped / base[:, None, :]).reshape(-1, 3)
         censored = censored.reshape(-1, 3)
         each, _d1, _d2 = self._body_protos.classify(ratios, float(self.config["classify"]["light_tolerance"]), censored) \
-            if self._body_protos.vectors.ndim == 2 else self._classify_per_spot(ratios, censored, nb)
+            if self._body_protos.vectors.ndim == 2 and self._bare_rings is None else self._classify_per_spot(ratios, censored, nb)
         other = (each.reshape(n, nb) != body_index[:, None]).mean(axis=1)
         return other >= float(self.config["classify"]["max_ring_split"])
 
     def _classify_per_spot(self, ratios: np.ndarray, censored: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Prototypes of one set per spot (a taught print): each ring sample against its own spot's."""
-        protos = Prototypes(self._body_protos.names, np.repeat(self._body_protos.vectors, nb, axis=0))
+        """Prototypes of one set per spot (a taught print): each ring sample against its own spot's, and where the
+        bare ring was seen, against the bare board at that very sample (two-coloured art under a spot)."""
+        vectors = self._body_protos.vectors
+        vectors = np.repeat(np.broadcast_to(vectors, (len(self.spots), *vectors.shape[-2:])) if vectors.ndim == 2 else vectors, nb, axis=0)
+        if self._bare_rings is not None:
+            vectors = vectors.copy()
+            known = ~np.isnan(self._bare_rings[:, 0])
+            vectors[known, 0] = self._bare_rings[known]  # the bare board is the body prototypes' first
+        protos = Prototypes(self._body_protos.names, vectors)
         return protos.classify(ratios, float(self.config["classify"]["light_tolerance"]), censored)
 
     def learn_appearance(self, frame: np.ndarray, pose: PoseResult, scene: Mapping[str, Any]) -> dict[str, Any]:
@@ -209,7 +220,13 @@ class EulenReader(TrackedReader):
         expected = {r: [{"body": p["owl"]["body"], "head": p["owl"]["head"]} for p in pieces if isinstance(p, Mapping) and "owl" in p]
                     for r, pieces in scene.items()}
         kinds = {r.id: r.kind for r in self.board.regions}
-        return learn_look(self.spots, {"body": body, "head": head}, refs, expected, self.look, {"body": "owl", "head": "owl"}, kinds)
+        return learn_look(self.spots, {"body": body, "head": head}, refs, expected, self.look, {"body": "owl", "head": "owl"}, kinds,
+                          rings=self._ring)
+
+    def with_bare_board(self, look: Mapping[str, Any], bare: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+        """``look`` (taught from a set-up, in use) with the nests' print that ``bare`` (taught from a photo of the
+        empty board) showed: :func:`companion.vision.readers.discs.with_bare_board`."""
+        return with_bare_board(look, bare, self.spots, {"body": "owl", "head": "owl"}, self.look.palettes)
 
     def read_with_pose(self, frame: np.ndarray, pose: PoseResult) -> Observation:
         t0 = time.perf_counter()

@@ -4,7 +4,7 @@ Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
                           [--actions N] [--upright] [--slow] [--box SEED:HUE] [--no-profile]
-                          [--taught-dice]
+                          [--taught-dice] [--bare-board]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -45,6 +45,10 @@ rulebooks give them).
 
 ``--taught-dice`` follows a family that showed the camera each face of its dice before the game (the app's "teach
 your dice", issue 21): the pipeline's dice reader reads with that profile.
+
+``--bare-board`` follows a family that showed the camera its board with nothing on it before laying the set-up
+(the app's "photo of the empty board"): Verzauberte Eulen and Mighty Magpies learn the print under their nests,
+which every set-up covers (:meth:`companion.referee.table.TablePipeline.teach_bare`).
 
 ``--no-profile`` follows as a family whose phone was never calibrated: the pipeline gets no camera profile of the
 film's wide lens (k1 -0.12) and measures it on the board (:mod:`companion.vision.lens`).
@@ -130,7 +134,8 @@ def _teach_dice(pipeline: Any, film: Any) -> str:
 
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
                 actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE,
-                pace: int = 1, hover: int = 0, profile: bool = True, taught_dice: bool = False) -> dict[str, Any]:
+                pace: int = 1, hover: int = 0, profile: bool = True, taught_dice: bool = False,
+                bare_board: bool = False) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
     reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
@@ -139,7 +144,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     game then ends unfinished). ``size``: the film's frames (720x1280: a phone held upright). ``pace``,
     ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`). ``profile``: the pipeline
     knows the film's lens (a calibrated phone); without, it measures the lens on the board itself. ``taught_dice``: the
-    family showed the camera each face of its dice before the game (:meth:`GameFilm.show_dice`)."""
+    family showed the camera each face of its dice before the game (:meth:`GameFilm.show_dice`). ``bare_board``: and its
+    board with nothing on it (:meth:`GameFilm.bare_photo`)."""
     from itertools import islice
 
     from companion.referee.follow import Follower, follow
@@ -151,6 +157,12 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover)
     pipeline = TablePipeline(film.game, camera=film.camera if profile else None, registry=film.registry())
     look = _teach_dice(pipeline, film) if taught_dice else ""
+    if bare_board:
+        try:
+            pipeline.teach_bare(film.bare_photo())
+            look += "the empty board shown before the film; "
+        except TeachError as exc:
+            look += f"the empty board not taught: {exc}; "
     if taught:
         try:
             pipeline.teach_look(*film.teaching_photo())
@@ -267,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--box", default="", help=art.BOX_HELP)
     parser.add_argument("--taught-dice", action="store_true",
                         help="the family showed the camera each face of its dice before the game (teach your dice)")
+    parser.add_argument("--bare-board", action="store_true",
+                        help="the family showed the camera its empty board before the set-up (Eulen, Magpies: the nests' print)")
     parser.add_argument("--no-profile", action="store_true",
                         help="a phone never calibrated: the pipeline gets no camera profile and measures the lens itself")
     args = parser.parse_args(argv)
@@ -298,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions,
                                                    size=UPRIGHT if args.upright else LANDSCAPE,
                                                    **(SLOW if args.slow else {}), profile=not args.no_profile,
-                                                   taught_dice=args.taught_dice))
+                                                   taught_dice=args.taught_dice, bare_board=args.bare_board))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -321,7 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      **({"actions": args.actions} if args.actions else {}), **({"upright": True} if args.upright else {}),
                      **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {}),
                      **({"camera_profile": False} if args.no_profile else {}),
-                     **({"taught_dice": True} if args.taught_dice else {})}
+                     **({"taught_dice": True} if args.taught_dice else {}),
+                     **({"bare_board": True} if args.bare_board else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

@@ -665,6 +665,11 @@ class GameFilm:
         shot = Shot(self.shots[0].scene)
         return self.draw(shot, np.random.default_rng(self.seed + 7)), dict(self._scenes[shot.scene])
 
+    def bare_photo(self) -> np.ndarray:
+        """One photo of the board with nothing on it (no hand, no dice, plain light): what the family shows before
+        laying the set-up ("photo of the empty board")."""
+        return self.draw(Shot(self._index_scene({})), np.random.default_rng(self.seed + 11))
+
     # -- the family's dice, shown once --------------------------------------------------------------------------
     def registry(self) -> Any:
         """The dice registered as the app's "show me each die" would (for dice told apart), else None."""

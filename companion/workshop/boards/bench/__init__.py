@@ -51,6 +51,7 @@ EVALUATORS: dict[str, str] = {
     "mighty-magpies": "companion.workshop.boards.bench.mighty_magpies:evaluate",
     "kingdom-scan": "companion.workshop.boards.bench.kingdom_scan:evaluate",
 }
+BARE_TEACHABLE = ("verzauberte-eulen", "mighty-magpies")  # readers that learn the nests' print from a photo of the empty board
 TEACHABLE = ("eagle-kingdoms", "falconry", "verzauberte-eulen", "mighty-magpies")  # readers that learn a box's look from one photo
 TARGETS = {"per_space_error_max": 0.001, "board_exact_min": 0.97, "ms_median_max": 30.0, "silent_error_max": 0.001}
 
@@ -115,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conditions", default="", help=f"'all' or a comma-separated subset of: {', '.join(CONDITIONS)}")
     parser.add_argument("--renditions", default="1", help="comma-separated renditions of the boards and pieces (1, 2)")
     parser.add_argument("--taught", action="store_true", help="also read each rendition taught from one photo of its box (r1-taught, ...)")
+    parser.add_argument("--bare-board", action="store_true",
+                        help="the taught runs first see a photo of the empty board (Eulen and Magpies: the print under their nests)")
     parser.add_argument("--box", default="", help=art.BOX_HELP)
     args = parser.parse_args(argv)
     box_error = art.use_box_option(args.box)
@@ -181,6 +184,8 @@ def conditions_main(args: argparse.Namespace) -> int:
             entry = report[game][key] = {}
             for condition in conditions:
                 extra = {"taught": True} if taught else {}
+                if taught and args.bare_board and game in BARE_TEACHABLE:
+                    extra["bare_board"] = True
                 result = run_one(game, args.scenes, args.seed, condition=condition, rendition=rendition, **extra)
                 if not args.failures:
                     result.pop("failures", None)
@@ -190,6 +195,7 @@ def conditions_main(args: argparse.Namespace) -> int:
                 if not args.json:
                     print(f"{game} {key} {condition}: {summary(result)}", flush=True)
     report["targets"] = {"silent_error_max": TARGETS["silent_error_max"]}
+    report["bare_board"] = bool(args.bare_board)
     if args.json:
         print(json.dumps(report))
     else:

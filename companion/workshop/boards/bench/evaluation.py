@@ -30,16 +30,22 @@ def region_points(board: BoardMap, step_mm: float = 2.0) -> dict[str, np.ndarray
 
 
 def teach_from_photo(reader: Any, board: BoardMap, scene: Mapping[str, Any], render: Callable[..., tuple[Any, Any]],
-                     seed: int, pose_reader: Any = None) -> dict[str, Any]:
+                     seed: int, pose_reader: Any = None, bare_board: bool = False) -> dict[str, Any]:
     """Teach ``reader`` the look of the rendered box from one photo of ``scene`` (a set-up the referee
     knows), drawn with its own seed: what a family does once with its own box
-    (:func:`companion.vision.teach.teach_appearance`). Returns the taught look."""
+    (:func:`companion.vision.teach.teach_appearance`); ``bare_board``: and from a photo of the board with nothing
+    on it, taken just before (:func:`companion.vision.teach.teach_bare_board`). Returns the taught look."""
     from companion.vision.pose import BoardTracker
-    from companion.vision.teach import teach_appearance
+    from companion.vision.teach import teach_appearance, teach_bare_board, with_bare_board
 
+    bare = None
+    if bare_board:
+        empty, _ = render(board, {}, np.random.default_rng([seed, 4343]))
+        _none, bare = teach_bare_board(reader, empty.image, None)
     frame, _ = render(board, scene, np.random.default_rng([seed, 4242]))
     pose = BoardTracker(board).update(frame.image) if pose_reader is not None else None
-    return teach_appearance(pose_reader or reader, frame.image, scene, pose=pose)
+    look = teach_appearance(pose_reader or reader, frame.image, scene, pose=pose)
+    return look if bare is None else with_bare_board(reader, look, bare)
 
 
 def evaluate_reader(

@@ -40,14 +40,15 @@ def sample_states(n: int, seed: int) -> list[MagpiesState]:
 
 
 def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
-             taught: bool = False) -> dict[str, Any]:
+             taught: bool = False, bare_board: bool = False) -> dict[str, Any]:
     """As :func:`companion.workshop.boards.bench.verzauberte_eulen.evaluate`, over the 8 nests (tiles and magpies)."""
     board = load_board_map(BOARDS_DIR / f"{GAME}.json")
     reader = reader or MagpiesReader(board)
     if taught:  # first taught the box's look from one photo of a four-player set-up, as dealt (MM-SETUP-1)
         setup = MightyMagpies(players=["P1", "P2", "P3", "P4"]).new_initial_state()
         setup.apply(setup.sample_chance(random.Random(seed)))
-        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed)
+        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed,
+                         bare_board=bare_board)
     return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
                           condition=condition)
 

@@ -42,7 +42,7 @@ def sample_states(n: int, seed: int) -> list[EulenState]:
 
 
 def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as-rendered", rendition: int = 1,
-             taught: bool = False) -> dict[str, Any]:
+             taught: bool = False, bare_board: bool = False) -> dict[str, Any]:
     """Render ``scenes`` states of seeded games, find the board, read it, compare with the truth.
 
     ``per_space_error``: share of spaces (65 per board) not read exactly -- a wrong reading *or* an
@@ -54,7 +54,8 @@ def evaluate(scenes: int, seed: int, *, reader: Any = None, condition: str = "as
     reader = reader or EulenReader(board)
     if taught:  # first taught the box's look from one photo of a four-player set-up
         setup = VerzauberteEulen(players=["P1", "P2", "P3", "P4"]).new_initial_state()
-        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed)
+        teach_from_photo(reader, board, scene_from_state(setup), partial(render, rendition=rendition), seed,
+                         bare_board=bare_board)
     return evaluate_reader(board, reader, sample_states(scenes, seed), scene_from_state, partial(render, rendition=rendition), scenes, seed,
                           condition=condition)
 
