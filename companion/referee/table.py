@@ -443,6 +443,7 @@ class TablePipeline:
         self._settled_frame: tuple[np.ndarray, Any] | None = None  # the last frame read, when it settled the board
         self._refused: tuple[int, str] = (0, "")  # still frames with a pose in a row whose reading was refused, and why
         self._setup_photos: list[tuple[np.ndarray, Any]] = []  # the last still frame of each still spell at set-up
+        self._first_still: tuple[np.ndarray, Any] | None = None  # the first still frame at set-up (an empty board?)
         self._photo_still = False
         self._setup_key: str | None = None  # the configured set-up (its state's JSON): Falconry, Verzauberte Eulen
         self._taught_setup: str | None = None  # the set-up (its state's JSON, or "" before the game) last taught from
@@ -810,6 +811,8 @@ class TablePipeline:
         still = (not moving and pose.usable and not self._lying_dice() and self._at_setup(state)
                  and self._taught_setup != (_key(state) if state is not None else ""))
         if still:
+            if self._first_still is None and self._taught_setup is None:
+                self._first_still = (frame, pose)
             if self._photo_still and self._setup_photos:
                 self._setup_photos[-1] = (frame, pose)
             else:
@@ -830,10 +833,36 @@ class TablePipeline:
         for frame, pose in reversed(photos):
             try:
                 self._teach(frame, pose, self._look_scene(state, frame, pose))
+                self._bare_from_first_still()
                 return
             except TeachError as exc:
                 why = str(exc)
         self.look_error = f"the board's look was not taught from the set-up: {why}"
+
+    def _bare_from_first_still(self) -> None:
+        """The first still frame at the set-up, where the camera watched the family lay out the game: when the board
+        lay there empty, the print under the nests, learnt as from a photo of the empty board (:meth:`teach_bare`).
+        Taken only where the look just taught reads no piece on it surely; a spot whose colour there is a piece's is
+        not learnt (the first frame showed the set-up already), nor is a frame unlike the set-up's board."""
+        from companion.vision.teach import TeachError, learn_from_photo
+
+        first, self._first_still = self._first_still, None
+        reader = self.reading.reader
+        if first is None or self.bare_look is not None or self.look is None or not hasattr(reader, "with_bare_board"):
+            return
+        frame, pose = first
+        seen = self.reading.read(frame, pose)
+        if not seen.usable or any(not seen.is_uncertain(r) for r in seen.regions):
+            return
+        try:
+            bare = learn_from_photo(reader, frame, {}, pose=pose)
+            look, learnt = reader.with_bare_board(self.look, bare)
+        except (TeachError, ValueError):
+            return
+        if learnt:
+            reader.teach(look)
+            self.bare_look = bare
+            self._taught(look)
 
     def _look_scene(self, state: State, frame: np.ndarray, pose: Any) -> dict[str, Any]:
         """What the table shows at ``state``, in the reader's regions. Falconry's cards lie anywhere on the
