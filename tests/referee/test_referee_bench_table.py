@@ -148,6 +148,16 @@ def test_a_camera_that_watched_the_empty_board_learns_the_nests_print_at_the_set
     assert seen[1] > seen[0]
 
 
+def test_a_film_laid_out_in_view_begins_with_the_empty_board_then_the_hand_that_lays_out_the_set_up():
+    plain = film.GameFilm("verzauberte-eulen", 3, light=False)
+    laid = film.GameFilm("verzauberte-eulen", 3, light=False, lay_out=True)
+    extra = len(laid.shots) - len(plain.shots)
+    assert extra == film.STILL["start"] + 2  # the empty board, still; a hand in over it and out
+    assert [laid._scenes[s.scene] for s in laid.shots[:film.STILL["start"]]] == [{}] * film.STILL["start"]
+    assert laid.shots[film.STILL["start"]].hand is not None
+    assert [laid._scenes[s.scene] for s in laid.shots[extra:]] == [plain._scenes[s.scene] for s in plain.shots]
+
+
 class _Pipeline:
     """A pipeline whose stages spend known CPU time on a fake clock."""
 

@@ -4,7 +4,7 @@ Usage::
 
     companion bench table [--json] [--seed S] [--games N] [--only g1,g2] [--renditions 1,2] [--taught] [--failures]
                           [--actions N] [--upright] [--slow] [--box SEED:HUE] [--no-profile]
-                          [--taught-dice] [--bare-board]
+                          [--taught-dice] [--bare-board] [--lay-out]
 
 For every game and rendition, N seeded games are filmed (:class:`companion.workshop.table.film.GameFilm`:
 1280x720 JPEG frames, dice thrown onto and beside the board, hands, light changing between turns, blur
@@ -49,6 +49,9 @@ your dice", issue 21): the pipeline's dice reader reads with that profile.
 ``--bare-board`` follows a family that showed the camera its board with nothing on it before laying the set-up
 (the app's "photo of the empty board"): Verzauberte Eulen and Mighty Magpies learn the print under their nests,
 which every set-up covers (:meth:`companion.referee.table.TablePipeline.teach_bare`).
+
+``--lay-out`` films the camera on before the set-up was laid: the empty board, still, then a hand that lays out the
+pieces (the pipeline learns the nests' print from it by itself once the set-up is taught).
 
 ``--no-profile`` follows as a family whose phone was never calibrated: the pipeline gets no camera profile of the
 film's wide lens (k1 -0.12) and measures it on the board (:mod:`companion.vision.lens`).
@@ -135,7 +138,7 @@ def _teach_dice(pipeline: Any, film: Any) -> str:
 def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool = False,
                 actions: int | None = None, frames: int | None = None, size: tuple[int, int] = LANDSCAPE,
                 pace: int = 1, hover: int = 0, profile: bool = True, taught_dice: bool = False,
-                bare_board: bool = False) -> dict[str, Any]:
+                bare_board: bool = False, lay_out: bool = False) -> dict[str, Any]:
     """Film one seeded game and follow it; the figures of that one game, with the CPU ms of each stage of
     each frame (``stages``: :class:`~companion.workshop.table.stages.StageClock`). ``taught``: the board
     reader first learns the box's look from one photo of it as dealt (as at an earlier game); either way the
@@ -145,7 +148,8 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     ``hover``: a slower family (:class:`~companion.workshop.table.film.GameFilm`). ``profile``: the pipeline
     knows the film's lens (a calibrated phone); without, it measures the lens on the board itself. ``taught_dice``: the
     family showed the camera each face of its dice before the game (:meth:`GameFilm.show_dice`). ``bare_board``: and its
-    board with nothing on it (:meth:`GameFilm.bare_photo`)."""
+    board with nothing on it (:meth:`GameFilm.bare_photo`). ``lay_out``: the film begins with the empty board, then the
+    set-up is laid out in view."""
     from itertools import islice
 
     from companion.referee.follow import Follower, follow
@@ -154,7 +158,7 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
     from companion.workshop.table.film import GameFilm
     from companion.workshop.table.stages import StageClock
 
-    film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover)
+    film = GameFilm(game, seed, rendition=rendition, size=size, pace=pace, hover=hover, lay_out=lay_out)
     pipeline = TablePipeline(film.game, camera=film.camera if profile else None, registry=film.registry())
     look = _teach_dice(pipeline, film) if taught_dice else ""
     if bare_board:
@@ -207,10 +211,10 @@ def follow_film(game: str, seed: int, rendition: int, work: Path, taught: bool =
 def _look_words(pipeline: Any) -> str:
     """What the pipeline learned of the box while following: the looks taught, or why none was."""
     taught = pipeline.look_taught
+    empty = "; the empty board's print learnt" if pipeline.bare_look is not None else ""
     if pipeline.look_error:
-        return f"{taught} look(s) taught; {pipeline.look_error}"
-    return f"{taught} look(s) taught while following" if taught else "no look taught"
-
+        return f"{taught} look(s) taught{empty}; {pipeline.look_error}"
+    return (f"{taught} look(s) taught while following" if taught else "no look taught") + empty
 
 
 FIELDS = ("games", "actions", "followed_exactly", "silent_errors", "asks_per_turn", "ms_per_frame_median")
@@ -281,6 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the family showed the camera each face of its dice before the game (teach your dice)")
     parser.add_argument("--bare-board", action="store_true",
                         help="the family showed the camera its empty board before the set-up (Eulen, Magpies: the nests' print)")
+    parser.add_argument("--lay-out", action="store_true",
+                        help="the film begins with the empty board, then a hand lays out the set-up in view")
     parser.add_argument("--no-profile", action="store_true",
                         help="a phone never calibrated: the pipeline gets no camera profile and measures the lens itself")
     args = parser.parse_args(argv)
@@ -312,7 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         results.append(follow_film(game, args.seed + k, rendition, Path(tmp), args.taught, args.actions,
                                                    size=UPRIGHT if args.upright else LANDSCAPE,
                                                    **(SLOW if args.slow else {}), profile=not args.no_profile,
-                                                   taught_dice=args.taught_dice, bare_board=args.bare_board))
+                                                   taught_dice=args.taught_dice, bare_board=args.bare_board,
+                                                   lay_out=args.lay_out))
                     except ValueError as exc:  # e.g. a rendition the painter does not draw yet
                         results.append({"error": str(exc)})
                         break
@@ -336,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      **({"slow": SLOW} if args.slow else {}), **({"box": args.box} if args.box else {}),
                      **({"camera_profile": False} if args.no_profile else {}),
                      **({"taught_dice": True} if args.taught_dice else {}),
-                     **({"bare_board": True} if args.bare_board else {})}
+                     **({"bare_board": True} if args.bare_board else {}),
+                     **({"lay_out": True} if args.lay_out else {})}
     report["details"] = details
     if args.json:
         print(json.dumps(report))

@@ -142,7 +142,8 @@ class GameFilm:
 
     def __init__(self, game: str, seed: int, *, players: int | None = None, rendition: int = 1,
                  size: tuple[int, int] = (1280, 720), lens_k1: float = -0.12, light: bool = True,
-                 hands: bool = True, quality: int | None = 85, tries: int = 30, pace: int = 1, hover: int = 0):
+                 hands: bool = True, quality: int | None = 85, tries: int = 30, pace: int = 1, hover: int = 0,
+                 lay_out: bool = False):
         from companion.referee.table_games import table_game
 
         self.name = game
@@ -154,6 +155,7 @@ class GameFilm:
         self.quality = quality
         self.pace = max(1, int(pace))  # frames per stretch of a hand's way and per tumbling frame: a slower family
         self.hover = max(0, int(hover))  # frames a hand stays still over the piece it takes and where it puts it
+        self.lay_out = lay_out  # the film begins with the empty board, then a hand lays out the set-up
         self.rng = np.random.default_rng(seed)
         self.table = table_game(game)
         self.board = self.table.board_map()
@@ -381,6 +383,13 @@ class GameFilm:
 
         marked = [0]
 
+        if self.lay_out:  # the camera was on before the pieces were laid: the empty board, then a hand lays them out
+            empty = self._index_scene({})
+            shots.extend(Shot(empty, light=(light, 1.0), light_from=light) for _ in range(STILL["start"]))
+            if self.hands:
+                centre = self._middle(list(self._scenes[scene]))
+                reach(empty, [], self._edge(centre), centre)
+                reach(scene, [], centre, self._edge(centre))
         still(STILL["start"])
         for i in range(first, len(actions)):
             before, action, after = states[i], actions[i], states[i + 1]
