@@ -383,13 +383,8 @@ class GameFilm:
 
         marked = [0]
 
-        if self.lay_out:  # the camera was on before the pieces were laid: the empty board, then a hand lays them out
-            empty = self._index_scene({})
-            shots.extend(Shot(empty, light=(light, 1.0), light_from=light) for _ in range(STILL["start"]))
-            if self.hands:
-                centre = self._middle(list(self._scenes[scene]))
-                reach(empty, [], self._edge(centre), centre)
-                reach(scene, [], centre, self._edge(centre))
+        if self.lay_out:
+            shots.extend(self._laying_out(scene))
         still(STILL["start"])
         for i in range(first, len(actions)):
             before, action, after = states[i], actions[i], states[i + 1]
@@ -429,6 +424,17 @@ class GameFilm:
                 still(STILL["light"])
         still(STILL["end"])
         step(len(actions))
+        return shots
+
+    def _laying_out(self, scene: int) -> list[Shot]:
+        """The camera on before the pieces were laid (``lay_out``): the empty board, still, then a hand in over the
+        board and out again, leaving the set-up ``scene`` laid."""
+        empty = self._index_scene({})
+        shots = [Shot(empty) for _ in range(STILL["start"])]
+        if self.hands:
+            centre = self._middle(list(self._scenes[scene]))
+            edge = self._edge(centre)
+            shots += [Shot(empty, hand=centre, hand_from=edge), Shot(scene, hand=edge, hand_from=centre)]
         return shots
 
     def _edge(self, point: tuple[float, float]) -> tuple[float, float]:
