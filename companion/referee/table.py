@@ -778,6 +778,11 @@ class TablePipeline:
         # and none of its pieces may match no colour on the very photo the colours were taught from (a photo of
         # another set-up: its owls' heads match none; the reader reads such a piece unsure, elsewhere a far head)
         hard += [r for r in soft if r in seen.extra.get("unmatched", ())]
+        # and most of the set-up's pieces must read there at all: a photo of the board before they were laid (a camera
+        # on while the family lays out the game) teaches only the colours nowhere in doubt, and reads empty, unsure
+        occupied = [r for r, pieces in scene.items() if pieces]
+        if not hard and 2 * len(soft) > len(occupied):
+            hard = soft
         if hard:
             reader.teach(before)
             raise TeachError(f"taught so, the photo does not read as the set-up confirmed ({', '.join(hard[:6])})")
@@ -838,6 +843,7 @@ class TablePipeline:
             except TeachError as exc:
                 why = str(exc)
         self.look_error = f"the board's look was not taught from the set-up: {why}"
+        self._taught_setup = None  # taught from the set-up's next still frames, once its first action is confirmed
 
     def _bare_from_first_still(self) -> None:
         """The first still frame at the set-up, where the camera watched the family lay out the game: when the board

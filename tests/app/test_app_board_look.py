@@ -122,8 +122,9 @@ def test_a_photo_of_the_empty_board_with_pieces_on_it_is_refused_and_nothing_is_
 
 
 def test_the_empty_board_the_camera_watched_before_the_set_up_is_kept_for_the_next_games(tmp_path):
-    """The camera was on while the family laid out Verzauberte Eulen: the empty board it saw first teaches the nests'
-    print once the set-up is taught (VE-SETUP-CORNER), and is kept beside the look for the next games."""
+    """The camera was on while the family laid out Verzauberte Eulen: the empty board it saw first is not taken for the
+    set-up (which the game prescribes), and teaches the nests' print once the set-up is taught, at its first roll; it is
+    kept beside the look for the next games."""
     from companion.referee.table import TablePipeline
     from companion.vision.teach import bare_look_path
 
@@ -135,7 +136,11 @@ def test_the_empty_board_the_camera_watched_before_the_set_up_is_kept_for_the_ne
     recognizer = TableRecognizer(tmp_path)
     recognizer.set_game("verzauberte-eulen")
     seen = _watch(ctl, recognizer, frames)
-    assert any(o.get("look") == {"kind": "taught"} for o in seen)
+    assert not any("look" in o for o in seen)  # the empty board is no set-up to learn from (the first frame showed it)
+    ctl.propose(box.actions[0], "typed")  # the set-up confirmed with its first roll (VE-SETUP-CORNER)
+    assert ctl.confirm()
+    seen = _watch(ctl, recognizer, frames[-1:])
+    assert seen[0]["look"] == {"kind": "taught"}
     kept = json.loads(bare_look_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]
     assert kept == recognizer._pipeline.bare_look
     look = json.loads(appearance_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]

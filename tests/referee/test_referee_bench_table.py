@@ -127,9 +127,10 @@ def test_the_empty_board_shown_before_the_set_up_teaches_the_print_under_the_nes
 
 
 def test_a_camera_that_watched_the_empty_board_learns_the_nests_print_at_the_set_up():
-    """The camera was on while the family laid out the game: its first still frames show the empty board. Once the
-    set-up is confirmed (the first roll, VE-SETUP-CORNER), the look taught from it learns the nests' print from the
-    first of them as well; a camera that first saw the set-up already learns nothing more from it."""
+    """The camera was on while the family laid out the game: its first still frames show the empty board, which is not
+    taken for the set-up the game prescribes. Once the set-up is confirmed (the first roll, VE-SETUP-CORNER), the look
+    taught from it learns the nests' print from the first of them as well; a camera that first saw the set-up already
+    learns nothing more from it."""
     from companion.referee.table import TablePipeline
 
     box = film.GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
@@ -141,6 +142,7 @@ def test_a_camera_that_watched_the_empty_board_learns_the_nests_print_at_the_set
         pipeline = TablePipeline(box.game)
         for i, frame in enumerate(frames + setup):
             pipeline.process(frame, i / 10, state)
+        assert (pipeline.look is None) == bool(frames)  # the empty board first in view is no set-up to learn from
         pipeline.applied(box.actions[0], state)
         assert pipeline.look is not None and pipeline.look_error == "", pipeline.look_error
         assert (pipeline.bare_look is None) == (not frames)
