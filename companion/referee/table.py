@@ -778,10 +778,11 @@ class TablePipeline:
         # and none of its pieces may match no colour on the very photo the colours were taught from (a photo of
         # another set-up: its owls' heads match none; the reader reads such a piece unsure, elsewhere a far head)
         hard += [r for r in soft if r in seen.extra.get("unmatched", ())]
-        # and most of the set-up's pieces must read there at all: a photo of the board before they were laid (a camera
-        # on while the family lays out the game) teaches only the colours nowhere in doubt, and reads empty, unsure
+        # and a set-up the game prescribes (taught from the first still frame) must show most of its pieces: a board
+        # before they were laid (a camera on while the family lays out the game) teaches only the colours nowhere in
+        # doubt, and reads empty, unsure
         occupied = [r for r, pieces in scene.items() if pieces]
-        if not hard and 2 * len(soft) > len(occupied):
+        if not hard and not self.table.setup_is_action and 2 * len(soft) > len(occupied):
             hard = soft
         if hard:
             reader.teach(before)
