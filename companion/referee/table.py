@@ -444,6 +444,7 @@ class TablePipeline:
         self._refused: tuple[int, str] = (0, "")  # still frames with a pose in a row whose reading was refused, and why
         self._setup_photos: list[tuple[np.ndarray, Any]] = []  # the last still frame of each still spell at set-up
         self._first_still: tuple[np.ndarray, Any] | None = None  # the first still frame at set-up (an empty board?)
+        self._thrown_at_setup = False  # dice were seen thrown while the game still stood at its prescribed set-up
         self._photo_still = False
         self._setup_key: str | None = None  # the configured set-up (its state's JSON): Falconry, Verzauberte Eulen
         self._taught_setup: str | None = None  # the set-up (its state's JSON, or "" before the game) last taught from
@@ -813,8 +814,12 @@ class TablePipeline:
 
     def _keep_setup_photo(self, frame: np.ndarray, pose: Any, state: State | None, moving: bool) -> None:
         """The last still frame of each of the last still spells at a set-up not taught from yet (a hand may
-        already be laying the first move in the newest; the teaching tries the newest first)."""
-        still = (not moving and pose.usable and not self._lying_dice() and self._at_setup(state)
+        already be laying the first move in the newest; the teaching tries the newest first). Where the game prescribes
+        the set-up, none once dice were thrown at it: the table may be a move ahead of the game from then on (the first
+        roll not read yet), and its photo is no set-up's."""
+        if self._lying_dice() and not self.table.setup_is_action and self._at_setup(state):
+            self._thrown_at_setup = True
+        still = (not moving and pose.usable and not self._lying_dice() and self._at_setup(state) and not self._thrown_at_setup
                  and self._taught_setup != (_key(state) if state is not None else ""))
         if still:
             if self._first_still is None and self._taught_setup is None:

@@ -150,6 +150,24 @@ def test_a_camera_that_watched_the_empty_board_learns_the_nests_print_at_the_set
     assert seen[1] > seen[0]
 
 
+def test_a_prescribed_set_up_is_taught_from_before_the_first_throw_not_from_the_table_a_move_ahead(tmp_path):
+    """The camera on while the family laid out Verzauberte Eulen, a box it cannot read untaught (box 107:330): the
+    first still frame (the empty board) teaches nothing, and the game stays at its set-up until the first roll is
+    answered, while the table plays on (VE-SETUP-CORNER). The set-up is then taught from a still frame from before the
+    dice were thrown, not from one showing the first move (which taught a look that misread the board, frame after
+    frame), and the empty board teaches the nests' print."""
+    from companion.workshop.boards.scenes import art
+    from companion.workshop.table.bench import follow_film
+
+    assert art.use_box_option("107:330") == ""
+    try:
+        report = follow_film("verzauberte-eulen", 126, 2, tmp_path, frames=200, lay_out=True)
+    finally:
+        art.use_box_option("")
+    assert report["silent_errors"] == 0
+    assert report["look"] == "2 look(s) taught while following; the empty board's print learnt"
+
+
 def test_a_film_laid_out_in_view_begins_with_the_empty_board_then_the_hand_that_lays_out_the_set_up():
     plain = film.GameFilm("verzauberte-eulen", 3, light=False)
     laid = film.GameFilm("verzauberte-eulen", 3, light=False, lay_out=True)
