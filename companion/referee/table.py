@@ -445,6 +445,8 @@ class TablePipeline:
         self._setup_photos: list[tuple[np.ndarray, Any]] = []  # the last still frame of each still spell at set-up
         self._first_still: tuple[np.ndarray, Any] | None = None  # the first still frame at set-up (an empty board?)
         self._thrown_at_setup = False  # dice were seen thrown while the game still stood at its prescribed set-up
+        self._setup_again: str | None = None  # a set-up (its state's JSON) to teach from its next still spell
+        self._setup_moved = False  # the table moved since that set-up's last try
         self._photo_still = False
         self._setup_key: str | None = None  # the configured set-up (its state's JSON): Falconry, Verzauberte Eulen
         self._taught_setup: str | None = None  # the set-up (its state's JSON, or "" before the game) last taught from
@@ -817,10 +819,11 @@ class TablePipeline:
         already be laying the first move in the newest; the teaching tries the newest first). Where the game prescribes
         the set-up, none once dice were thrown at it: the table may be a move ahead of the game from then on (the first
         roll not read yet), and its photo is no set-up's."""
-        if self._lying_dice() and not self.table.setup_is_action and self._at_setup(state):
-            self._thrown_at_setup = True
-        still = (not moving and pose.usable and not self._lying_dice() and self._at_setup(state) and not self._thrown_at_setup
-                 and self._taught_setup != (_key(state) if state is not None else ""))
+        if self._roll is not None and not self.table.setup_is_action and self._at_setup(state):
+            self._thrown_at_setup = True  # a roll settled (not pieces just laid, new on the table, taken for dice)
+        key = _key(state) if state is not None else ""
+        at_setup = (self._at_setup(state) and self._taught_setup != key) or key == self._setup_again
+        still = not moving and pose.usable and not self._lying_dice() and at_setup and not self._thrown_at_setup
         if still:
             if self._first_still is None and self._taught_setup is None:
                 self._first_still = (frame, pose)
@@ -833,11 +836,18 @@ class TablePipeline:
     def _teach_setup(self, state: State) -> None:
         """The set-up ``state`` is confirmed (read, fixed by taps, or told): the newest set-up photo that
         shows it teaches the reader the look of the family's box. A photo that teaches nothing leaves the look
-        as it was (``look_error`` says why)."""
+        as it was (``look_error`` says why), and so does a table that moved since the newest photo (the set-up
+        confirmed as the hand that laid it left): both are taught again at the next still frame of the set-up, while
+        the game stands there (:meth:`_set_up_again`)."""
         from companion.vision.teach import TeachError
 
+        key = _key(state)
+        self._setup_again = None
+        if self._setup_photos and not self._photo_still and hasattr(self.reading.reader, "learn_appearance"):
+            self._setup_again, self._setup_moved = key, True  # the newest photo is older than the table: pieces laid since?
+            return
         photos, self._setup_photos = self._setup_photos, []
-        self._taught_setup = _key(state)
+        self._taught_setup = key
         if not photos or not hasattr(self.reading.reader, "learn_appearance"):
             return
         why = ""
@@ -849,7 +859,19 @@ class TablePipeline:
             except TeachError as exc:
                 why = str(exc)
         self.look_error = f"the board's look was not taught from the set-up: {why}"
-        self._taught_setup = None  # taught from the set-up's next still frames, once its first action is confirmed
+        self._setup_again, self._setup_moved = key, False  # tried again once the table moved and lies still again
+
+    def _set_up_again(self, state: State | None) -> None:
+        """A set-up whose teaching waits (:meth:`_teach_setup`): taught from the still frame just kept, while the
+        game still stands at it; forgotten once the game moved on."""
+        if self._setup_again is None:
+            return
+        if state is None or _key(state) != self._setup_again:
+            self._setup_again = None
+        elif not self._photo_still:
+            self._setup_moved = True
+        elif self._setup_moved and self._setup_photos:
+            self._teach_setup(state)
 
     def _bare_from_first_still(self) -> None:
         """The first still frame at the set-up, where the camera watched the family lay out the game: when the board
@@ -928,6 +950,7 @@ class TablePipeline:
         die_px = self._die_px(pose)
         moving = self._track_hands(frame, moving, die_px, small, self._die_px_at(pose, die_px))
         self._keep_setup_photo(frame, pose, state, moving)
+        self._set_up_again(state)
         # a hand comes in (to take the dice, to move a piece) after the table lay still long enough for a roll to
         # settle: a throw missed in between would have been one (a hand's brief pause is none, nor a hand held still
         # with its arm in view: a slower family's film, Eagle Kingdoms seed 18 r2, each hand held over a piece counted

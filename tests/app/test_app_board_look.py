@@ -123,26 +123,24 @@ def test_a_photo_of_the_empty_board_with_pieces_on_it_is_refused_and_nothing_is_
 
 def test_the_empty_board_the_camera_watched_before_the_set_up_is_kept_for_the_next_games(tmp_path):
     """The camera was on while the family laid out Verzauberte Eulen: the empty board it saw first is not taken for the
-    set-up (which the game prescribes), and teaches the nests' print once the set-up is taught, at its first roll; it is
-    kept beside the look for the next games."""
+    set-up (which the game prescribes, VE-SETUP-CORNER), and teaches the nests' print once the set-up lies still in view
+    and is taught; it is kept beside the look for the next games."""
     from companion.referee.table import TablePipeline
     from companion.vision.teach import bare_look_path
 
-    box = GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
-    rng = np.random.default_rng(0)
-    frames = [box.bare_photo()] * 6 + [box.draw(box.shots[i], rng) for i in range(6)]
+    box = GameFilm("verzauberte-eulen", 3, rendition=2, light=False, lens_k1=0.0, lay_out=True)
+    first_throw = next(i for i, s in enumerate(box.shots) if s.tumbling)
+    frames = [frame for _i, frame in zip(range(first_throw), box.frames(), strict=False)]
     ctl = Controller(tmp_path, seed=1)
     ctl.new_game("verzauberte-eulen", list(box.game.players))
     recognizer = TableRecognizer(tmp_path)
     recognizer.set_game("verzauberte-eulen")
     seen = _watch(ctl, recognizer, frames)
-    assert not any("look" in o for o in seen)  # the empty board is no set-up to learn from (the first frame showed it)
-    ctl.propose(box.actions[0], "typed")  # the set-up confirmed with its first roll (VE-SETUP-CORNER)
-    assert ctl.confirm()
-    seen = _watch(ctl, recognizer, frames[-1:])
-    assert seen[0]["look"] == {"kind": "taught"}
+    start = 8  # film.STILL["start"]: the empty board's frames
+    assert not any("look" in o for o in seen[:start])  # the empty board is no set-up to learn from
+    assert [o["look"] for o in seen[start:] if "look" in o] == [{"kind": "taught"}]  # the set-up, once it lay still
     kept = json.loads(bare_look_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]
     assert kept == recognizer._pipeline.bare_look
     look = json.loads(appearance_path(tmp_path, "verzauberte-eulen").read_text())["appearance"]
-    setup_only = TablePipeline(box.game).teach_look(*box.teaching_photo())
+    setup_only = TablePipeline(box.game, camera=box.camera).teach_look(*box.teaching_photo())
     assert sum(look["empty_seen"]) > sum(setup_only["empty_seen"])

@@ -127,35 +127,36 @@ def test_the_empty_board_shown_before_the_set_up_teaches_the_print_under_the_nes
 
 
 def test_a_camera_that_watched_the_empty_board_learns_the_nests_print_at_the_set_up():
-    """The camera was on while the family laid out the game: its first still frames show the empty board, which is not
-    taken for the set-up the game prescribes. Once the set-up is confirmed (the first roll, VE-SETUP-CORNER), the look
-    taught from it learns the nests' print from the first of them as well; a camera that first saw the set-up already
-    learns nothing more from it."""
+    """The camera was on while the family laid out the game (a film laid out in view): its first still frames show the
+    empty board, which is not taken for the set-up the game prescribes (VE-SETUP-CORNER); the set-up is taught once it
+    lies still in view, and the nests' print from the first of those frames as well. A camera that first saw the
+    set-up already learns nothing more from it."""
     from companion.referee.table import TablePipeline
 
-    box = film.GameFilm("verzauberte-eulen", 3, rendition=2, light=False, hands=False, lens_k1=0.0)
-    rng = np.random.default_rng(0)
-    empty, setup = [box.bare_photo()] * 6, [box.draw(box.shots[i], rng) for i in range(6)]
-    state = box.game.new_initial_state()
     seen = []
-    for frames in ([], empty):
-        pipeline = TablePipeline(box.game)
-        for i, frame in enumerate(frames + setup):
+    for lay_out in (False, True):
+        box = film.GameFilm("verzauberte-eulen", 3, rendition=2, light=False, lay_out=lay_out)
+        first_throw = next(i for i, s in enumerate(box.shots) if s.tumbling)
+        state = box.game.new_initial_state()
+        pipeline = TablePipeline(box.game, camera=box.camera)
+        for i, frame in enumerate(box.frames()):
+            if i == first_throw:
+                break
             pipeline.process(frame, i / 10, state)
-        assert (pipeline.look is None) == bool(frames)  # the empty board first in view is no set-up to learn from
-        pipeline.applied(box.actions[0], state)
+            if lay_out and i < film.STILL["start"]:
+                assert pipeline.look is None  # the empty board is no set-up to learn from
         assert pipeline.look is not None and pipeline.look_error == "", pipeline.look_error
-        assert (pipeline.bare_look is None) == (not frames)
+        assert (pipeline.bare_look is None) == (not lay_out)
         seen.append(sum(pipeline.look["empty_seen"]))
     assert seen[1] > seen[0]
 
 
 def test_a_prescribed_set_up_is_taught_from_before_the_first_throw_not_from_the_table_a_move_ahead(tmp_path):
     """The camera on while the family laid out Verzauberte Eulen, a box it cannot read untaught (box 107:330): the
-    first still frame (the empty board) teaches nothing, and the game stays at its set-up until the first roll is
-    answered, while the table plays on (VE-SETUP-CORNER). The set-up is then taught from a still frame from before the
-    dice were thrown, not from one showing the first move (which taught a look that misread the board, frame after
-    frame), and the empty board teaches the nests' print."""
+    first still frame (the empty board) teaches nothing (VE-SETUP-CORNER), and the table plays on while the game waits
+    at its set-up for its first roll to be answered. The set-up is taught from its own still frames once laid, before
+    the dice were thrown -- never from one showing the first move (which taught a look that misread the board frame after
+    frame) -- and the empty board teaches the nests' print."""
     from companion.workshop.boards.scenes import art
     from companion.workshop.table.bench import follow_film
 

@@ -385,6 +385,7 @@ class GameFilm:
 
         if self.lay_out:
             shots.extend(self._laying_out(scene))
+            step(0)  # no action shown yet: a set-up that is an action (Mighty Magpies' deal) is laid by this hand
         still(STILL["start"])
         for i in range(first, len(actions)):
             before, action, after = states[i], actions[i], states[i + 1]
@@ -677,7 +678,7 @@ class GameFilm:
     def teaching_photo(self) -> tuple[np.ndarray, dict[str, Any]]:
         """One photo of the box as dealt (the first position, no hand, no dice, plain light) and the scene it
         shows: what "teach your board" takes once the family has confirmed the set-up."""
-        shot = Shot(self.shots[0].scene)
+        shot = Shot(next(s.scene for s in self.shots if self._scenes[s.scene]))  # (not the empty board it was laid out on)
         return self.draw(shot, np.random.default_rng(self.seed + 7)), dict(self._scenes[shot.scene])
 
     def bare_photo(self) -> np.ndarray:
