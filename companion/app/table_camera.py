@@ -263,11 +263,11 @@ class TableRecognizer:
         from companion.referee.table_games import table_game
         from companion.vision.teach import bare_look_path, save_appearance, write_appearance
 
-        game = pipeline.game.name
+        game, reference = pipeline.game.name, table_game(pipeline.game.name).board_map()
         try:
-            save_appearance(pipeline.look, table_game(game).board_map(), self.user_dir)
+            save_appearance(pipeline.look, reference, self.user_dir)
             if pipeline.bare_look is not None and not bare_look_path(self.user_dir, game).exists():  # seen at this set-up
-                write_appearance(pipeline.bare_look, table_game(game).board_map(), bare_look_path(self.user_dir, game))
+                write_appearance(pipeline.bare_look, reference, bare_look_path(self.user_dir, game))
             self._look_notice = {"kind": "taught"}
         except OSError as exc:
             self._look_notice = {"kind": "not_saved", "why": str(exc)}
