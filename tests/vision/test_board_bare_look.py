@@ -113,8 +113,9 @@ def test_a_print_like_a_pieces_colour_is_not_learnt_from_the_empty_board():
 
 def test_each_taught_piece_colour_is_a_prototype_beside_its_median_unless_nearer_another():
     """A far set-up photo mixes an owl's small head with its body (one red head on four bodies of four colours):
-    each head's own colour stays a prototype of its name, except one nearer another colour's median."""
+    each head's own colour stays a prototype of its name, except one nearer another colour's median, or as near its
+    own median as to add nothing but reading time."""
     appearance = {"palettes": {"head": {"red": [60.0, 80.0, 200.0], "blue": [190.0, 90.0, 40.0]}},
-                  "palette_samples": {"head": {"red": [[45.0, 70.0, 225.0], [170.0, 90.0, 70.0]]}}}
+                  "palette_samples": {"head": {"red": [[45.0, 70.0, 225.0], [170.0, 90.0, 70.0], [62.0, 81.0, 198.0]]}}}
     look = look_from(appearance, [150.0, 180.0, 200.0], {"head": {"red": [40, 40, 200], "blue": [190, 90, 30]}}, 1, 1)
     assert [(n, c.tolist()) for n, c in look.variants["head"]] == [("red", [45.0, 70.0, 225.0])]

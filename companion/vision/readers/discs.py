@@ -385,7 +385,8 @@ def _variants(appearance: Mapping[str, Any], palettes: Mapping[str, Mapping[str,
             if name not in pal or not len(arr):
                 continue
             best, _d1, _d2 = protos.classify(arr)
-            out.setdefault(feature, []).extend((name, c) for c, b in zip(arr, best, strict=True) if names[b] == name)
+            out.setdefault(feature, []).extend((name, c) for c, b in zip(arr, best, strict=True)
+                                               if names[b] == name and _colour_gap(c, pal[name]) >= VARIANT_MIN_GAP)
     return out
 
 
@@ -515,6 +516,7 @@ def _seen(look: Mapping[str, Any], n: int) -> list[bool]:
 
 
 MAX_VARIANTS = 8  # pieces of one colour whose own colours a set-up photo keeps beside their median (Look.variants)
+VARIANT_MIN_GAP = 0.1  # a piece's own colour this near its median adds nothing but reading time (a prototype a frame)
 MAX_PLACINGS = 720  # ways of standing a region's pieces on its spots tried when teaching (four spots: 24 at most)
 MIN_PLACING_MARGIN = 0.1  # the nearest placing beats every one that names a spot otherwise by this much, or none is taught
 
