@@ -82,7 +82,7 @@ def learn_empty_board(game: str, user_dir: str | Path, photo: np.ndarray | None,
         if pieces:  # pieces read surely on it (where the print was never seen, a reading is unsure: the nests' print)
             return False, tr("setup:empty_not_empty", spaces=", ".join(space_name(game, r, language()) for r in pieces[:4]))
         bare = learn_from_photo(reading.reader, photo, {}, pose=pose)
-        merged = with_bare_board(reading.reader, look, bare) if look is not None else None
+        merged = with_bare_board(reading.reader, look, bare)[0] if look is not None else None
         write_appearance(bare, reference, bare_look_path(user_dir, game))
         if merged is not None:
             save_appearance(merged, reference, user_dir)

@@ -739,10 +739,14 @@ class TablePipeline:
         """Teach the board reader the look of the family's box from one photo of it with its pieces where
         ``scene`` says (:func:`companion.vision.teach.teach_appearance`); the look, to keep (``look``).
         TeachError when the photo teaches nothing or the game's reader learns no look."""
+        return self._teach(*self._photo_posed(photo), scene)
+
+    def _photo_posed(self, photo: np.ndarray) -> tuple[np.ndarray, Any]:
+        """A photo taken apart from the frames followed (undistorted) and its board's pose, found afresh."""
         frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
         self.tracker.reset()
         try:
-            return self._teach(frame, self.tracker.update(frame), scene)
+            return frame, self.tracker.update(frame)
         finally:
             self.tracker.reset()
 
@@ -753,12 +757,8 @@ class TablePipeline:
         Returns the empty board's look. TeachError when the photo cannot teach it (the look in use stays)."""
         from companion.vision.teach import teach_bare_board
 
-        frame = self._undistorted(photo, (int(photo.shape[1]), int(photo.shape[0])))
-        self.tracker.reset()
-        try:
-            look, bare = teach_bare_board(self.reading.reader, frame, self.look, pose=self.tracker.update(frame))
-        finally:
-            self.tracker.reset()
+        frame, pose = self._photo_posed(photo)
+        look, bare = teach_bare_board(self.reading.reader, frame, self.look, pose=pose)
         self.bare_look = bare
         if look is not None:
             self._taught(look)
@@ -793,7 +793,7 @@ class TablePipeline:
         why = ""
         if self.bare_look is not None:
             try:
-                look = with_bare_board(reader, look, self.bare_look)
+                look, _learnt = with_bare_board(reader, look, self.bare_look)
             except TeachError as exc:  # the set-up's look is still good; the empty board's is not used
                 why = f"the photo of the empty board was not used: {exc}"
         self._taught(look)
@@ -841,14 +841,14 @@ class TablePipeline:
         the game stands there (:meth:`_set_up_again`)."""
         from companion.vision.teach import TeachError
 
-        key = _key(state)
+        key, learns = _key(state), hasattr(self.reading.reader, "learn_appearance")
         self._setup_again = None
-        if self._setup_photos and not self._photo_still and hasattr(self.reading.reader, "learn_appearance"):
+        if learns and self._setup_photos and not self._photo_still:
             self._setup_again, self._setup_moved = key, True  # the newest photo is older than the table: pieces laid since?
             return
         photos, self._setup_photos = self._setup_photos, []
         self._taught_setup = key
-        if not photos or not hasattr(self.reading.reader, "learn_appearance"):
+        if not photos or not learns:
             return
         why = ""
         for frame, pose in reversed(photos):
@@ -878,7 +878,7 @@ class TablePipeline:
         lay there empty, the print under the nests, learnt as from a photo of the empty board (:meth:`teach_bare`).
         Taken only where the look just taught reads no piece on it surely; a spot whose colour there is a piece's is
         not learnt (the first frame showed the set-up already), nor is a frame unlike the set-up's board."""
-        from companion.vision.teach import TeachError, learn_from_photo
+        from companion.vision.teach import TeachError, learn_from_photo, with_bare_board
 
         first, self._first_still = self._first_still, None
         reader = self.reading.reader
@@ -890,11 +890,10 @@ class TablePipeline:
             return
         try:
             bare = learn_from_photo(reader, frame, {}, pose=pose)
-            look, learnt = reader.with_bare_board(self.look, bare)
-        except (TeachError, ValueError):
+            look, learnt = with_bare_board(reader, self.look, bare)
+        except TeachError:
             return
         if learnt:
-            reader.teach(look)
             self.bare_look = bare
             self._taught(look)
 

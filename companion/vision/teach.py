@@ -268,19 +268,19 @@ def teach_bare_board(reader: Any, photo: np.ndarray, look: Mapping[str, Any] | N
     if not hasattr(reader, "with_bare_board"):
         raise TeachError("this board reader learns nothing from a photo of the empty board")
     bare = learn_from_photo(reader, photo, {}, pose=pose)
-    return (None, bare) if look is None else (with_bare_board(reader, look, bare), bare)
+    return (None, bare) if look is None else (with_bare_board(reader, look, bare)[0], bare)
 
 
-def with_bare_board(reader: Any, look: Mapping[str, Any], bare: Mapping[str, Any]) -> dict[str, Any]:
-    """``look`` with what ``bare`` (the empty board's look) showed under the spots the set-up covered, in use by
-    ``reader``; TeachError when the two photos do not show one board alike (the look in use stays)."""
+def with_bare_board(reader: Any, look: Mapping[str, Any], bare: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """(``look`` with what ``bare`` (the empty board's look) showed under the spots the set-up covered, in use by
+    ``reader``; the spots learnt). TeachError when the two photos do not show one board alike (``look`` in use)."""
     reader.teach(look)
     try:
-        merged, _learnt = reader.with_bare_board(look, bare)
+        merged, learnt = reader.with_bare_board(look, bare)
     except ValueError as exc:
         raise TeachError(str(exc)) from None
     reader.teach(merged)
-    return merged
+    return merged, learnt
 
 
 def save_appearance(appearance: Mapping[str, Any], reference: BoardMap, user_dir: str | os.PathLike[str]) -> Path:

@@ -194,17 +194,15 @@ class EulenReader(TrackedReader):
         ratios = (ring / unclipped / base[:, None, :]).reshape(-1, 3)
         censored = censored.reshape(-1, 3)
         each, _d1, _d2 = self._body_protos.classify(ratios, float(self.config["classify"]["light_tolerance"]), censored) \
-            if self._body_protos.vectors.ndim == 2 and self._bare_rings is None else self._classify_per_spot(ratios, censored, nb)
+            if self._body_protos.vectors.ndim == 2 else self._classify_per_spot(ratios, censored, nb)
         other = (each.reshape(n, nb) != body_index[:, None]).mean(axis=1)
         return other >= float(self.config["classify"]["max_ring_split"])
 
     def _classify_per_spot(self, ratios: np.ndarray, censored: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Prototypes of one set per spot (a taught print): each ring sample against its own spot's, and where the
         bare ring was seen, against the bare board at that very sample (two-coloured art under a spot)."""
-        vectors = self._body_protos.vectors
-        vectors = np.repeat(np.broadcast_to(vectors, (len(self.spots), *vectors.shape[-2:])) if vectors.ndim == 2 else vectors, nb, axis=0)
+        vectors = np.repeat(self._body_protos.vectors, nb, axis=0)
         if self._bare_rings is not None:
-            vectors = vectors.copy()
             known = ~np.isnan(self._bare_rings[:, 0])
             vectors[known, 0] = self._bare_rings[known]  # the bare board is the body prototypes' first
         protos = Prototypes(self._body_protos.names, vectors)

@@ -45,7 +45,7 @@ def teach_from_photo(reader: Any, board: BoardMap, scene: Mapping[str, Any], ren
     frame, _ = render(board, scene, np.random.default_rng([seed, 4242]))
     pose = BoardTracker(board).update(frame.image) if pose_reader is not None else None
     look = teach_appearance(pose_reader or reader, frame.image, scene, pose=pose)
-    return look if bare is None else with_bare_board(reader, look, bare)
+    return look if bare is None else with_bare_board(reader, look, bare)[0]
 
 
 def evaluate_reader(
